@@ -1,0 +1,80 @@
+"""The one exception tree of skillopt-sleep.
+
+    SkillOptError
+    ├── ConfigError            bad or unknown configuration key, value, flag or spec
+    │   └── UnknownModelError  a model spec names no known backend (message lists the valid ones)
+    ├── SkillDocError          a SKILL.md that cannot be parsed (e.g. start marker without end marker)
+    ├── HarvestError           a transcript source that cannot be read at all (never one bad line)
+    ├── ModelError             a model call that failed after its retries
+    │   ├── AuthError          not logged in / 401: stops the night, never scored as a wrong answer
+    │   ├── BudgetExceeded     a dollar cap was reached
+    │   └── HandoffPending     prompts written for the user's own agent to answer (exit code 3)
+    ├── JudgeError             an invalid judge spec (rejected at load)
+    ├── StoreError             archive, staging, adoption or rollback failure
+    │   ├── LockHeld           another night (or daemon) holds the state-dir lock
+    │   └── StaleSkillError    the live skill changed since the night read it
+    └── AssertionFailed        `prove --assert-improves` did not hold
+
+Per-item failures (one bad line, one failed call, one unparseable judgement) are
+counted outcomes, not exceptions; these classes are for what must stop a command.
+"""
+
+from __future__ import annotations
+
+
+class SkillOptError(Exception):
+    """Base of every error skillopt-sleep raises on purpose."""
+
+    exit_code = 1
+
+
+class ConfigError(SkillOptError):
+    exit_code = 2
+
+
+class UnknownModelError(ConfigError):
+    pass
+
+
+class SkillDocError(SkillOptError):
+    pass
+
+
+class HarvestError(SkillOptError):
+    pass
+
+
+class ModelError(SkillOptError):
+    pass
+
+
+class AuthError(ModelError):
+    pass
+
+
+class BudgetExceeded(ModelError):
+    pass
+
+
+class HandoffPending(ModelError):
+    exit_code = 3
+
+
+class JudgeError(SkillOptError):
+    pass
+
+
+class StoreError(SkillOptError):
+    pass
+
+
+class LockHeld(StoreError):
+    pass
+
+
+class StaleSkillError(StoreError):
+    pass
+
+
+class AssertionFailed(SkillOptError):
+    pass

@@ -1,0 +1,21 @@
+"""The ``Judge`` protocol: score one answer to one task."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from ..records import Score, Task, ToolCall
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Scores ``response`` to ``task``.
+
+    Must never raise for a bad answer: a wrong answer is ``Score(hard=0, soft=…)``; a
+    judgement that could not be made (an unparseable grader reply, a grader error) is
+    ``Score(failed=True, rationale=why)``, which the gate excludes from its pairing and
+    never counts as 0.
+    """
+
+    def score(self, task: Task, response: str, tool_calls: Sequence[ToolCall] = ()) -> Score: ...

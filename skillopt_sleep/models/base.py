@@ -1,0 +1,68 @@
+"""The ``LLM`` protocol: the one way the engine talks to a model.
+
+Target (answers tasks with the skill in context) and optimizer (reflects and proposes
+edits) are two ``LLM`` instances, possibly of different providers. Implementations:
+``simulated`` (personas), ``anthropic``, ``openai``, ``openai-responses``, ``claude-code``,
+``codex``, ``handoff``; ``ScriptedLLM`` below is the mock tests use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from ..records import SENTINEL, Completion, Message
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """A frozen chat model.
+
+    ``complete`` answers ``messages`` (a list of ``{"role", "content"}``; the first
+    non-system message starts with the engine's sentinel line). ``seed`` distinguishes
+    samples: two calls with the same messages and seeds are the same sample, different
+    seeds are different samples (a cache must never collapse them).
+
+    It raises ``ModelError`` (after its own retries) when no answer could be had,
+    ``AuthError`` when credentials are refused, ``BudgetExceeded`` at a dollar cap; it never
+    returns an empty answer in place of an error. ``name`` is the spec it was built from.
+    """
+
+    name: str
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int,
+        tools: Sequence[dict[str, Any]] | None = None,
+    ) -> Completion: ...
+
+
+def tag(prompt: str) -> str:
+    """Prefix a prompt with the sentinel so engine sessions are never harvested back."""
+    return prompt if prompt.startswith(SENTINEL) else f"{SENTINEL}\n{prompt}"
+
+
+class ScriptedLLM:
+    """Mock ``LLM``: answers from a function of the messages (or a fixed text), records calls."""
+
+    def __init__(self, reply: str | Callable[[Sequence[Message], int], str], name: str = "scripted"):
+        self.name = name
+        self._reply = reply
+        self.calls: list[list[Message]] = []
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+        seed: int = 0,
+        tools: Sequence[dict[str, Any]] | None = None,
+    ) -> Completion:
+        self.calls.append(list(messages))
+        text = self._reply if isinstance(self._reply, str) else self._reply(messages, seed)
+        return Completion(text=text)

@@ -1,0 +1,351 @@
+"""The records every stage shares, from harvest to adoption.
+
+All are frozen-ish dataclasses with a JSON round-trip (``to_dict`` / ``from_dict`` in
+``_codec``). Data flows down the pipeline: a harvester produces ``Session``s, the miner
+``Task``s, the night ``Rollout``s, ``Edit``s and ``GateDecision``s, all summed up in a
+``NightResult``. Nothing here knows about transcript formats or model providers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import Enum
+from typing import Any, Literal
+
+from ._codec import from_dict, to_dict
+
+__all__ = [
+    "Completion",
+    "Edit",
+    "EditOp",
+    "EditOutcome",
+    "FirewallFinding",
+    "GateDecision",
+    "JudgeSpec",
+    "Message",
+    "NightResult",
+    "Reaction",
+    "Rollout",
+    "Score",
+    "Session",
+    "Signal",
+    "Split",
+    "StepResult",
+    "Task",
+    "ToolCall",
+    "Turn",
+    "Usage",
+    "from_dict",
+    "sha256_text",
+    "to_dict",
+    "utcnow",
+]
+
+SENTINEL = "[skillopt-sleep replay]"
+"""First line of every prompt the engine sends; harvesters drop sessions containing it."""
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --- harvest ----------------------------------------------------------------------------
+
+
+class Signal(str, Enum):
+    """Structured outcome signals of a turn (never inferred from English words)."""
+
+    TOOL_ERROR = "tool_error"
+    NONZERO_EXIT = "nonzero_exit"
+    CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+    REFUSED_TOOL = "refused_tool"
+    VOTE_UP = "vote_up"
+    VOTE_DOWN = "vote_down"
+
+
+class Reaction(str, Enum):
+    """How the user's next message treated this turn's answer."""
+
+    CORRECTION = "correction"
+    APPROVAL = "approval"
+    REPEAT = "repeat"
+    NONE = "none"
+
+
+@dataclass
+class ToolCall:
+    """One tool the agent ran. ``ok`` is False for structural failures (is_error, exit != 0)."""
+
+    name: str
+    ok: bool = True
+    args: dict[str, Any] = field(default_factory=dict)
+    error_head: str = ""
+
+
+@dataclass
+class Turn:
+    """One user request and what came of it. ``id`` is ``<source>:<session_id>:<index>``."""
+
+    id: str
+    index: int
+    request: str
+    final_answer: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    signals: list[str] = field(default_factory=list)
+    reaction: str = Reaction.NONE.value
+    timestamp: datetime | None = None
+
+
+@dataclass
+class Session:
+    """One agent session, cleaned: live branch only, no meta records, secrets redacted."""
+
+    source: str
+    session_id: str
+    project: str
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    format_version: str = ""
+    headless: bool = False
+    turns: list[Turn] = field(default_factory=list)
+    files_touched: list[str] = field(default_factory=list)
+    skills_used: list[str] = field(default_factory=list)
+    path: str = ""
+
+
+# --- models -----------------------------------------------------------------------------
+
+Message = dict[str, str]
+"""A chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+        )
+
+
+@dataclass
+class Completion:
+    """What one model call returned. ``tool_calls`` is filled by agent-harness backends."""
+
+    text: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    cached: bool = False
+
+
+# --- tasks and judging ------------------------------------------------------------------
+
+
+class Split(str, Enum):
+    TRAIN = "train"
+    VALIDATION = "validation"
+    TEST = "test"
+
+
+@dataclass
+class JudgeSpec:
+    """How to score an answer.
+
+    ``kind`` is ``rules`` (all ``checks`` must pass for hard; fraction for soft),
+    ``exact`` (``reference`` compared after normalisation; ``contains`` allows containment)
+    or ``rubric`` (a model grades against ``rubric``).
+    Each check is ``{"op": name, ...op arguments}``; see ``judges/rules.py``.
+    """
+
+    kind: Literal["rules", "exact", "rubric"] = "rules"
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    reference: str = ""
+    contains: bool = False
+    rubric: str = ""
+    repeats: int = 1
+
+
+@dataclass
+class Task:
+    """Something the user asks for again and again, with a way to check the answer."""
+
+    id: str
+    family_id: str
+    intent: str
+    judge: JudgeSpec
+    context: str = ""
+    split: str = Split.TRAIN.value
+    synthetic: bool = False
+    project: str = ""
+    skill: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Score:
+    """A judgement. ``failed`` means no judgement was made: excluded, never scored as 0."""
+
+    hard: float = 0.0
+    soft: float = 0.0
+    rationale: str = ""
+    failed: bool = False
+
+    def metric(self, name: str) -> float:
+        if name == "hard":
+            return self.hard
+        if name == "soft":
+            return self.soft
+        return 0.5 * self.hard + 0.5 * self.soft
+
+
+@dataclass
+class Rollout:
+    """One sample of one task answered with one skill version (identified by its hash)."""
+
+    task_id: str
+    sample: int
+    skill_hash: str
+    response: str = ""
+    score: Score = field(default_factory=Score)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+    error: str = ""
+
+    @property
+    def usable(self) -> bool:
+        return not self.error and not self.score.failed
+
+
+# --- edits and the gate -----------------------------------------------------------------
+
+
+class EditOp(str, Enum):
+    APPEND = "append"
+    INSERT_AFTER = "insert_after"
+    REPLACE = "replace"
+    DELETE = "delete"
+
+
+class EditOutcome(str, Enum):
+    """Typed result of applying an edit; applying never raises for a bad edit."""
+
+    APPLIED = "applied"
+    ANCHOR_NOT_FOUND = "anchor_not_found"
+    ANCHOR_AMBIGUOUS = "anchor_ambiguous"
+    NO_CHANGE = "no_change"
+    OUTSIDE_REGION = "outside_region"
+    INVALID = "invalid"
+
+
+@dataclass
+class Edit:
+    """A small, anchored change to the learned region of a skill.
+
+    ``anchor`` is existing entry text (required for insert_after, replace, delete);
+    ``text`` is the new entry (required for append, insert_after, replace).
+    """
+
+    op: str
+    text: str = ""
+    anchor: str = ""
+    rationale: str = ""
+    origin: Literal["failure", "success", "slow"] = "failure"
+    support: int = 1
+    region: Literal["learned", "slow"] = "learned"
+    id: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.id:
+            self.id = sha256_text(f"{self.op}\x00{self.anchor}\x00{self.text}")[:12]
+
+
+@dataclass
+class FirewallFinding:
+    rule: str
+    excerpt: str
+    line: int = 0
+
+
+@dataclass
+class GateDecision:
+    """Why one edit was accepted or rejected, with the paired evidence."""
+
+    edit: Edit
+    accepted: bool
+    reason: str
+    stage: Literal["gate", "firewall", "budget", "apply", "merge"] = "gate"
+    metric: str = "mixed"
+    mean_delta: float = 0.0
+    p_value: float = 1.0
+    n_pairs: int = 0
+    incumbent_score: float = 0.0
+    candidate_score: float = 0.0
+    task_deltas: dict[str, float] = field(default_factory=dict)
+    step: int = 0
+
+
+@dataclass
+class StepResult:
+    step: int
+    budget: int
+    proposed: int
+    decisions: list[GateDecision] = field(default_factory=list)
+    train_score: float = 0.0
+    reflect_failures: int = 0
+
+
+@dataclass
+class NightResult:
+    """Everything one night did for one skill."""
+
+    night_id: str
+    skill: str
+    project: str = ""
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    skill_before: str = ""
+    skill_after: str = ""
+    baseline_val: float = 0.0
+    after_val: float = 0.0
+    baseline_test: float | None = None
+    after_test: float | None = None
+    steps: list[StepResult] = field(default_factory=list)
+    slow_update: GateDecision | None = None
+    abstained: str = ""
+    stopped: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+    model_calls: int = 0
+    cost_usd: float = 0.0
+    cost_by_role: dict[str, float] = field(default_factory=dict)
+    task_scores: dict[str, dict[str, float]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def decisions(self) -> list[GateDecision]:
+        found = [d for s in self.steps for d in s.decisions]
+        if self.slow_update is not None:
+            found.append(self.slow_update)
+        return found
+
+    @property
+    def accepted(self) -> list[GateDecision]:
+        return [d for d in self.decisions if d.accepted]
+
+    @property
+    def changed(self) -> bool:
+        return self.skill_after != self.skill_before
