@@ -1,0 +1,305 @@
+"""The ``Source`` protocol, the shared line reader, project identity, times and checkpoints.
+
+A source reads one agent's transcripts. It never raises for bad content: a line that is
+not JSON, has the wrong shape or is too long is skipped and counted in ``HarvestStats``;
+only a store that cannot be read at all is a ``HarvestError``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from ..errors import ConfigError
+from ..records import Session
+
+__all__ = [
+    "MAX_LINE_BYTES",
+    "Checkpoint",
+    "HarvestStats",
+    "Source",
+    "checkpoint_of",
+    "file_changed",
+    "iter_json_lines",
+    "parse_since",
+    "project_of",
+    "to_utc",
+]
+
+MAX_LINE_BYTES = 16 * 1024 * 1024
+"""Longer lines are skipped (and counted) without ever being held in memory whole."""
+
+_CHUNK = 1 << 20
+_TAIL = 4096
+
+
+@runtime_checkable
+class Source(Protocol):
+    """One agent's transcript store.
+
+    ``name`` is the source id used in turn ids (``claude-code``, ``codex``, …).
+    ``discover()`` lists the session files under the source's root (an empty list when the
+    root does not exist). ``sessions_from(path)`` yields the cleaned sessions of one file
+    (live branch only, meta records and engine self-sessions removed, secrets redacted).
+    ``sessions(since)`` yields those of every discovered file that ended at or after
+    ``since`` (a UTC datetime, or None for all).
+
+    None of them raises for bad content: undecodable bytes, truncated or junk lines,
+    unknown record types and wrong JSON types are skipped and counted in ``stats``.
+    An unreadable file (permissions, vanished) is counted in ``stats.files_failed``.
+    """
+
+    name: str
+    stats: HarvestStats
+
+    def discover(self) -> list[Path]: ...
+
+    def sessions(self, since: datetime | None = None) -> Iterator[Session]: ...
+
+    def sessions_from(self, path: Path) -> Iterator[Session]: ...
+
+
+@dataclass
+class HarvestStats:
+    """What a harvest read and what it threw away, for the summary line and the tests."""
+
+    files_read: int = 0
+    files_unchanged: int = 0
+    files_failed: int = 0
+    bytes_read: int = 0
+    lines_read: int = 0
+    lines_skipped: int = 0
+    lines_too_long: int = 0
+    secrets_redacted: int = 0
+    sessions: Counter[str] = field(default_factory=Counter)
+    dropped: Counter[str] = field(default_factory=Counter)
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "files_read": self.files_read,
+            "files_unchanged": self.files_unchanged,
+            "files_failed": self.files_failed,
+            "bytes_read": self.bytes_read,
+            "lines_read": self.lines_read,
+            "lines_skipped": self.lines_skipped,
+            "lines_too_long": self.lines_too_long,
+            "secrets_redacted": self.secrets_redacted,
+            "sessions_by_source": dict(self.sessions),
+            "sessions_dropped": dict(self.dropped),
+            "errors": self.errors[:20],
+        }
+
+    def fail(self, path: Path, exc: BaseException) -> None:
+        self.files_failed += 1
+        self.errors.append(f"{path}: {type(exc).__name__}: {exc}")
+
+
+# --- reading ----------------------------------------------------------------------------
+
+
+def iter_json_lines(
+    path: Path, stats: HarvestStats, *, start: int = 0, stop_at_bad: bool = False,
+    max_line: int = MAX_LINE_BYTES,
+) -> Iterator[dict[str, Any]]:
+    """Yield each JSON-object line of ``path`` from byte ``start`` up to its size at open.
+
+    Lines are read in binary and decoded leniently. Undecodable, non-object and overlong
+    lines are counted in ``stats`` and skipped; with ``stop_at_bad`` (op-logs, where a later
+    line depends on every earlier one) reading stops at the first bad line instead.
+    """
+    with open(path, "rb", buffering=_CHUNK) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        handle.seek(start)
+        remaining = size - start
+        stats.files_read += 1
+        while remaining > 0:
+            line = handle.readline(min(max_line + 1, remaining))
+            if not line:
+                break
+            remaining -= len(line)
+            stats.bytes_read += len(line)
+            if len(line) > max_line and not line.endswith(b"\n"):
+                remaining -= _discard_rest(handle, remaining, stats)
+                stats.lines_too_long += 1
+                stats.lines_skipped += 1
+                if stop_at_bad:
+                    return
+                continue
+            if not line.strip():
+                continue
+            stats.lines_read += 1
+            record = _decode(line)
+            if record is None:
+                stats.lines_skipped += 1
+                if stop_at_bad:
+                    return
+                continue
+            yield record
+
+
+def _discard_rest(handle: Any, remaining: int, stats: HarvestStats) -> int:
+    skipped = 0
+    while skipped < remaining:
+        part = handle.readline(min(_CHUNK, remaining - skipped))
+        if not part:
+            break
+        skipped += len(part)
+        if part.endswith(b"\n"):
+            break
+    stats.bytes_read += skipped
+    return skipped
+
+
+def _decode(line: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line)
+    except UnicodeDecodeError:
+        try:
+            value = json.loads(line.decode("utf-8", errors="replace"))
+        except ValueError:
+            return None
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+# --- identity and time ------------------------------------------------------------------
+
+
+@lru_cache(maxsize=4096)
+def project_of(cwd: str) -> str:
+    """Project identity: the git root containing ``cwd``, else ``cwd``; real path, no slash."""
+    if not cwd:
+        return ""
+    path = os.path.realpath(os.path.expanduser(cwd))
+    probe = path
+    while True:
+        if os.path.exists(os.path.join(probe, ".git")):
+            return _strip(probe)
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return _strip(path)
+        probe = parent
+
+
+def _strip(path: str) -> str:
+    return path.rstrip("/\\") or path[:1]
+
+
+def to_utc(value: Any) -> datetime | None:
+    """An ISO-8601 string (``Z`` or offset) or epoch seconds/milliseconds as aware UTC."""
+    try:
+        if isinstance(value, bool) or value is None:
+            return None
+        if isinstance(value, int | float):
+            seconds = value / 1000 if value > 1e11 else value
+            return datetime.fromtimestamp(seconds, UTC)
+        if isinstance(value, str) and value:
+            text = value.strip().replace(" ", "T", 1)
+            parsed = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
+            if parsed.tzinfo is None:
+                return parsed.replace(tzinfo=UTC)
+            return parsed.astimezone(UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+def parse_since(text: str | None) -> datetime | None:
+    """A ``--since`` value as UTC; a time without a zone is ambiguous and refused."""
+    if not text:
+        return None
+    try:
+        value = datetime.fromisoformat(text.strip()[:-1] + "+00:00"
+                                       if text.strip().endswith("Z") else text.strip())
+    except ValueError as exc:
+        raise ConfigError(f"--since {text!r} is not an ISO-8601 time: {exc}") from exc
+    if value.tzinfo is None:
+        raise ConfigError(
+            f"--since {text!r} has no time zone; add one, e.g. {text}Z or {text}+02:00"
+        )
+    return value.astimezone(UTC)
+
+
+# --- checkpoints ------------------------------------------------------------------------
+
+
+@dataclass
+class Checkpoint:
+    """What a harvest saw of one file: identity, size, the last complete line, a tail hash."""
+
+    path: str
+    source: str
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    offset: int
+    tail_hash: str
+    sessions: list[str] = field(default_factory=list)
+
+
+def _tail_hash(handle: Any, offset: int) -> str:
+    start = max(0, offset - _TAIL)
+    handle.seek(start)
+    return hashlib.blake2b(handle.read(offset - start), digest_size=16).hexdigest()
+
+
+def checkpoint_of(path: Path, source: str, sessions: list[str]) -> Checkpoint | None:
+    """A checkpoint of ``path`` as it is now (None when it cannot be read)."""
+    try:
+        with open(path, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            offset = _last_newline(handle, st.st_size)
+            digest = _tail_hash(handle, offset)
+    except OSError:
+        return None
+    return Checkpoint(str(path), source, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+                      offset, digest, sessions)
+
+
+def _last_newline(handle: Any, size: int) -> int:
+    pos = size
+    while pos > 0:
+        start = max(0, pos - _CHUNK)
+        handle.seek(start)
+        block = handle.read(pos - start)
+        index = block.rfind(b"\n")
+        if index >= 0:
+            return start + index + 1
+        pos = start
+    return 0
+
+
+def file_changed(path: Path, previous: Checkpoint | None) -> str:
+    """``new``, ``unchanged``, ``appended`` or ``rewritten`` relative to ``previous``.
+
+    A stat that matches is ``unchanged`` without reading a byte; otherwise the bytes before
+    the old last-line offset are hashed to tell an append from a rotation or rewrite.
+    """
+    if previous is None:
+        return "new"
+    try:
+        st = path.stat()
+    except OSError:
+        return "unchanged"
+    same_file = (st.st_dev, st.st_ino) == (previous.device, previous.inode)
+    if same_file and st.st_size == previous.size and st.st_mtime_ns == previous.mtime_ns:
+        return "unchanged"
+    if not same_file or st.st_size < previous.offset:
+        return "rewritten"
+    try:
+        with open(path, "rb") as handle:
+            digest = _tail_hash(handle, previous.offset)
+    except OSError:
+        return "unchanged"
+    return "appended" if digest == previous.tail_hash else "rewritten"

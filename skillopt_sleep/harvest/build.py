@@ -1,0 +1,189 @@
+"""Assembling a ``Session`` from the pieces a format reader finds, the same way for all.
+
+Readers call ``start_turn`` for each real user request, then ``add_tool`` /
+``tool_result`` / ``answer`` / ``signal`` for what follows it; ``finish`` clips, redacts,
+numbers the turns, sets reactions and drops sessions that must not come back (engine
+self-sessions carrying the sentinel, sessions without a single request).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from ..records import SENTINEL, Session, Signal, ToolCall, Turn
+from .base import HarvestStats
+from .redact import redact
+from .signals import set_reactions
+
+__all__ = ["MAX_TURNS", "SessionBuilder", "skill_from_text"]
+
+MAX_REQUEST = 8000
+MAX_ANSWER = 4000
+MAX_ERROR_HEAD = 300
+MAX_ARG = 400
+MAX_TURNS = 2000
+MAX_FILES = 500
+
+_SKILL_PATH = re.compile(r"skills/([A-Za-z0-9._\-]{1,64})/SKILL\.md")
+
+
+def skill_from_text(text: str) -> str | None:
+    """The skill name in a path like ``…/skills/<name>/SKILL.md`` (a skill read), if any."""
+    match = _SKILL_PATH.search(text)
+    return match.group(1) if match else None
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+class SessionBuilder:
+    """Collects one session's turns; cheap per call, since readers call it per record."""
+
+    def __init__(self, source: str, stats: HarvestStats):
+        self.source = source
+        self.stats = stats
+        self.session_id = ""
+        self.cwd = ""
+        self.project = ""
+        self.format_version = ""
+        self.headless = False
+        self.sentinel = False
+        self.started_at: datetime | None = None
+        self.ended_at: datetime | None = None
+        self.turns: list[Turn] = []
+        self.files: dict[str, None] = {}
+        self.skills: dict[str, None] = {}
+        self.calls: dict[str, ToolCall] = {}
+        self.overflow = False
+
+    @property
+    def current(self) -> Turn | None:
+        return self.turns[-1] if self.turns else None
+
+    def seen(self, when: datetime | None) -> None:
+        if when is None:
+            return
+        if self.started_at is None or when < self.started_at:
+            self.started_at = when
+        if self.ended_at is None or when > self.ended_at:
+            self.ended_at = when
+
+    def start_turn(self, request: str, when: datetime | None = None) -> Turn | None:
+        if SENTINEL in request:
+            self.sentinel = True
+        if len(self.turns) >= MAX_TURNS:
+            self.overflow = True
+            return None
+        turn = Turn(id="", index=len(self.turns), request=_clip(request.strip(), MAX_REQUEST),
+                    timestamp=when)
+        self.turns.append(turn)
+        return turn
+
+    def add_tool(self, call_id: str, name: str, args: Any = None) -> ToolCall | None:
+        turn = self.current
+        if turn is None or self.overflow:
+            return None
+        call = ToolCall(name=name or "?", args=_small_args(args))
+        turn.tool_calls.append(call)
+        if call_id:
+            self.calls[call_id] = call
+        skill = _skill_of(name, args)
+        if skill:
+            self.skills[skill] = None
+        return call
+
+    def tool_result(self, call_id: str, ok: bool, error: str = "",
+                    signal: Signal = Signal.TOOL_ERROR) -> None:
+        call = self.calls.get(call_id)
+        if call is None or ok or not call.ok:
+            return
+        call.ok = False
+        call.error_head = _clip(error.strip(), MAX_ERROR_HEAD)
+        self.signal(signal)
+
+    def answer(self, text: str) -> None:
+        turn = self.current
+        if turn is not None and text.strip() and not self.overflow:
+            turn.final_answer = text
+
+    def signal(self, signal: Signal) -> None:
+        turn = self.current
+        if turn is not None and signal.value not in turn.signals:
+            turn.signals.append(signal.value)
+
+    def touched(self, path: str) -> None:
+        if path and len(self.files) < MAX_FILES:
+            self.files[path] = None
+
+    def finish(self, path: str) -> Session | None:
+        """The session, or None when it is dropped (counted in ``stats.dropped``)."""
+        if self.sentinel:
+            self.stats.dropped["sentinel"] += 1
+            return None
+        turns = [t for t in self.turns if t.request]
+        if not turns:
+            self.stats.dropped["empty"] += 1
+            return None
+        session_id = self.session_id or "unknown"
+        for index, turn in enumerate(turns):
+            turn.index = index
+            turn.id = f"{self.source}:{session_id}:{index}"
+            self._redact_turn(turn)
+        set_reactions(turns)
+        files = [self._redact(f) for f in self.files]
+        return Session(
+            source=self.source, session_id=session_id, project=self.project,
+            started_at=self.started_at, ended_at=self.ended_at,
+            format_version=self.format_version, headless=self.headless, turns=turns,
+            files_touched=files, skills_used=list(self.skills), path=path,
+        )
+
+    def _redact(self, text: str) -> str:
+        clean, count = redact(text)
+        self.stats.secrets_redacted += count
+        return clean
+
+    def _redact_turn(self, turn: Turn) -> None:
+        turn.request = self._redact(turn.request)
+        turn.final_answer = self._redact(_clip(turn.final_answer.strip(), MAX_ANSWER))
+        for call in turn.tool_calls:
+            call.error_head = self._redact(call.error_head)
+            call.args = {k: self._redact(v) if isinstance(v, str) else v
+                         for k, v in call.args.items()}
+
+
+def _small_args(args: Any) -> dict[str, Any]:
+    """Tool arguments kept for mining: scalars only, strings clipped."""
+    if not isinstance(args, dict):
+        return {}
+    kept: dict[str, Any] = {}
+    for key, value in list(args.items())[:12]:
+        if isinstance(value, str):
+            kept[str(key)] = _clip(value, MAX_ARG)
+        elif isinstance(value, bool | int | float) or value is None:
+            kept[str(key)] = value
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value[:20]):
+            kept[str(key)] = _clip(" ".join(value[:20]), MAX_ARG)
+    return kept
+
+
+def _skill_of(name: str, args: Any) -> str | None:
+    """A skill the agent loaded: Claude's ``Skill`` tool, or any tool reading a SKILL.md."""
+    if not isinstance(args, dict):
+        return None
+    if name == "Skill":
+        value = args.get("skill") or args.get("command") or args.get("name")
+        return value.lstrip("/") if isinstance(value, str) and value else None
+    for value in args.values():
+        if isinstance(value, str) and "SKILL.md" in value:
+            found = skill_from_text(value)
+            if found:
+                return found
+        elif isinstance(value, list):
+            joined = " ".join(v for v in value if isinstance(v, str))
+            if "SKILL.md" in joined:
+                return skill_from_text(joined)
+    return None

@@ -1,0 +1,239 @@
+"""Codex: ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`` and ``archived_sessions/``.
+
+Lines are ``{timestamp, type, payload}``. Every user and assistant message is written
+twice (a ``response_item`` and an ``event_msg`` mirror, adjacent, in either order); a
+mirror is recognised by its text and counted once. Injected context (environment,
+AGENTS.md, permissions) arrives as user messages and is not a request; the VS Code
+extension wraps the request in an IDE-context preamble whose tail after
+"## My request for Codex:" is the request. Failures come from exit codes, interrupts from
+``turn_aborted``; ``compacted`` summaries are not requests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..records import SENTINEL, Session, Signal
+from .base import HarvestStats, iter_json_lines, project_of, to_utc
+from .build import SessionBuilder
+
+__all__ = ["CodexSource", "default_root"]
+
+NAME = "codex"
+
+_INJECTED = ("<environment_context", "<user_instructions", "# AGENTS.md instructions",
+             "<INSTRUCTIONS>", "<codex_internal_context", "<permissions instructions",
+             "<collaboration_mode", "<user_shell_command", "<turn_aborted", "<skill>",
+             "<world_state")
+_IDE_MARK = "## My request for Codex:"
+_EXIT_TEXT = re.compile(r"(?:Exit code|Process exited with code):?\s*(-?\d+)")
+_HEADLESS_ORIGINATORS = ("codex_exec", "codex_sdk_ts")
+_UUID_TAIL = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
+
+
+def default_root() -> Path:
+    env = os.environ.get("CODEX_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".codex"
+
+
+class CodexSource:
+    """Codex rollouts under ``root`` (the ``CODEX_HOME``)."""
+
+    name = NAME
+
+    def __init__(self, root: Path | None = None, *, include_headless: bool = False,
+                 stats: HarvestStats | None = None):
+        self.root = root or default_root()
+        self.include_headless = include_headless
+        self.stats = stats or HarvestStats()
+
+    def discover(self) -> list[Path]:
+        """Live and archived rollouts; one file per session id, the newest by mtime."""
+        newest: dict[str, tuple[float, Path]] = {}
+        for tree in ("sessions", "archived_sessions"):
+            for folder, _dirs, files in os.walk(self.root / tree):
+                for name in files:
+                    if not (name.startswith("rollout-") and name.endswith(".jsonl")):
+                        continue
+                    path = Path(folder) / name
+                    match = _UUID_TAIL.search(name[: -len(".jsonl")])
+                    key = match.group(1) if match else str(path)
+                    try:
+                        mtime = path.stat().st_mtime
+                    except OSError:
+                        continue
+                    if key not in newest or mtime > newest[key][0]:
+                        newest[key] = (mtime, path)
+        return sorted(p for _, p in newest.values())
+
+    def sessions(self, since: datetime | None = None) -> Iterator[Session]:
+        for path in self.discover():
+            for session in self.sessions_from(path):
+                if since is None or (session.ended_at and session.ended_at >= since):
+                    yield session
+
+    def sessions_from(self, path: Path) -> Iterator[Session]:
+        try:
+            session = _read(path, self.stats)
+        except OSError as exc:
+            self.stats.fail(path, exc)
+            return
+        if session is None:
+            return
+        if session.headless and not self.include_headless:
+            self.stats.dropped["headless"] += 1
+            return
+        self.stats.sessions[NAME] += 1
+        yield session
+
+
+class _Reader:
+    """Per-file state: the builder plus what is needed to fold the mirrored messages."""
+
+    def __init__(self, builder: SessionBuilder):
+        self.b = builder
+        self.last_user = ""
+        self.last_answer = ""
+
+    def line(self, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            return
+        when = to_utc(record.get("timestamp"))
+        self.b.seen(when)
+        if kind == "session_meta":
+            self.meta(payload)
+        elif kind == "turn_context":
+            if isinstance(payload.get("cwd"), str) and not self.b.cwd:
+                self.b.cwd = payload["cwd"]
+        elif kind == "response_item":
+            self.item(payload, when)
+        elif kind == "event_msg":
+            self.event(payload, when)
+
+    def meta(self, p: dict[str, Any]) -> None:
+        b = self.b
+        if isinstance(p.get("id"), str) and not b.session_id:
+            b.session_id = p["id"]
+        if isinstance(p.get("cwd"), str):
+            b.cwd = p["cwd"]
+        b.format_version = str(p.get("cli_version") or b.format_version)
+        originator = str(p.get("originator") or "")
+        if originator in _HEADLESS_ORIGINATORS or p.get("source") == "exec":
+            b.headless = True
+        for key in ("instructions", "base_instructions"):
+            if SENTINEL in json.dumps(p.get(key) or "")[:200000]:
+                b.sentinel = True
+
+    def item(self, p: dict[str, Any], when: datetime | None) -> None:
+        kind = p.get("type")
+        if kind == "message":
+            text = "".join(c.get("text", "") for c in p.get("content") or []
+                           if isinstance(c, dict) and isinstance(c.get("text"), str))
+            if p.get("role") == "user":
+                self.user(text, when)
+            elif p.get("role") == "assistant":
+                self.assistant(text)
+        elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
+            self.call(p)
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            self.output(str(p.get("call_id", "")), p.get("output"))
+
+    def event(self, p: dict[str, Any], when: datetime | None) -> None:
+        kind = p.get("type")
+        if kind == "user_message" and isinstance(p.get("message"), str):
+            self.user(p["message"], when)
+        elif kind == "agent_message" and isinstance(p.get("message"), str):
+            self.assistant(p["message"])
+        elif kind == "turn_aborted":
+            self.b.signal(Signal.INTERRUPTED)
+            self.last_user = ""  # the same words typed again after an abort are a new turn
+        elif kind == "exec_command_end":
+            code = p.get("exit_code")
+            if isinstance(code, int) and code != 0:
+                head = p.get("stderr") or p.get("aggregated_output") or ""
+                self.b.tool_result(str(p.get("call_id", "")), False,
+                                   f"exit {code}: {str(head)[-400:]}", Signal.NONZERO_EXIT)
+
+    def user(self, text: str, when: datetime | None) -> None:
+        if SENTINEL in text:
+            self.b.sentinel = True
+        request = _request_of(text)
+        if not request:
+            return
+        if request == self.last_user and not self.last_answer:
+            return  # the mirror of the message just seen
+        self.last_user, self.last_answer = request, ""
+        self.b.start_turn(request, when)
+
+    def assistant(self, text: str) -> None:
+        if not text.strip() or text == self.last_answer:
+            return
+        self.last_answer = text
+        self.b.answer(text)
+
+    def call(self, p: dict[str, Any]) -> None:
+        raw = p.get("arguments", p.get("input", p.get("action")))
+        args: Any = raw
+        if isinstance(raw, str):
+            try:
+                args = json.loads(raw)
+            except ValueError:
+                args = {"input": raw}
+        name = str(p.get("name") or p.get("type") or "?")
+        call_id = str(p.get("call_id") or p.get("id") or "")
+        self.b.add_tool(call_id, name, args if isinstance(args, dict) else {})
+
+    def output(self, call_id: str, output: Any) -> None:
+        code, text = _exit_of(output)
+        if code is not None and code != 0:
+            self.b.tool_result(call_id, False, f"exit {code}: {text[-400:]}", Signal.NONZERO_EXIT)
+
+
+def _exit_of(output: Any) -> tuple[int | None, str]:
+    """The exit code and text of a tool output (a JSON string in ≤0.1xx, plain text later)."""
+    if isinstance(output, str):
+        try:
+            value = json.loads(output)
+        except ValueError:
+            match = _EXIT_TEXT.search(output[:300])
+            return (int(match.group(1)) if match else None), output
+        output = value
+    if isinstance(output, dict):
+        meta = output.get("metadata")
+        code = meta.get("exit_code") if isinstance(meta, dict) else output.get("exit_code")
+        text = output.get("output") if isinstance(output.get("output"), str) else ""
+        return (code if isinstance(code, int) else None), str(text)
+    return None, ""
+
+
+def _request_of(text: str) -> str:
+    """The user's request inside a message, or "" for injected context."""
+    stripped = text.strip()
+    if _IDE_MARK in stripped:
+        return stripped.rsplit(_IDE_MARK, 1)[1].strip()
+    if stripped.startswith(_INJECTED):
+        return ""
+    return stripped
+
+
+def _read(path: Path, stats: HarvestStats) -> Session | None:
+    reader = _Reader(SessionBuilder(NAME, stats))
+    for record in iter_json_lines(path, stats):
+        try:
+            reader.line(record)
+        except (TypeError, AttributeError, KeyError, ValueError):
+            stats.lines_skipped += 1
+    b = reader.b
+    if not b.session_id:
+        match = _UUID_TAIL.search(path.stem)
+        b.session_id = match.group(1) if match else path.stem
+    b.project = project_of(b.cwd)
+    return b.finish(str(path))

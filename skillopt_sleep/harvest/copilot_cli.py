@@ -1,0 +1,222 @@
+"""GitHub Copilot CLI: ``$COPILOT_HOME/session-state/<id>/events.jsonl`` (default ``~/.copilot``).
+
+An append-only event log ``{type, data, id, parentId, timestamp, agentId?}``. It is the
+authoritative record (the ``session-store.db`` index has no tool failures and no subagent
+separation). Events of a subagent carry ``agentId`` / ``data.parentToolCallId``; they are
+attributed to the parent tool call (counted in its arguments), never to the main thread.
+The project comes from ``session.start`` ``context.cwd`` (``workspace.yaml`` as fallback);
+sessions driven by VS Code name their folder in ``vscode.metadata.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..records import SENTINEL, Session, Signal, ToolCall
+from .base import HarvestStats, iter_json_lines, project_of, to_utc
+from .build import SessionBuilder
+
+__all__ = ["CopilotCliSource", "default_root"]
+
+NAME = "copilot-cli"
+
+_HEADLESS_MARK = "non-interactive mode"
+_HIDDEN_TOOLS = {"report_intent"}
+
+
+def default_root() -> Path:
+    env = os.environ.get("COPILOT_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".copilot"
+
+
+class CopilotCliSource:
+    """Copilot CLI sessions under ``root`` (the folder that contains ``session-state/``)."""
+
+    name = NAME
+
+    def __init__(self, root: Path | None = None, *, include_headless: bool = False,
+                 stats: HarvestStats | None = None):
+        self.root = root or default_root()
+        self.include_headless = include_headless
+        self.stats = stats or HarvestStats()
+
+    def discover(self) -> list[Path]:
+        base = self.root / "session-state"
+        found: list[Path] = []
+        try:
+            entries = list(os.scandir(base))
+        except OSError:
+            return []
+        for entry in entries:
+            if entry.is_dir() and os.path.isfile(os.path.join(entry.path, "events.jsonl")):
+                found.append(Path(entry.path) / "events.jsonl")
+            elif entry.is_file() and entry.name.endswith(".jsonl"):
+                found.append(Path(entry.path))  # the flat layout of older builds
+        return sorted(found)
+
+    def sessions(self, since: datetime | None = None) -> Iterator[Session]:
+        for path in self.discover():
+            for session in self.sessions_from(path):
+                if since is None or (session.ended_at and session.ended_at >= since):
+                    yield session
+
+    def sessions_from(self, path: Path) -> Iterator[Session]:
+        try:
+            session = _read(path, self.stats)
+        except OSError as exc:
+            self.stats.fail(path, exc)
+            return
+        if session is None:
+            return
+        if session.headless and not self.include_headless:
+            self.stats.dropped["headless"] += 1
+            return
+        self.stats.sessions[NAME] += 1
+        yield session
+
+
+class _Reader:
+    def __init__(self, builder: SessionBuilder):
+        self.b = builder
+        self.subagents: dict[str, ToolCall] = {}
+
+    def event(self, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        data = record.get("data")
+        if not isinstance(kind, str) or not isinstance(data, dict):
+            return
+        when = to_utc(record.get("timestamp"))
+        self.b.seen(when)
+        parent = data.get("parentToolCallId") or record.get("agentId")
+        if parent:
+            self.subagent(str(parent), kind, data)
+            return
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            handler(self, data, when)
+        elif "abort" in kind:
+            self.b.signal(Signal.INTERRUPTED)
+
+    def start(self, data: dict[str, Any], when: datetime | None) -> None:
+        b = self.b
+        b.session_id = str(data.get("sessionId") or b.session_id)
+        b.format_version = str(data.get("copilotVersion") or data.get("version") or "")
+        context = data.get("context")
+        if isinstance(context, dict) and isinstance(context.get("cwd"), str):
+            b.cwd = context["cwd"]
+        b.seen(to_utc(data.get("startTime")))
+
+    def system(self, data: dict[str, Any], when: datetime | None) -> None:
+        content = str(data.get("content") or "")
+        if _HEADLESS_MARK in content:
+            self.b.headless = True
+        if SENTINEL in content:
+            self.b.sentinel = True
+
+    def user(self, data: dict[str, Any], when: datetime | None) -> None:
+        content = data.get("content")
+        if isinstance(content, str) and content.strip():
+            self.b.start_turn(content, when)
+
+    def assistant(self, data: dict[str, Any], when: datetime | None) -> None:
+        content = data.get("content")
+        if isinstance(content, str):
+            self.b.answer(content)
+        for request in data.get("toolRequests") or []:
+            if isinstance(request, dict):
+                self.tool(str(request.get("toolCallId", "")), request.get("name"),
+                          request.get("arguments"))
+
+    def tool_start(self, data: dict[str, Any], when: datetime | None) -> None:
+        self.tool(str(data.get("toolCallId", "")), data.get("toolName"), data.get("arguments"))
+
+    def tool(self, call_id: str, name: Any, args: Any) -> None:
+        if not isinstance(name, str) or name in _HIDDEN_TOOLS or call_id in self.b.calls:
+            return
+        if isinstance(args, str):
+            try:
+                args = json.loads(args)
+            except ValueError:
+                args = {"input": args}
+        self.b.add_tool(call_id, name, args)
+
+    def tool_done(self, data: dict[str, Any], when: datetime | None) -> None:
+        if data.get("success") is not False:
+            return
+        result = data.get("result") or data.get("error")
+        head = ""
+        if isinstance(result, dict):
+            head = str(result.get("content") or result.get("message") or "")
+        elif isinstance(result, str):
+            head = result
+        self.b.tool_result(str(data.get("toolCallId", "")), False, head)
+
+    def shutdown(self, data: dict[str, Any], when: datetime | None) -> None:
+        changes = data.get("codeChanges")
+        files = changes.get("filesModified") if isinstance(changes, dict) else None
+        for name in files if isinstance(files, list) else []:
+            if isinstance(name, str):
+                self.b.touched(name)
+
+    def subagent(self, parent: str, kind: str, data: dict[str, Any]) -> None:
+        """A subagent's event: counted on the tool call that started it, nowhere else."""
+        call = self.b.calls.get(parent)
+        if call is None:
+            return
+        if kind == "tool.execution_start":
+            call.args["subagent_tool_calls"] = int(call.args.get("subagent_tool_calls", 0)) + 1
+        elif kind == "tool.execution_complete" and data.get("success") is False:
+            call.args["subagent_tool_errors"] = int(call.args.get("subagent_tool_errors", 0)) + 1
+
+
+_HANDLERS = {
+    "session.start": _Reader.start,
+    "system.message": _Reader.system,
+    "user.message": _Reader.user,
+    "assistant.message": _Reader.assistant,
+    "tool.execution_start": _Reader.tool_start,
+    "tool.execution_complete": _Reader.tool_done,
+    "session.shutdown": _Reader.shutdown,
+}
+
+
+def _read(path: Path, stats: HarvestStats) -> Session | None:
+    reader = _Reader(SessionBuilder(NAME, stats))
+    for record in iter_json_lines(path, stats):
+        try:
+            reader.event(record)
+        except (TypeError, AttributeError, KeyError, ValueError):
+            stats.lines_skipped += 1
+    b = reader.b
+    _sidecars(path.parent, b)
+    if not b.session_id:
+        b.session_id = path.parent.name if path.name == "events.jsonl" else path.stem
+    b.project = project_of(b.cwd)
+    return b.finish(str(path))
+
+
+def _sidecars(folder: Path, b: SessionBuilder) -> None:
+    """``workspace.yaml`` and ``vscode.metadata.json`` fill what the log left out."""
+    if b.cwd:
+        return
+    try:
+        meta = json.loads((folder / "vscode.metadata.json").read_text("utf-8", "replace"))
+        path = meta.get("workspaceFolder", {}).get("folderPath")
+        if isinstance(path, str) and path:
+            b.cwd = path
+            return
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        workspace = yaml.safe_load((folder / "workspace.yaml").read_text("utf-8", "replace"))
+        if isinstance(workspace, dict) and isinstance(workspace.get("cwd"), str):
+            b.cwd = workspace["cwd"]
+    except (OSError, yaml.YAMLError):
+        pass

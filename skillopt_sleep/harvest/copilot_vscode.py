@@ -1,0 +1,288 @@
+"""VS Code GitHub Copilot Chat: ``<User>/workspaceStorage/<hash>/chatSessions/<id>.jsonl|.json``.
+
+Three shapes, told apart by content: the current operation log (``{"kind": 0, "v": state}``
+then set / splice / delete operations on paths), the legacy single JSON document, and an
+"Export Chat" document (no id, no dates). The op-log is replayed up to the first bad line
+(a later operation depends on every earlier one; a live writer leaves a truncated tail).
+The project is the folder named by ``workspace.json`` next to ``chatSessions``.
+Stable, Insiders, VSCodium, portable and remote-server roots are all searched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from ..records import SENTINEL, Session, Signal
+from .base import HarvestStats, iter_json_lines, project_of, to_utc
+from .build import SessionBuilder
+
+__all__ = ["CopilotVSCodeSource", "default_roots"]
+
+NAME = "copilot-vscode"
+
+MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+_VARIANTS = ("Code", "Code - Insiders", "VSCodium", "Code - OSS")
+_TEXT_KINDS = {None, "markdownContent", "markdownVuln"}
+
+
+def default_roots() -> list[Path]:
+    """Every ``workspaceStorage`` folder VS Code may use on this machine."""
+    home = Path.home()
+    if sys.platform == "darwin":
+        bases = [home / "Library" / "Application Support" / v for v in _VARIANTS]
+    elif sys.platform == "win32":
+        appdata = Path(os.environ.get("APPDATA", home / "AppData" / "Roaming"))
+        bases = [appdata / v for v in _VARIANTS]
+    else:
+        config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+        bases = [config / v for v in _VARIANTS]
+    roots = [b / "User" / "workspaceStorage" for b in bases]
+    portable = os.environ.get("VSCODE_PORTABLE")
+    if portable:
+        roots.append(Path(portable) / "user-data" / "User" / "workspaceStorage")
+    for server in (".vscode-server", ".vscode-server-insiders", ".vscodium-server"):
+        roots.append(home / server / "data" / "User" / "workspaceStorage")
+    return roots
+
+
+class CopilotVSCodeSource:
+    """Copilot Chat sessions under ``roots`` (``workspaceStorage`` folders)."""
+
+    name = NAME
+
+    def __init__(self, roots: list[Path] | Path | None = None, *,
+                 include_headless: bool = False, stats: HarvestStats | None = None):
+        if isinstance(roots, Path):
+            roots = [roots]
+        self.roots = roots if roots is not None else default_roots()
+        self.include_headless = include_headless
+        self.stats = stats or HarvestStats()
+
+    def discover(self) -> list[Path]:
+        found: list[Path] = []
+        for root in self.roots:
+            try:
+                workspaces = [e.path for e in os.scandir(root) if e.is_dir()]
+            except OSError:
+                continue
+            for workspace in workspaces:
+                folder = os.path.join(workspace, "chatSessions")
+                try:
+                    names = os.listdir(folder)
+                except OSError:
+                    continue
+                found += [Path(folder) / n for n in names if n.endswith((".jsonl", ".json"))]
+        return sorted(found)
+
+    def sessions(self, since: datetime | None = None) -> Iterator[Session]:
+        for path in self.discover():
+            for session in self.sessions_from(path):
+                if since is None or (session.ended_at and session.ended_at >= since):
+                    yield session
+
+    def sessions_from(self, path: Path) -> Iterator[Session]:
+        try:
+            state = _load(path, self.stats)
+        except OSError as exc:
+            self.stats.fail(path, exc)
+            return
+        if not isinstance(state, dict):
+            return
+        try:
+            session = _session(state, path, self.stats)
+        except (TypeError, AttributeError, KeyError, ValueError) as exc:
+            self.stats.fail(path, exc)
+            return
+        if session is None:
+            return
+        self.stats.sessions[NAME] += 1
+        yield session
+
+
+# --- reading the document -----------------------------------------------------------------
+
+
+def _load(path: Path, stats: HarvestStats) -> Any:
+    if path.stat().st_size > MAX_DOCUMENT_BYTES:
+        stats.lines_too_long += 1
+        stats.lines_skipped += 1
+        return None
+    if path.suffix == ".json":
+        stats.files_read += 1
+        raw = path.read_bytes()
+        stats.bytes_read += len(raw)
+        try:
+            return json.loads(raw.decode("utf-8", errors="replace"))
+        except ValueError:
+            stats.lines_skipped += 1
+            return None
+    return _replay(path, stats)
+
+
+def _replay(path: Path, stats: HarvestStats) -> Any:
+    state: Any = None
+    for op in iter_json_lines(path, stats, stop_at_bad=True):
+        kind = op.get("kind")
+        try:
+            if kind == 0:
+                state = op.get("v")
+            elif kind in (1, 2, 3) and isinstance(op.get("k"), list):
+                _apply(state, kind, op["k"], op.get("v"), op.get("i"))
+            else:
+                stats.lines_skipped += 1
+        except (KeyError, IndexError, TypeError, ValueError):
+            stats.lines_skipped += 1
+    return state
+
+
+def _apply(state: Any, kind: int, keys: list[Any], value: Any, index: Any) -> None:
+    if not keys:
+        raise ValueError("empty path")
+    target = state
+    for key in keys[:-1]:
+        target = target[key]
+    last = keys[-1]
+    if kind == 1:
+        if isinstance(target, list) and last == len(target):
+            target.append(value)
+        else:
+            target[last] = value
+    elif kind == 2:
+        items = target[last] if not (isinstance(target, dict) and last not in target) else None
+        if items is None:
+            items = target[last] = []
+        if isinstance(index, int):
+            del items[index:]
+        items.extend(value if isinstance(value, list) else [value])
+    else:
+        del target[last]
+
+
+# --- from the document to a session -------------------------------------------------------
+
+
+def _session(state: dict[str, Any], path: Path, stats: HarvestStats) -> Session | None:
+    b = SessionBuilder(NAME, stats)
+    b.session_id = str(state.get("sessionId") or path.stem)
+    b.format_version = str(state.get("version") or "")
+    b.cwd = _workspace_folder(path.parent.parent)
+    b.seen(to_utc(state.get("creationDate")))
+    b.seen(to_utc(state.get("lastMessageDate")))
+    requests = state.get("requests")
+    for request in requests if isinstance(requests, list) else []:
+        if isinstance(request, dict):
+            _request(b, request)
+    b.project = project_of(b.cwd)
+    return b.finish(str(path))
+
+
+def _request(b: SessionBuilder, r: dict[str, Any]) -> None:
+    if r.get("isSystemInitiated"):
+        return
+    if not _finished(r):
+        return  # still streaming when the file was written: not a finished turn
+    message = r.get("message")
+    text = message.get("text") if isinstance(message, dict) else None
+    if not isinstance(text, str) or not text.strip():
+        return
+    if SENTINEL in text:
+        b.sentinel = True
+    when = to_utc(r.get("timestamp"))
+    b.seen(when)
+    state = r.get("modelState")
+    if isinstance(state, dict):
+        b.seen(to_utc(state.get("completedAt")))
+    agent = r.get("agent")
+    if isinstance(agent, dict) and agent.get("extensionVersion") and "/" not in b.format_version:
+        # session format / extension version: both matter when the format drifts
+        b.format_version = f"{b.format_version or '?'}/{agent['extensionVersion']}"
+    b.start_turn(text, when)
+    _response(b, r.get("response"))
+    _outcome(b, r)
+
+
+def _finished(r: dict[str, Any]) -> bool:
+    state = r.get("modelState")
+    if isinstance(state, dict) and state.get("value") == 0:
+        return False
+    return bool(r.get("result")) or bool(r.get("isCanceled")) or bool(r.get("response"))
+
+
+def _response(b: SessionBuilder, parts: Any) -> None:
+    texts: list[str] = []
+    for part in parts if isinstance(parts, list) else []:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("kind")
+        if kind in _TEXT_KINDS:
+            value = part.get("value", part.get("content"))
+            if isinstance(value, dict):
+                value = value.get("value")
+            if isinstance(value, str):
+                texts.append(value)
+        elif kind == "toolInvocationSerialized":
+            _tool(b, part, len(b.current.tool_calls) if b.current else 0)
+        elif kind == "textEditGroup":
+            uri = part.get("uri")
+            if isinstance(uri, dict) and isinstance(uri.get("path"), str):
+                b.touched(uri["path"])
+    if texts:
+        b.answer("".join(texts))
+
+
+def _tool(b: SessionBuilder, part: dict[str, Any], position: int) -> None:
+    name = part.get("toolId")
+    data = part.get("toolSpecificData")
+    if not isinstance(name, str):
+        message = part.get("invocationMessage")
+        name = message.get("value") if isinstance(message, dict) else message
+        name = str(name or "?")[:80]
+    args: dict[str, Any] = {}
+    if isinstance(data, dict) and isinstance(data.get("agentName"), str):
+        args["agent"] = data["agentName"]
+    call_id = str(part.get("toolCallId") or f"#{position}")
+    b.add_tool(call_id, name, args)
+    details = part.get("resultDetails")
+    if isinstance(details, dict) and details.get("isError") is True:
+        output = details.get("output")
+        head = json.dumps(output, ensure_ascii=False)[:400] if output is not None else ""
+        b.tool_result(call_id, False, head)
+
+
+def _outcome(b: SessionBuilder, r: dict[str, Any]) -> None:
+    result = r.get("result")
+    error = result.get("errorDetails") if isinstance(result, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    if r.get("isCanceled") is True or message == "Canceled":
+        b.signal(Signal.CANCELLED)
+    vote = r.get("vote")
+    if vote == 1 or vote == "up":
+        b.signal(Signal.VOTE_UP)
+    elif vote == 0 or vote == "down" or r.get("voteDownReason"):
+        b.signal(Signal.VOTE_DOWN)
+
+
+def _workspace_folder(workspace: Path) -> str:
+    """The folder a ``workspace.json`` names (a ``.code-workspace`` file: its folder)."""
+    try:
+        data = json.loads((workspace / "workspace.json").read_text("utf-8", "replace"))
+    except (OSError, ValueError):
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    uri = data.get("folder") or data.get("workspace") or data.get("configuration")
+    if not isinstance(uri, str):
+        return ""
+    path = unquote(urlparse(uri).path) if "://" in uri else uri
+    if sys.platform == "win32" and len(path) > 2 and path[0] == "/" and path[2] == ":":
+        path = path[1:]
+    if path.endswith(".code-workspace"):
+        path = os.path.dirname(path)
+    return path
