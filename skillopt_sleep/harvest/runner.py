@@ -1,0 +1,111 @@
+"""Running sources against the archive: checkpoints decide which files are read at all.
+
+A file whose stat matches its checkpoint is not opened. A new, grown or rewritten file is
+read whole and its sessions replace their earlier copies, so turn ids stay stable and a
+rewind or compaction that changed the live branch is reflected. The checkpoint is taken
+before the read (the read stops at the size it saw), so bytes appended during a harvest
+are picked up by the next one, never lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from pathlib import Path
+
+from ..errors import ConfigError
+from ..records import Session
+from ..store.archive import Archive
+from ..store.sessions import load_checkpoints, save_checkpoint
+from .base import HarvestStats, Source, checkpoint_of, file_changed, project_of
+from .claude_code import ClaudeCodeSource
+from .codex import CodexSource
+from .copilot_cli import CopilotCliSource
+from .copilot_vscode import CopilotVSCodeSource
+
+__all__ = ["SOURCE_NAMES", "Filter", "harvest", "harvest_files", "make_source"]
+
+SOURCE_NAMES = ("claude-code", "codex", "copilot-vscode", "copilot-cli")
+
+
+def make_source(name: str, path: Path | None = None, *, stats: HarvestStats | None = None,
+                include_headless: bool = True) -> Source:
+    """The source called ``name``, rooted at ``path`` (default: the agent's own location)."""
+    stats = stats or HarvestStats()
+    if name == "claude-code":
+        return ClaudeCodeSource(path, include_headless=include_headless, stats=stats)
+    if name == "codex":
+        return CodexSource(path, include_headless=include_headless, stats=stats)
+    if name == "copilot-cli":
+        return CopilotCliSource(path, include_headless=include_headless, stats=stats)
+    if name == "copilot-vscode":
+        return CopilotVSCodeSource(path, include_headless=include_headless, stats=stats)
+    raise ConfigError(f"unknown source {name!r}; choose one of {', '.join(SOURCE_NAMES)}, all")
+
+
+class Filter:
+    """Which harvested sessions a caller wants back (all of them are archived regardless)."""
+
+    def __init__(self, since: datetime | None = None, project: str | None = None,
+                 include_headless: bool = False):
+        self.since = since
+        self.project = project_of(project) if project else None
+        self.include_headless = include_headless
+
+    def keep(self, session: Session, stats: HarvestStats) -> bool:
+        if session.headless and not self.include_headless:
+            stats.dropped["headless"] += 1
+            return False
+        if self.since is not None and (session.ended_at is None or session.ended_at < self.since):
+            return False
+        return self.project is None or session.project == self.project
+
+
+def harvest(archive: Archive, sources: Iterable[Source], wanted: Filter | None = None,
+            *, rescan: bool = False) -> Iterator[Session]:
+    """Harvest every new or changed file of ``sources`` into ``archive``; yield wanted sessions.
+
+    Sources should be built with ``include_headless=True`` so headless sessions are
+    archived (flagged) and ``wanted`` decides whether to return them. Never raises for bad
+    content; an unreadable file is counted and retried next time.
+    """
+    wanted = wanted or Filter()
+    for source in sources:
+        checkpoints = {} if rescan else load_checkpoints(archive, source.name)
+        for path in source.discover():
+            if wanted.since is not None and _older_than(path, wanted.since):
+                continue
+            if file_changed(path, checkpoints.get(str(path))) == "unchanged":
+                source.stats.files_unchanged += 1
+                continue
+            yield from _harvest_file(archive, source, path, wanted)
+
+
+def harvest_files(archive: Archive, items: Iterable[tuple[Source, Path]],
+                  wanted: Filter | None = None) -> Iterator[Session]:
+    """Harvest named files (the SessionEnd queue) whatever their checkpoints say."""
+    wanted = wanted or Filter()
+    for source, path in items:
+        yield from _harvest_file(archive, source, path, wanted)
+
+
+def _harvest_file(archive: Archive, source: Source, path: Path,
+                  wanted: Filter) -> Iterator[Session]:
+    failed = source.stats.files_failed
+    snapshot = checkpoint_of(path, source.name, [])
+    sessions = list(source.sessions_from(path))
+    if snapshot is None or source.stats.files_failed > failed:
+        return
+    snapshot.sessions = [s.session_id for s in sessions]
+    save_checkpoint(archive, snapshot, sessions)
+    for session in sessions:
+        if wanted.keep(session, source.stats):
+            yield session
+
+
+def _older_than(path: Path, since: datetime) -> bool:
+    """A file last written before ``since`` cannot hold activity after it."""
+    try:
+        return path.stat().st_mtime < since.timestamp()
+    except OSError:
+        return False

@@ -1,0 +1,148 @@
+"""Archive queries for harvested sessions, their turns and the per-file checkpoints.
+
+Times are stored as fixed-width UTC strings (``YYYY-MM-DDTHH:MM:SS.ffffffZ``) so that
+SQL string comparison is time comparison. Saving a session replaces any earlier copy of
+it (same source and id) with its turns, so re-harvesting a grown file is idempotent.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from ..harvest.base import Checkpoint
+from ..records import Session, ToolCall, Turn, from_dict, to_dict, utcnow
+from .archive import Archive
+
+__all__ = [
+    "count_sessions",
+    "load_checkpoints",
+    "load_sessions",
+    "save_checkpoint",
+    "save_sessions",
+]
+
+_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def _ts(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).strftime(_FORMAT)
+
+
+def _dt(value: str | None) -> datetime | None:
+    return datetime.strptime(value, _FORMAT).replace(tzinfo=UTC) if value else None
+
+
+def save_sessions(archive: Archive, sessions: Iterable[Session]) -> int:
+    """Insert or replace ``sessions`` (with their turns) in one transaction; returns the count."""
+    with archive.transaction() as conn:
+        return _insert(conn, sessions)
+
+
+def _insert(conn: sqlite3.Connection, sessions: Iterable[Session]) -> int:
+    count = 0
+    for s in sessions:
+        conn.execute("DELETE FROM turns WHERE source = ? AND session_id = ?",
+                     (s.source, s.session_id))
+        conn.execute(
+            "INSERT OR REPLACE INTO sessions (source, session_id, project, started_at,"
+            " ended_at, format_version, headless, path, files_json, skills_json,"
+            " harvested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (s.source, s.session_id, s.project, _ts(s.started_at), _ts(s.ended_at),
+             s.format_version, int(s.headless), s.path, json.dumps(s.files_touched),
+             json.dumps(s.skills_used), _ts(utcnow())),
+        )
+        conn.executemany(
+            "INSERT OR REPLACE INTO turns (turn_id, source, session_id, idx, request,"
+            " final_answer, tool_calls_json, signals_json, reaction, timestamp)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?)",
+            [(t.id, s.source, s.session_id, t.index, t.request, t.final_answer,
+              json.dumps(to_dict(t.tool_calls)), json.dumps(t.signals), t.reaction,
+              _ts(t.timestamp)) for t in s.turns],
+        )
+        count += 1
+    return count
+
+
+def load_sessions(
+    archive: Archive, project: str | None = None, since: datetime | None = None, *,
+    include_headless: bool = False, source: str | None = None,
+) -> Iterator[Session]:
+    """Archived sessions, oldest first, with their turns.
+
+    ``project`` is a project identity (as harvested: git root or cwd, real path);
+    ``since`` keeps sessions that ended at or after it. Headless sessions (``claude -p``,
+    ``codex exec``…) are left out unless ``include_headless``.
+    """
+    query = ("SELECT source, session_id, project, started_at, ended_at, format_version,"
+             " headless, path, files_json, skills_json FROM sessions WHERE 1=1")
+    args: list[Any] = []
+    if project is not None:
+        query += " AND project = ?"
+        args.append(project)
+    if since is not None:
+        query += " AND ended_at >= ?"
+        args.append(_ts(since))
+    if not include_headless:
+        query += " AND headless = 0"
+    if source is not None:
+        query += " AND source = ?"
+        args.append(source)
+    query += " ORDER BY ended_at, source, session_id"
+    rows = archive.conn.execute(query, args).fetchall()
+    for row in rows:
+        yield Session(
+            source=row[0], session_id=row[1], project=row[2], started_at=_dt(row[3]),
+            ended_at=_dt(row[4]), format_version=row[5], headless=bool(row[6]), path=row[7],
+            files_touched=json.loads(row[8]), skills_used=json.loads(row[9]),
+            turns=_turns(archive, row[0], row[1]),
+        )
+
+
+def _turns(archive: Archive, source: str, session_id: str) -> list[Turn]:
+    rows = archive.conn.execute(
+        "SELECT turn_id, idx, request, final_answer, tool_calls_json, signals_json, reaction,"
+        " timestamp FROM turns WHERE source = ? AND session_id = ? ORDER BY idx",
+        (source, session_id),
+    ).fetchall()
+    return [
+        Turn(id=r[0], index=r[1], request=r[2], final_answer=r[3],
+             tool_calls=[from_dict(ToolCall, c) for c in json.loads(r[4])],
+             signals=json.loads(r[5]), reaction=r[6], timestamp=_dt(r[7]))
+        for r in rows
+    ]
+
+
+def count_sessions(archive: Archive) -> dict[str, int]:
+    rows = archive.conn.execute("SELECT source, COUNT(*) FROM sessions GROUP BY source")
+    return {source: n for source, n in rows}
+
+
+def load_checkpoints(archive: Archive, source: str | None = None) -> dict[str, Checkpoint]:
+    """Every file checkpoint (of one source, if given), by path."""
+    query = ("SELECT path, source, device, inode, size, mtime_ns, line_offset, tail_hash,"
+             " sessions_json FROM harvest_checkpoints")
+    rows = (archive.conn.execute(query + " WHERE source = ?", (source,)) if source
+            else archive.conn.execute(query)).fetchall()
+    return {
+        r[0]: Checkpoint(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8]))
+        for r in rows
+    }
+
+
+def save_checkpoint(archive: Archive, cp: Checkpoint, sessions: list[Session]) -> None:
+    """Record ``cp`` and the sessions read from its file, atomically together."""
+    with archive.transaction() as conn:
+        _insert(conn, sessions)
+        conn.execute(
+            "INSERT OR REPLACE INTO harvest_checkpoints VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (cp.path, cp.source, cp.device, cp.inode, cp.size, cp.mtime_ns, cp.offset,
+             cp.tail_hash, json.dumps(cp.sessions), _ts(utcnow())),
+        )
