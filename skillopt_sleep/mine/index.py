@@ -1,0 +1,119 @@
+"""A faiss index per project and embedder, persisted in the state dir, grown in place.
+
+Exact inner-product search (``IndexFlatIP``) over unit vectors is cosine search; at
+100k vectors of 384 dimensions one query takes milliseconds, so no approximate index is
+needed. Row ``i`` of the index belongs to ``keys[i]``: adding appends, nothing is ever
+re-embedded or re-added, and an index whose files disagree is dropped and rebuilt from
+the archive's vector cache (cheap: no model involved).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import faiss
+import numpy as np
+from filelock import FileLock
+
+from .. import paths
+from ..records import sha256_text
+
+log = logging.getLogger(__name__)
+
+Hit = tuple[str, float]
+
+
+def project_key(project: str) -> str:
+    """Short, filesystem-safe name of a project (its path is not)."""
+    return sha256_text(project)[:16]
+
+
+def index_dir(state: Path | None = None) -> Path:
+    return (state or paths.state_dir()) / "index"
+
+
+class ProjectIndex:
+    """The vectors of one project's items (requests, by id) under one embedder."""
+
+    def __init__(self, base: Path, project: str, embedder: str, dim: int):
+        self.project = project
+        self.dim = dim
+        stem = base / f"{embedder}-{project_key(project)}"
+        self.index_path = stem.with_suffix(".faiss")
+        self.keys_path = stem.with_suffix(".keys.json")
+        self._lock = FileLock(str(stem.with_suffix(".lock")))
+        self.index: faiss.Index = faiss.IndexFlatIP(dim)
+        self.keys: list[str] = []
+        self._rows: dict[str, int] = {}
+
+    @classmethod
+    def open(cls, project: str, embedder: str, dim: int, base: Path | None = None) -> ProjectIndex:
+        """Load the persisted index, or an empty one if it is missing or inconsistent."""
+        self = cls(paths.ensure(base or index_dir()), project, embedder, dim)
+        if self.index_path.exists() and self.keys_path.exists():
+            with self._lock:
+                self._load()
+        return self
+
+    def _load(self) -> None:
+        try:
+            index = faiss.read_index(str(self.index_path))
+            keys = json.loads(self.keys_path.read_text(encoding="utf-8"))
+        except (RuntimeError, OSError, ValueError) as exc:
+            log.warning("index %s unreadable (%s); rebuilding", self.index_path, exc)
+            return
+        if index.ntotal != len(keys) or index.d != self.dim:
+            log.warning("index %s out of step with its keys; rebuilding", self.index_path)
+            return
+        self.index, self.keys = index, list(keys)
+        self._rows = {k: i for i, k in enumerate(self.keys)}
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._rows
+
+    def add(self, keys: Sequence[str], vectors: np.ndarray) -> int:
+        """Append the vectors of keys not yet indexed; returns how many were added."""
+        fresh = [i for i, k in enumerate(keys) if k not in self._rows]
+        fresh = list({keys[i]: i for i in fresh}.values())  # a key repeated in one batch
+        if not fresh:
+            return 0
+        block = np.ascontiguousarray(vectors[fresh], dtype=np.float32)
+        self.index.add(block)
+        for i in fresh:
+            self._rows[keys[i]] = len(self.keys)
+            self.keys.append(keys[i])
+        return len(fresh)
+
+    def search(self, queries: np.ndarray, k: int) -> list[list[Hit]]:
+        """The ``k`` nearest keys of each query row, best first, as ``(key, cosine)``."""
+        if len(self.keys) == 0 or k <= 0:
+            return [[] for _ in range(len(queries))]
+        block = np.ascontiguousarray(np.atleast_2d(queries), dtype=np.float32)
+        scores, rows = self.index.search(block, min(k, len(self.keys)))
+        return [
+            [(self.keys[r], float(s)) for s, r in zip(srow, rrow, strict=True) if r >= 0]
+            for srow, rrow in zip(scores, rows, strict=True)
+        ]
+
+    def vectors(self, keys: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(keys), self.dim), dtype=np.float32)
+        for i, key in enumerate(keys):
+            out[i] = self.index.reconstruct(self._rows[key])
+        return out
+
+    def save(self) -> None:
+        """Write both files atomically (temp file, then rename), under a file lock."""
+        with self._lock:
+            tmp_index = self.index_path.with_suffix(".faiss.tmp")
+            tmp_keys = self.keys_path.with_suffix(".json.tmp")
+            faiss.write_index(self.index, str(tmp_index))
+            tmp_keys.write_text(json.dumps(self.keys), encoding="utf-8")
+            os.replace(tmp_keys, self.keys_path)
+            os.replace(tmp_index, self.index_path)

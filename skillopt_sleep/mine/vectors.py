@@ -1,0 +1,66 @@
+"""Vectors cached in the archive by embedder and content hash.
+
+A text is embedded once per embedder, ever: a second night over the same sessions
+embeds nothing, and the model is not even loaded when every text is cached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..records import sha256_text
+from ..store.archive import Archive
+from .embed import Embedder
+
+_BATCH = 500  # SQLite's bound-parameter limit is far above this; it keeps IN lists short
+
+
+class VectorCache:
+    """``vectors(texts)`` through the archive; ``embedded`` counts texts sent to the model."""
+
+    def __init__(self, archive: Archive, embedder: Embedder):
+        self.archive = archive
+        self.embedder = embedder
+        self.embedded = 0
+
+    def _cached(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        unique = list(dict.fromkeys(hashes))
+        for start in range(0, len(unique), _BATCH):
+            chunk = unique[start : start + _BATCH]
+            marks = ",".join("?" * len(chunk))
+            rows = self.archive.conn.execute(
+                f"SELECT text_hash, dim, vector FROM vectors WHERE embedder = ?"
+                f" AND text_hash IN ({marks})",
+                (self.embedder.name, *chunk),
+            ).fetchall()
+            for text_hash, dim, blob in rows:
+                if dim == self.embedder.dim:
+                    found[text_hash] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def store(self, hashes: Sequence[str], vectors: np.ndarray) -> None:
+        rows = [
+            (self.embedder.name, h, int(v.shape[0]), np.ascontiguousarray(v, np.float32).tobytes())
+            for h, v in zip(hashes, vectors, strict=True)
+        ]
+        with self.archive.transaction() as conn:
+            conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
+
+    def vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit row per text, embedding only texts this embedder has never seen."""
+        hashes = [sha256_text(t) for t in texts]
+        found = self._cached(hashes)
+        missing = list(dict.fromkeys(h for h in hashes if h not in found))
+        if missing:
+            text_of = dict(zip(hashes, texts, strict=True))
+            fresh = self.embedder.embed([text_of[h] for h in missing])
+            self.embedded += len(missing)
+            self.store(missing, fresh)
+            found.update(zip(missing, fresh, strict=True))
+        out = np.zeros((len(texts), self.embedder.dim), dtype=np.float32)
+        for row, h in enumerate(hashes):
+            out[row] = found[h]
+        return out
