@@ -1,0 +1,129 @@
+"""``anthropic:MODEL``: the Messages API through the official ``anthropic`` SDK.
+
+The SDK's own environment variables work (``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``);
+``base_url`` overrides the latter. The SDK's retries are off: ``retry.call_with_retries``
+is the one retry policy. Anthropic has no sampling seed, so ``seed`` only names the
+sample (the cache keeps samples apart).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import anthropic
+
+from ..errors import AuthError, ModelError
+from ..records import Completion, Message, ToolCall, Usage
+from .messages import anthropic_tools, split_system, tool_call
+from .pricing import Price
+from .retry import RetryPolicy, call_with_retries
+
+_TRANSIENT = (anthropic.APIConnectionError,)
+_TAKES_TEMPERATURE = re.compile(
+    r"^claude-(3|instant|2|haiku-4-5|sonnet-4(-5)?|opus-4(-[15])?)(-|$)")
+
+
+class AnthropicLLM:
+    """A Claude model over the Messages API, plain or streaming (``stream=True``)."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        price: Price,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        policy: RetryPolicy | None = None,
+        stream: bool = False,
+    ):
+        self.name = f"anthropic:{model}"
+        self.model = model
+        self.price = price
+        self.policy = policy or RetryPolicy()
+        self.stream = stream
+        self._base_url = base_url
+        self._api_key = api_key
+        self._client: anthropic.Anthropic | None = None
+
+    def _sdk(self) -> anthropic.Anthropic:
+        # Built on first use so a missing key surfaces as AuthError at the first call,
+        # not when a command merely parses its flags.
+        if self._client is None:
+            try:
+                self._client = anthropic.Anthropic(
+                    api_key=self._api_key, base_url=self._base_url, max_retries=0,
+                    timeout=self.policy.timeout_s,
+                )
+            except anthropic.AnthropicError as exc:
+                raise AuthError(f"{self.name}: cannot build the client ({exc}); "
+                                "set ANTHROPIC_API_KEY") from exc
+        return self._client
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int,
+        tools: Sequence[dict[str, Any]] | None = None,
+    ) -> Completion:
+        system, turns = split_system(messages)
+        request: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens,
+                                   "messages": turns}
+        if _TAKES_TEMPERATURE.match(self.model):
+            # The current SDK dropped the parameter; the models that honour it still do.
+            request["extra_body"] = {"temperature": temperature}
+        if system:
+            request["system"] = system
+        if tools:
+            request["tools"] = anthropic_tools(tools)
+        client = self._sdk()
+        started = time.monotonic()
+
+        def attempt() -> Completion:
+            if self.stream:
+                with client.messages.stream(**request) as events:
+                    message = events.get_final_message()
+            else:
+                message = client.messages.create(**request)
+            return self._completion(message)
+
+        completion = call_with_retries(attempt, policy=self.policy, what=self.name,
+                                       transient_types=_TRANSIENT)
+        completion.latency_s = time.monotonic() - started
+        return completion
+
+    def _completion(self, message: Any) -> Completion:
+        content = getattr(message, "content", None)
+        if not isinstance(content, list):
+            raise ModelError(f"{self.name}: malformed response, no content list")
+        texts: list[str] = []
+        calls: list[ToolCall] = []
+        for block in content:
+            kind = getattr(block, "type", None)
+            if kind == "text":
+                texts.append(str(block.text))
+            elif kind == "tool_use":
+                calls.append(tool_call(str(block.name), dict(block.input or {})))
+        text = "".join(texts)
+        if not text.strip() and not calls:
+            raise ModelError(f"{self.name}: empty answer "
+                             f"(stop_reason={getattr(message, 'stop_reason', None)})")
+        usage = _usage(getattr(message, "usage", None))
+        return Completion(text=text, tool_calls=calls, usage=usage,
+                          cost_usd=self.price.cost(usage))
+
+
+def _usage(raw: Any) -> Usage:
+    if raw is None:
+        return Usage()
+    created = getattr(raw, "cache_creation_input_tokens", 0) or 0
+    return Usage(
+        input_tokens=int(getattr(raw, "input_tokens", 0) or 0) + int(created),
+        output_tokens=int(getattr(raw, "output_tokens", 0) or 0),
+        cache_read_tokens=int(getattr(raw, "cache_read_input_tokens", 0) or 0),
+    )
