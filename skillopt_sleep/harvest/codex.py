@@ -105,7 +105,7 @@ class _Reader:
         kind = record.get("type")
         payload = record.get("payload")
         if not isinstance(payload, dict):
-            return
+            raise TypeError("payload is not an object")  # counted as a skipped line
         when = to_utc(record.get("timestamp"))
         self.b.seen(when)
         if kind == "session_meta":

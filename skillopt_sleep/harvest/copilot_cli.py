@@ -91,7 +91,7 @@ class _Reader:
         kind = record.get("type")
         data = record.get("data")
         if not isinstance(kind, str) or not isinstance(data, dict):
-            return
+            raise TypeError("event without a type or a data object")  # counted as skipped
         when = to_utc(record.get("timestamp"))
         self.b.seen(when)
         parent = data.get("parentToolCallId") or record.get("agentId")
@@ -121,8 +121,10 @@ class _Reader:
             self.b.sentinel = True
 
     def user(self, data: dict[str, Any], when: datetime | None) -> None:
-        content = data.get("content")
-        if isinstance(content, str) and content.strip():
+        content = data["content"]
+        if not isinstance(content, str):
+            raise TypeError("user.message content is not text")
+        if content.strip():
             self.b.start_turn(content, when)
 
     def assistant(self, data: dict[str, Any], when: datetime | None) -> None:

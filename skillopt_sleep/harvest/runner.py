@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..records import Session
 from ..store.archive import Archive
-from ..store.sessions import load_checkpoints, save_checkpoint
+from ..store.sessions import load_checkpoints, save_checkpoint, save_sessions
 from .base import HarvestStats, Source, checkpoint_of, file_changed, project_of
 from .claude_code import ClaudeCodeSource
 from .codex import CodexSource
@@ -94,10 +94,13 @@ def _harvest_file(archive: Archive, source: Source, path: Path,
     failed = source.stats.files_failed
     snapshot = checkpoint_of(path, source.name, [])
     sessions = list(source.sessions_from(path))
-    if snapshot is None or source.stats.files_failed > failed:
-        return
-    snapshot.sessions = [s.session_id for s in sessions]
-    save_checkpoint(archive, snapshot, sessions)
+    if source.stats.files_failed > failed:
+        return  # not checkpointed: the next harvest tries this file again
+    if snapshot is None:  # not a file on disk (a mock source): nothing to checkpoint
+        save_sessions(archive, sessions)
+    else:
+        snapshot.sessions = [s.session_id for s in sessions]
+        save_checkpoint(archive, snapshot, sessions)
     for session in sessions:
         if wanted.keep(session, source.stats):
             yield session
