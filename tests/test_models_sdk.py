@@ -164,3 +164,13 @@ def test_missing_openai_key_is_an_auth_error(monkeypatch: pytest.MonkeyPatch) ->
     llm = OpenAIChatLLM("gpt-4o", price=PRICE, policy=POLICY)
     with pytest.raises(AuthError, match="OPENAI_API_KEY"):
         llm.complete(MESSAGES, max_tokens=5, temperature=0, seed=0)
+
+
+def test_missing_anthropic_key_is_an_auth_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", "/nonexistent")
+    with FakeLLMServer() as fake:
+        llm = AnthropicLLM("claude-haiku-4-5", price=PRICE, base_url=fake.url, policy=POLICY)
+        with pytest.raises(AuthError, match="ANTHROPIC_API_KEY"):
+            llm.complete(MESSAGES, max_tokens=5, temperature=0, seed=0)

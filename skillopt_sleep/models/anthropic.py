@@ -85,11 +85,18 @@ class AnthropicLLM:
         started = time.monotonic()
 
         def attempt() -> Completion:
-            if self.stream:
-                with client.messages.stream(**request) as events:
-                    message = events.get_final_message()
-            else:
-                message = client.messages.create(**request)
+            try:
+                if self.stream:
+                    with client.messages.stream(**request) as events:
+                        message = events.get_final_message()
+                else:
+                    message = client.messages.create(**request)
+            except TypeError as exc:
+                # The SDK finds out it has no credentials only when it builds the request.
+                if "authentication" in str(exc):
+                    raise AuthError(f"{self.name}: no credentials ({exc}); "
+                                    "set ANTHROPIC_API_KEY") from exc
+                raise
             return self._completion(message)
 
         completion = call_with_retries(attempt, policy=self.policy, what=self.name,

@@ -1,0 +1,97 @@
+"""``handoff``: the user's own agent answers the model calls, through files.
+
+For a user with no API key but a coding agent at hand. Each call becomes a prompt file
+``<dir>/pending/<key>.md``; the agent (or the user) writes the answer to
+``<dir>/answers/<key>.md`` and re-runs the command, which then resumes: answered calls
+return their answer, the first unanswered one raises ``HandoffPending`` (exit code 3).
+The key hashes the messages, parameters and seed, so a re-run asks exactly the same
+questions and distinct samples get distinct files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from ..errors import HandoffPending
+from ..records import Completion, Message
+from .cache import call_key
+from .pricing import FREE
+
+INSTRUCTIONS = """\
+# Pending model calls from skillopt-sleep
+
+Each `pending/<key>.md` file is one prompt. Answer it as the model would: write only the
+answer to `answers/<key>.md` (same key), nothing else. Then re-run the skillopt-sleep
+command; it resumes where it stopped and may leave new prompts here.
+"""
+
+
+def default_dir() -> Path:
+    return paths.state_dir() / "handoff"
+
+
+class HandoffLLM:
+    """An ``LLM`` whose answers come from files; a missing answer raises ``HandoffPending``."""
+
+    def __init__(self, directory: Path | None = None, name: str = "handoff"):
+        self.name = name
+        self.price = FREE
+        self.directory = directory or default_dir()
+
+    @property
+    def pending_dir(self) -> Path:
+        return self.directory / "pending"
+
+    @property
+    def answers_dir(self) -> Path:
+        return self.directory / "answers"
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int,
+        tools: Sequence[dict[str, Any]] | None = None,
+    ) -> Completion:
+        key = call_key(self.name, messages, max_tokens=max_tokens, temperature=temperature,
+                       seed=seed, tools=tools)[:24]
+        answer = self.answers_dir / f"{key}.md"
+        if answer.is_file():
+            text = answer.read_text(encoding="utf-8").strip()
+            if text:
+                (self.pending_dir / f"{key}.md").unlink(missing_ok=True)
+                return Completion(text=text)
+        self._write_pending(key, messages, max_tokens=max_tokens, seed=seed)
+        count = len(list(self.pending_dir.glob("*.md")))
+        raise HandoffPending(
+            f"{count} prompt(s) waiting for an answer in {self.pending_dir}; write each answer "
+            f"to {self.answers_dir}/<same name> and run the command again")
+
+    def _write_pending(self, key: str, messages: Sequence[Message], *, max_tokens: int,
+                       seed: int) -> None:
+        paths.ensure(self.pending_dir)
+        paths.ensure(self.answers_dir)
+        readme = self.directory / "README.md"
+        if not readme.exists():
+            readme.write_text(INSTRUCTIONS, encoding="utf-8")
+        head = json.dumps({"key": key, "max_tokens": max_tokens, "sample": seed})
+        parts = [f"<!-- {head} -->", f"Answer in at most about {max_tokens} tokens. "
+                 f"Write the answer to answers/{key}.md.", ""]
+        for message in messages:
+            parts += [f"## {message.get('role', 'user')}", "", message.get("content", ""), ""]
+        _atomic_write(self.pending_dir / f"{key}.md", "\n".join(parts))
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".md")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path)

@@ -1,0 +1,227 @@
+"""Counting every model call, and stopping before a dollar cap is crossed.
+
+A ``Ledger`` is shared by the night's models (target, optimizer, judge); each is wrapped
+in a ``MeteredLLM`` that records one ``CallRecord`` per call, failed calls included. A
+cap is a promise, not a trigger: a call is refused (``BudgetExceeded``, before it is
+sent) when its worst case — the prompt plus ``max_tokens`` of output at the model's
+price — could take the spend past the per-night or per-skill cap. Replays from the
+cache are free and never refused.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..errors import BudgetExceeded, ModelError
+from ..records import Completion, Message, Usage
+from .base import LLM
+from .pricing import Price
+
+CHARS_PER_TOKEN = 4
+"""Rough prompt size before a call (real counts come back in the usage)."""
+
+
+@dataclass
+class CallRecord:
+    role: str
+    spec: str
+    skill: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    cached: bool = False
+    error: str = ""
+    at: float = field(default_factory=time.time)
+
+
+class Ledger:
+    """Every call of a run, thread-safe. ``skill_scope`` tags calls for the per-skill cap."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._calls: list[CallRecord] = []
+        self.skill = ""
+
+    @contextmanager
+    def skill_scope(self, skill: str) -> Iterator[None]:
+        """Calls made inside count towards ``skill``'s spend (skills are trained one by one)."""
+        previous, self.skill = self.skill, skill
+        try:
+            yield
+        finally:
+            self.skill = previous
+
+    def record(self, call: CallRecord) -> None:
+        with self._lock:
+            self._calls.append(call)
+
+    @property
+    def calls(self) -> list[CallRecord]:
+        with self._lock:
+            return list(self._calls)
+
+    @property
+    def total_usd(self) -> float:
+        return sum(c.cost_usd for c in self.calls)
+
+    def skill_usd(self, skill: str) -> float:
+        return sum(c.cost_usd for c in self.calls if c.skill == skill)
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for c in self.calls:
+            total = total + Usage(c.input_tokens, c.output_tokens, c.cache_read_tokens)
+        return total
+
+    def by_role(self) -> dict[str, dict[str, Any]]:
+        """Per role: calls, errors, cached replays, tokens, dollars and seconds."""
+        roles: dict[str, dict[str, Any]] = {}
+        for c in self.calls:
+            row = roles.setdefault(c.role, {
+                "calls": 0, "errors": 0, "cached": 0, "input_tokens": 0, "output_tokens": 0,
+                "cache_read_tokens": 0, "cost_usd": 0.0, "latency_s": 0.0})
+            row["calls"] += 1
+            row["errors"] += bool(c.error)
+            row["cached"] += c.cached
+            row["input_tokens"] += c.input_tokens
+            row["output_tokens"] += c.output_tokens
+            row["cache_read_tokens"] += c.cache_read_tokens
+            row["cost_usd"] += c.cost_usd
+            row["latency_s"] += c.latency_s
+        return roles
+
+    def cost_by_role(self) -> dict[str, float]:
+        return {role: row["cost_usd"] for role, row in self.by_role().items()}
+
+    def to_rows(self) -> list[dict[str, Any]]:
+        return [asdict(c) for c in self.calls]
+
+
+def worst_case_usd(price: Price | None, messages: Sequence[Message], max_tokens: int) -> float:
+    """What a call could cost at most: its prompt plus every allowed output token."""
+    if price is None:
+        return 0.0
+    prompt_chars = sum(len(m.get("content", "")) for m in messages)
+    return price.cost(Usage(input_tokens=prompt_chars // CHARS_PER_TOKEN + 1,
+                            output_tokens=max_tokens))
+
+
+class MeteredLLM:
+    """An ``LLM`` that records each call in a ``Ledger`` and enforces the dollar caps."""
+
+    def __init__(self, llm: LLM, role: str, ledger: Ledger,
+                 max_usd_per_night: float | None = None,
+                 max_usd_per_skill: float | None = None):
+        self.inner = llm
+        self.role = role
+        self.ledger = ledger
+        self.name = llm.name
+        self.price: Price | None = getattr(llm, "price", None)
+        self.max_usd_per_night = max_usd_per_night
+        self.max_usd_per_skill = max_usd_per_skill
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int,
+        tools: Sequence[dict[str, Any]] | None = None,
+    ) -> Completion:
+        params: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature,
+                                  "seed": seed, "tools": tools}
+        self._check_caps(messages, params)
+        skill = self.ledger.skill
+        started = time.monotonic()
+        try:
+            completion = self.inner.complete(messages, **params)
+        except ModelError as exc:
+            self.ledger.record(CallRecord(self.role, self.name, skill, error=str(exc)[:500],
+                                          latency_s=time.monotonic() - started))
+            raise
+        u = completion.usage
+        self.ledger.record(CallRecord(
+            self.role, self.name, skill, u.input_tokens, u.output_tokens, u.cache_read_tokens,
+            completion.latency_s or time.monotonic() - started, completion.cost_usd,
+            completion.cached))
+        return completion
+
+    def _check_caps(self, messages: Sequence[Message], params: dict[str, Any]) -> None:
+        has = getattr(self.inner, "has", None)
+        if callable(has) and has(messages, **params):
+            return
+        worst = worst_case_usd(self.price, messages, params["max_tokens"])
+        caps = [("night", self.max_usd_per_night, self.ledger.total_usd)]
+        if self.ledger.skill:
+            caps.append((f"skill {self.ledger.skill!r}", self.max_usd_per_skill,
+                         self.ledger.skill_usd(self.ledger.skill)))
+        for scope, cap, spent in caps:
+            if cap is not None and (spent >= cap or spent + worst > cap):
+                raise BudgetExceeded(
+                    f"the {scope} budget of ${cap:.2f} is reached: ${spent:.4f} spent, the next "
+                    f"{self.role} call ({self.name}) could cost up to ${worst:.4f}")
+
+
+@dataclass
+class NightShape:
+    """The calls one night makes per skill, in round numbers, for a pre-flight estimate."""
+
+    train_tasks: int
+    val_tasks: int
+    test_tasks: int = 0
+    samples: int = 1
+    val_repeats: int = 3
+    steps: int = 3
+    edits_per_step: int = 4
+    skills: int = 1
+    prompt_tokens: int = 1500
+    answer_tokens: int = 600
+    reflect_calls_per_step: int = 2
+    reflect_prompt_tokens: int = 8000
+    reflect_output_tokens: int = 1500
+    judge_calls_per_answer: int = 0
+    judge_prompt_tokens: int = 1200
+    judge_output_tokens: int = 150
+
+
+@dataclass
+class NightEstimate:
+    total_usd: float
+    usd_by_role: dict[str, float]
+    calls_by_role: dict[str, int]
+
+
+def estimate_night(shape: NightShape, *, target: Price, optimizer: Price,
+                   judge: Price | None = None) -> NightEstimate:
+    """Worst-ish case of a night: no cache hits, every gate replays validation in full."""
+    s = shape
+    val_replays = s.val_tasks * s.val_repeats
+    per_skill_answers = (val_replays + 2 * s.test_tasks  # baseline val, test before and after
+                         + s.steps * (s.train_tasks * s.samples + s.edits_per_step * val_replays)
+                         + val_replays)  # the slow update's gate
+    answers = s.skills * per_skill_answers
+    reflections = s.skills * (s.steps * s.reflect_calls_per_step + 1)
+    judgements = answers * s.judge_calls_per_answer
+    usd = {
+        "target": answers * target.cost(Usage(s.prompt_tokens, s.answer_tokens)),
+        "optimizer": reflections * optimizer.cost(
+            Usage(s.reflect_prompt_tokens, s.reflect_output_tokens)),
+        "judge": judgements * (judge or target).cost(
+            Usage(s.judge_prompt_tokens, s.judge_output_tokens)),
+    }
+    calls = {"target": answers, "optimizer": reflections, "judge": judgements}
+    return NightEstimate(sum(usd.values()), usd, calls)
+
+
+def estimate_night_usd(shape: NightShape, *, target: Price, optimizer: Price,
+                       judge: Price | None = None) -> float:
+    return estimate_night(shape, target=target, optimizer=optimizer, judge=judge).total_usd
