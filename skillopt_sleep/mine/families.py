@@ -39,7 +39,8 @@ class Family:
     id: str
     project: str
     members: list[str] = field(default_factory=list)
-    new: bool = False
+    new: bool = False  # formed in this pass
+    grew: bool = False  # formed or joined by a request in this pass
 
 
 def family_id(project: str, first_members: Sequence[str]) -> str:

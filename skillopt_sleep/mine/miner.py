@@ -99,7 +99,8 @@ class Miner:
         report.bump("new_families", sum(touched.values()))
         report.bump("families", len(by_family))
         report.families += [
-            Family(fid, project, [m.id for m in by_family[fid]], new=touched.get(fid, False))
+            Family(fid, project, [m.id for m in by_family[fid]], new=touched.get(fid, False),
+                   grew=fid in touched)
             for fid in sorted(by_family)
         ]
 
