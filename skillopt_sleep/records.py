@@ -325,7 +325,7 @@ class NightResult:
     baseline_test: float | None = None
     after_test: float | None = None
     steps: list[StepResult] = field(default_factory=list)
-    slow_update: GateDecision | None = None
+    slow_updates: list[GateDecision] = field(default_factory=list)
     abstained: str = ""
     stopped: str = ""
     counts: dict[str, int] = field(default_factory=dict)
@@ -337,10 +337,7 @@ class NightResult:
 
     @property
     def decisions(self) -> list[GateDecision]:
-        found = [d for s in self.steps for d in s.decisions]
-        if self.slow_update is not None:
-            found.append(self.slow_update)
-        return found
+        return [d for s in self.steps for d in s.decisions] + list(self.slow_updates)
 
     @property
     def accepted(self) -> list[GateDecision]:

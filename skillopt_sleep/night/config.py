@@ -1,0 +1,30 @@
+"""The knobs of one night, with the paper's defaults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class NightConfig:
+    steps: int = 3
+    budget_start: int = 4
+    budget_end: int = 2
+    schedule: Literal["constant", "linear", "cosine"] = "cosine"
+    batch_size: int = 8
+    train_samples: int = 1
+    val_repeats: int = 3
+    test_repeats: int = 1
+    alpha: float = 0.05
+    margin: float = 0.0
+    metric: Literal["hard", "soft", "mixed"] = "mixed"
+    test: Literal["sign", "permutation"] = "sign"
+    no_regression: bool = False
+    min_val_tasks: int = 4
+    gate: bool = True
+    slow_update: bool = True
+    max_tokens: int = 1024
+    temperature: float = 0.7
+    workers: int = 4
+    max_success_batches: int = 1

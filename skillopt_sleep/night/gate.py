@@ -1,0 +1,111 @@
+"""The gate: an edit is kept only if it beats the incumbent on held-out tasks beyond noise.
+
+Candidate and incumbent answer the same validation tasks with the same sample indices;
+deltas are paired by (task, sample), and pairs where either side has no judgement are
+dropped, never counted as 0. Accept iff the mean paired delta exceeds the margin AND a
+one-sided paired test (exact sign test, or a paired sign-flip permutation test) rejects
+"no improvement" at ``alpha``. Ties reject. Optionally, no task may regress.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scipy.stats import binomtest
+
+from ..records import Rollout
+
+
+@dataclass(frozen=True)
+class Comparison:
+    mean_delta: float
+    p_value: float
+    n_pairs: int
+    task_deltas: dict[str, float]
+    incumbent: float
+    candidate: float
+    deltas: tuple[float, ...] = ()
+
+
+def paired(incumbent: Sequence[Rollout], candidate: Sequence[Rollout], metric: str) -> Comparison:
+    """Pair rollouts by (task, sample) and summarise the deltas (no test yet)."""
+    pairs = _pairs(incumbent, candidate)
+    deltas = [c.score.metric(metric) - i.score.metric(metric) for i, c in pairs]
+    per_task: dict[str, list[float]] = defaultdict(list)
+    for (_, c), d in zip(pairs, deltas, strict=True):
+        per_task[c.task_id].append(d)
+    n = len(pairs)
+    return Comparison(
+        mean_delta=sum(deltas) / n if n else 0.0, p_value=1.0, n_pairs=n,
+        task_deltas={t: sum(v) / len(v) for t, v in per_task.items()},
+        incumbent=sum(i.score.metric(metric) for i, _ in pairs) / n if n else 0.0,
+        candidate=sum(c.score.metric(metric) for _, c in pairs) / n if n else 0.0,
+        deltas=tuple(deltas),
+    )
+
+
+def sign_test(deltas: Sequence[float]) -> float:
+    """One-sided exact sign test of "candidate is not better"; zeros carry no evidence."""
+    pos = sum(1 for d in deltas if d > 0)
+    neg = sum(1 for d in deltas if d < 0)
+    if pos + neg == 0:
+        return 1.0
+    return float(binomtest(pos, pos + neg, 0.5, alternative="greater").pvalue)
+
+
+def permutation_test(deltas: Sequence[float], rounds: int = 10_000, seed: int = 0) -> float:
+    """One-sided paired sign-flip permutation test (exact up to 16 non-zero pairs)."""
+    nonzero = [d for d in deltas if d != 0]
+    if not nonzero:
+        return 1.0
+    observed = sum(nonzero)
+    if len(nonzero) <= 16:
+        signs = itertools.product((1, -1), repeat=len(nonzero))
+        hits = total = 0
+        for flip in signs:
+            total += 1
+            hits += sum(s * d for s, d in zip(flip, nonzero, strict=True)) >= observed - 1e-12
+        return hits / total
+    rng = random.Random(seed)
+    hits = sum(
+        sum(d if rng.random() < 0.5 else -d for d in nonzero) >= observed - 1e-12
+        for _ in range(rounds)
+    )
+    return (hits + 1) / (rounds + 1)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    accepted: bool
+    reason: str
+    comparison: Comparison
+
+
+def decide(incumbent: Sequence[Rollout], candidate: Sequence[Rollout], *, metric: str,
+           alpha: float, margin: float, test: str = "sign", no_regression: bool = False,
+           min_pairs: int = 1) -> Verdict:
+    """Accept or reject a candidate against the incumbent, saying why."""
+    comp = paired(incumbent, candidate, metric)
+    if comp.n_pairs < min_pairs:
+        return Verdict(False, f"only {comp.n_pairs} usable pairs (need {min_pairs})", comp)
+    p = sign_test(comp.deltas) if test == "sign" else permutation_test(comp.deltas)
+    comp = dataclasses.replace(comp, p_value=p)
+    if comp.mean_delta <= margin:
+        word = "tie" if comp.mean_delta == 0 else "no gain" if comp.mean_delta > 0 else "worse"
+        return Verdict(False, f"{word}: mean delta {comp.mean_delta:+.3f} ≤ margin {margin}", comp)
+    if p >= alpha:
+        return Verdict(False, f"not significant: p = {p:.3f} ≥ α = {alpha}", comp)
+    if no_regression and (worst := min(comp.task_deltas.values(), default=0.0)) < 0:
+        return Verdict(False, f"a validation task regressed ({worst:+.3f})", comp)
+    return Verdict(True, f"better by {comp.mean_delta:+.3f} (p = {p:.3f})", comp)
+
+
+def _pairs(incumbent: Sequence[Rollout], candidate: Sequence[Rollout]) -> list[tuple[Rollout, Rollout]]:
+    base = {(r.task_id, r.sample): r for r in incumbent if r.usable}
+    return [(base[(r.task_id, r.sample)], r) for r in candidate
+            if r.usable and (r.task_id, r.sample) in base]

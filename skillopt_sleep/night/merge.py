@@ -1,0 +1,61 @@
+"""Merge: one ranked, de-duplicated list of edits from every minibatch.
+
+Duplicates (same op, anchor and normalised text) merge into one edit whose ``support`` is
+the number of minibatches that proposed it. Contradictions (different ops on one anchor)
+keep the better-supported one. Edits already rejected by the gate in the buffer are
+dropped. Failure-driven edits rank first, then by support, then shorter text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ..records import Edit, GateDecision
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _key(edit: Edit) -> tuple[str, str, str]:
+    return edit.op, _norm(edit.anchor), _norm(edit.text)
+
+
+def merge(edits: Sequence[Edit], rejected: Sequence[GateDecision] = ()) -> tuple[list[Edit], list[GateDecision]]:
+    """Ranked unique edits, and a decision for every edit dropped (repeat or contradiction)."""
+    dropped: list[GateDecision] = []
+    seen_bad = {_key(d.edit) for d in rejected if d.stage == "gate"}
+    merged: dict[tuple[str, str, str], Edit] = {}
+    for edit in edits:
+        key = _key(edit)
+        if key in seen_bad:
+            dropped.append(GateDecision(edit, False, "already rejected by the gate", stage="merge"))
+        elif key in merged:
+            old = merged[key]
+            origin = "failure" if "failure" in (old.origin, edit.origin) else old.origin
+            merged[key] = replace(old, support=old.support + edit.support, origin=origin)
+        else:
+            merged[key] = edit
+    by_anchor: dict[str, Edit] = {}
+    for edit in sorted(merged.values(), key=_rank):
+        anchor = _norm(edit.anchor)
+        if anchor and anchor in by_anchor and by_anchor[anchor].op != edit.op:
+            dropped.append(GateDecision(edit, False, f"contradicts {by_anchor[anchor].id}", stage="merge"))
+            continue
+        if anchor:
+            by_anchor.setdefault(anchor, edit)
+    kept = [e for e in sorted(merged.values(), key=_rank)
+            if not any(d.edit is e for d in dropped)]
+    return kept, dropped
+
+
+def _rank(edit: Edit) -> tuple[int, int, int, str]:
+    return (0 if edit.origin == "failure" else 1, -edit.support, len(edit.text), edit.id)
+
+
+def clip(ranked: Sequence[Edit], budget: int) -> tuple[list[Edit], list[GateDecision]]:
+    """The first ``budget`` edits, and a budget decision for each one left over."""
+    over = [GateDecision(e, False, f"over the step's edit budget of {budget}", stage="budget")
+            for e in ranked[budget:]]
+    return list(ranked[:budget]), over

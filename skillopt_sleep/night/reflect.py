@@ -1,0 +1,88 @@
+"""Reflect: the optimizer reads minibatches of failures and successes and proposes edits.
+
+Failures and successes are shown in separate minibatches (default 8), with the current
+skill, the rejected-edit buffer and the meta notes. A reply that is not valid edit JSON is
+retried once, then recorded as a reflection failure; it is never silently dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..errors import AuthError, BudgetExceeded, HandoffPending, ModelError
+from ..models.base import LLM
+from ..records import Edit, EditOp, GateDecision, Rollout, Task
+from .prompts import reflect_messages
+
+_FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
+
+
+@dataclass
+class Reflection:
+    edits: list[Edit] = field(default_factory=list)
+    calls: int = 0
+    failures: list[str] = field(default_factory=list)
+
+
+def parse_edits(text: str, origin: str) -> list[Edit]:
+    """Edits from an optimizer reply; raise ``ValueError`` saying why it is unusable."""
+    candidates = [text.strip(), *(m.group(1) for m in _FENCE.finditer(text))]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start : end + 1])
+    for candidate in candidates:
+        try:
+            data = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("edits"), list):
+            return [e for e in (_edit(item, origin) for item in data["edits"]) if e is not None]
+    raise ValueError(f"reply is not edit JSON: {text[:120]!r}")
+
+
+def _edit(item: object, origin: str) -> Edit | None:
+    if not isinstance(item, dict):
+        return None
+    op = str(item.get("op", ""))
+    if op not in {o.value for o in EditOp}:
+        return None
+    cited = item.get("tasks")
+    support = len({str(t) for t in cited}) if isinstance(cited, list) and cited else 1
+    return Edit(op=op, text=str(item.get("text", "") or ""), anchor=str(item.get("anchor", "") or ""),
+                rationale=str(item.get("rationale", "") or "")[:300], support=support,
+                origin="success" if origin == "success" else "failure")
+
+
+def _ask(optimizer: LLM, messages: list, origin: str, seed: int, out: Reflection) -> None:
+    for attempt in range(2):
+        out.calls += 1
+        try:
+            reply = optimizer.complete(messages, max_tokens=1500, temperature=0.7,
+                                       seed=seed * 2 + attempt)
+            out.edits.extend(parse_edits(reply.text, origin))
+            return
+        except (AuthError, BudgetExceeded, HandoffPending):
+            raise
+        except (ModelError, ValueError) as exc:
+            if attempt == 1:
+                out.failures.append(f"{origin} minibatch: {exc}")
+
+
+def reflect(optimizer: LLM, *, skill: str, scored: Sequence[tuple[Task, Rollout]],
+            rejected: Sequence[GateDecision], notes: Sequence[str], batch_size: int,
+            max_edits: int, max_success_batches: int, seed: int) -> Reflection:
+    """Edits proposed from this step's train rollouts."""
+    out = Reflection()
+    failures = [(t, r) for t, r in scored if r.usable and r.score.hard < 1.0]
+    successes = [(t, r) for t, r in scored if r.usable and r.score.hard >= 1.0]
+    batches = [("failures", failures[i : i + batch_size]) for i in range(0, len(failures), batch_size)]
+    batches += [("successes", successes[i : i + batch_size])
+                for i in range(0, len(successes), batch_size)][:max_success_batches]
+    for n, (mode, items) in enumerate(batches):
+        messages = reflect_messages(mode=mode, skill=skill, items=items, rejected=rejected,
+                                    notes=notes, max_edits=max_edits)
+        _ask(optimizer, messages, "failure" if mode == "failures" else "success", seed * 100 + n, out)
+    return out

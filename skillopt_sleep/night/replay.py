@@ -1,0 +1,68 @@
+"""Replay: the target answers tasks with a skill in context; judges score the answers.
+
+A failed model call (after the backend's own retries) becomes a ``Rollout`` with ``error``
+set: counted and excluded from the gate's pairing, never scored as a wrong answer.
+Credential and budget errors stop the night instead: they would fail every call alike.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor
+
+from ..errors import AuthError, BudgetExceeded, HandoffPending, ModelError
+from ..judges.base import Judge
+from ..judges.rules import RulesJudge
+from ..models.base import LLM
+from ..records import Rollout, Score, Task, sha256_text
+from .prompts import replay_messages
+
+JudgeFor = Callable[[Task], Judge]
+
+
+@functools.cache
+def _rules_judge() -> RulesJudge:
+    return RulesJudge()
+
+
+def default_judge_for(task: Task) -> Judge:
+    """Rules tasks use the rules judge; other kinds come from the judges factory."""
+    if task.judge.kind == "rules":
+        return _rules_judge()
+    from ..judges import build_judge  # exact and rubric judges
+
+    return build_judge(task.judge)
+
+
+def replay_one(task: Task, sample: int, skill: str, target: LLM, judge_for: JudgeFor,
+               *, max_tokens: int, temperature: float) -> Rollout:
+    skill_hash = sha256_text(skill)
+    try:
+        done = target.complete(replay_messages(skill, task), max_tokens=max_tokens,
+                               temperature=temperature, seed=sample)
+    except (AuthError, BudgetExceeded, HandoffPending):
+        raise
+    except ModelError as exc:
+        return Rollout(task.id, sample, skill_hash, error=f"model call failed: {exc}")
+    try:
+        score = judge_for(task).score(task, done.text, done.tool_calls)
+    except Exception as exc:  # a judge must not end the night; record why instead
+        score = Score(failed=True, rationale=f"judge error: {type(exc).__name__}: {exc}")
+    return Rollout(task.id, sample, skill_hash, response=done.text, score=score,
+                   tool_calls=list(done.tool_calls), usage=done.usage, cost_usd=done.cost_usd)
+
+
+def replay(tasks: Sequence[Task], skill: str, target: LLM, *, samples: int,
+           executor: Executor, judge_for: JudgeFor = default_judge_for,
+           max_tokens: int = 1024, temperature: float = 0.7) -> list[Rollout]:
+    """All (task, sample) rollouts, in task-then-sample order, run through ``executor``."""
+    jobs: Iterable[tuple[Task, int]] = [(t, s) for t in tasks for s in range(samples)]
+    run = functools.partial(replay_one, skill=skill, target=target, judge_for=judge_for,
+                            max_tokens=max_tokens, temperature=temperature)
+    return list(executor.map(lambda job: run(job[0], job[1]), jobs))
+
+
+def mean_score(rollouts: Sequence[Rollout], metric: str) -> float | None:
+    usable = [r.score.metric(metric) for r in rollouts if r.usable]
+    return sum(usable) / len(usable) if usable else None

@@ -1,0 +1,235 @@
+"""One night for one skill: replay, reflect, merge, clip, gate — ``steps`` times — then the
+slow update and the meta notes.
+
+The night never writes a skill anywhere: it returns a ``NightResult`` whose ``skill_after``
+is the validated text. Staging and adoption are the store's business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from ..errors import BudgetExceeded
+from ..firewall import Context, check_edit
+from ..models.base import LLM
+from ..records import Edit, GateDecision, NightResult, Rollout, Split, StepResult, Task, utcnow
+from ..skilldoc import SkillDoc, apply_edit, parse
+from ..store.archive import Archive
+from . import gate, meta, slow_update
+from .budget import edit_budget
+from .config import NightConfig
+from .counted import Counted
+from .merge import clip, merge
+from .reflect import reflect
+from .replay import JudgeFor, default_judge_for, mean_score, replay
+
+
+@dataclass
+class NightInputs:
+    tasks: Sequence[Task]
+    skill_text: str
+    skill_name: str
+    target: LLM
+    optimizer: LLM
+    night_id: str
+    project: str = ""
+    config: NightConfig = field(default_factory=NightConfig)
+    judge_for: JudgeFor = default_judge_for
+    archive: Archive | None = None
+    seed: int = 0
+    progress: Callable[[str], None] = lambda _msg: None
+
+
+class Night:
+    def __init__(self, inputs: NightInputs):
+        self.i = inputs
+        self.cfg = inputs.config
+        self.target = Counted(inputs.target, "target")
+        self.optimizer = Counted(inputs.optimizer, "optimizer")
+        self.split = {s.value: [t for t in inputs.tasks if t.split == s.value] for s in Split}
+        self.firewall = Context.from_texts(f"{t.intent}\n{t.context}" for t in inputs.tasks)
+        self.rejected: list[GateDecision] = self._load_buffer()
+        self.notes = self._load_notes()
+        self._cache: dict[tuple[str, str, int], list[Rollout]] = {}
+        self.result = NightResult(night_id=inputs.night_id, skill=inputs.skill_name,
+                                  project=inputs.project, started_at=utcnow(),
+                                  skill_before=inputs.skill_text)
+
+    def _load_buffer(self) -> list[GateDecision]:
+        a = self.i.archive
+        return a.rejected(self.i.project, self.i.skill_name) if a else []
+
+    def _load_notes(self) -> list[str]:
+        a = self.i.archive
+        return a.meta_notes(self.i.project, self.i.skill_name) if a else []
+
+    # --- scoring (cached by skill hash: the incumbent is never re-run) -------------------
+
+    def score(self, split: str, doc: SkillDoc, repeats: int) -> list[Rollout]:
+        key = (split, doc.hash, repeats)
+        if key not in self._cache:
+            with ThreadPoolExecutor(max_workers=self.cfg.workers) as pool:
+                self._cache[key] = replay(
+                    self.split[split], doc.text, self.target, samples=repeats, executor=pool,
+                    judge_for=self.i.judge_for, max_tokens=self.cfg.max_tokens,
+                    temperature=self.cfg.temperature)
+        return self._cache[key]
+
+    def _mean(self, split: str, doc: SkillDoc, repeats: int) -> float | None:
+        return mean_score(self.score(split, doc, repeats), self.cfg.metric) if self.split[split] else None
+
+    # --- the night ------------------------------------------------------------------------
+
+    def run(self) -> NightResult:
+        r = self.result
+        doc = parse(self.i.skill_text)
+        n_val = len(self.split[Split.VALIDATION.value])
+        if self.cfg.gate and n_val < self.cfg.min_val_tasks:
+            r.abstained = (f"only {n_val} validation tasks (need {self.cfg.min_val_tasks}); "
+                           "the gate cannot tell an edit from noise, so nothing was changed")
+            return self._finish(doc, doc)
+        try:
+            doc = self._steps(doc)
+            doc = self._slow(parse(self.i.skill_text), doc)
+        except BudgetExceeded as exc:
+            r.stopped = f"stopped at the cost cap: {exc}; kept what was validated before it"
+        return self._finish(parse(self.i.skill_text), self._incumbent or doc)
+
+    _incumbent: SkillDoc | None = None
+
+    def _steps(self, doc: SkillDoc) -> SkillDoc:
+        r = self.result
+        r.baseline_val = self._mean(Split.VALIDATION.value, doc, self.cfg.val_repeats) or 0.0
+        r.baseline_test = self._mean(Split.TEST.value, doc, self.cfg.test_repeats)
+        self._incumbent = doc
+        for t in range(self.cfg.steps):
+            budget = edit_budget(t, self.cfg.steps, start=self.cfg.budget_start,
+                                 end=self.cfg.budget_end, schedule=self.cfg.schedule)
+            self.i.progress(f"step {t + 1}/{self.cfg.steps} (budget {budget})")
+            r.steps.append(self._step(t, budget))
+        return self._incumbent
+
+    def _step(self, t: int, budget: int) -> StepResult:
+        doc = self._incumbent
+        assert doc is not None
+        train = self.score(Split.TRAIN.value, doc, self.cfg.train_samples)
+        by_id = {task.id: task for task in self.split[Split.TRAIN.value]}
+        scored = [(by_id[ro.task_id], ro) for ro in train]
+        found = reflect(self.optimizer, skill=doc.text, scored=scored, rejected=self.rejected,
+                        notes=self.notes, batch_size=self.cfg.batch_size, max_edits=budget,
+                        max_success_batches=self.cfg.max_success_batches,
+                        seed=self.i.seed * 1000 + t)
+        step = StepResult(step=t, budget=budget, proposed=len(found.edits),
+                          train_score=mean_score(train, self.cfg.metric) or 0.0,
+                          reflect_failures=len(found.failures))
+        self.result.notes.extend(found.failures)
+        passed = self._firewall(found.edits, step)
+        ranked, dropped = merge(passed, self.rejected)
+        kept, over = clip(ranked, budget)
+        step.decisions.extend(dropped + over)
+        for edit in kept:
+            step.decisions.append(self._gate_one(edit, t))
+        return step
+
+    def _firewall(self, edits: Sequence[Edit], step: StepResult) -> list[Edit]:
+        passed = []
+        for edit in edits:
+            findings = check_edit(edit, self.firewall)
+            if findings:
+                reason = "; ".join(f"{f.rule}: {f.excerpt}" for f in findings)
+                self._reject(GateDecision(edit, False, reason, stage="firewall", step=step.step))
+                step.decisions.append(self.rejected[-1])
+            else:
+                passed.append(edit)
+        return passed
+
+    def _reject(self, decision: GateDecision) -> None:
+        self.rejected.append(decision)
+        if self.i.archive is not None:
+            self.i.archive.add_rejected(self.i.project, self.i.skill_name, self.i.night_id, decision)
+
+    def _gate_one(self, edit: Edit, step: int, allow_slow: bool = False) -> GateDecision:
+        incumbent = self._incumbent
+        assert incumbent is not None
+        candidate, outcome = apply_edit(incumbent, edit, allow_slow=allow_slow)
+        if outcome.value != "applied":
+            return GateDecision(edit, False, f"edit not applied: {outcome.value}", stage="apply", step=step)
+        if not self.cfg.gate:
+            self._incumbent = candidate
+            return GateDecision(edit, True, "gate disabled", step=step)
+        val, reps = Split.VALIDATION.value, self.cfg.val_repeats
+        verdict = gate.decide(self.score(val, incumbent, reps), self.score(val, candidate, reps),
+                              metric=self.cfg.metric, alpha=self.cfg.alpha, margin=self.cfg.margin,
+                              test=self.cfg.test, no_regression=self.cfg.no_regression)
+        c = verdict.comparison
+        decision = GateDecision(edit, verdict.accepted, verdict.reason, metric=self.cfg.metric,
+                                mean_delta=c.mean_delta, p_value=c.p_value, n_pairs=c.n_pairs,
+                                incumbent_score=c.incumbent, candidate_score=c.candidate,
+                                task_deltas=c.task_deltas, step=step)
+        if verdict.accepted:
+            self._incumbent = candidate
+        else:
+            self._reject(decision)
+        return decision
+
+    def _slow(self, yesterday: SkillDoc, today: SkillDoc) -> SkillDoc:
+        if not self.cfg.slow_update or not self.split[Split.TRAIN.value]:
+            return today
+        train, n = Split.TRAIN.value, self.cfg.train_samples
+        groups, persistent = slow_update.compare(self.split[train], self.score(train, yesterday, n),
+                                                 self.score(train, today, n), self.cfg.metric)
+        if not persistent:
+            return today
+        found = reflect_slow(self, today, persistent, slow_update.summary(groups))
+        for edit in self._firewall(found, StepResult(step=self.cfg.steps, budget=2, proposed=0)):
+            self.result.slow_updates.append(self._gate_one(edit, self.cfg.steps, allow_slow=True))
+        return self._incumbent or today
+
+    def _finish(self, before: SkillDoc, after: SkillDoc) -> NightResult:
+        r = self.result
+        r.skill_after = after.text
+        if not r.abstained:
+            try:
+                r.after_val = self._mean(Split.VALIDATION.value, after, self.cfg.val_repeats) or 0.0
+                r.after_test = self._mean(Split.TEST.value, after, self.cfg.test_repeats)
+            except BudgetExceeded:
+                r.after_val = r.baseline_val if after.hash == before.hash else r.after_val
+        r.counts = _counts(r)
+        r.model_calls = self.target.calls + self.optimizer.calls
+        r.cost_by_role = {"target": self.target.cost_usd, "optimizer": self.optimizer.cost_usd}
+        r.cost_usd = sum(r.cost_by_role.values())
+        for note in meta.notes(r.decisions):
+            if self.i.archive is not None:
+                self.i.archive.add_meta_note(self.i.project, self.i.skill_name, self.i.night_id, note)
+        r.ended_at = utcnow()
+        return r
+
+
+def reflect_slow(night: Night, today: SkillDoc, persistent: list[tuple[Task, Rollout]],
+                 comparison: str) -> list[Edit]:
+    from .prompts import reflect_messages
+    from .reflect import Reflection, _ask
+
+    messages = reflect_messages(mode="slow", skill=today.text, items=persistent[:night.cfg.batch_size],
+                                rejected=night.rejected, notes=night.notes, max_edits=2,
+                                comparison=comparison)
+    out = Reflection()
+    _ask(night.optimizer, messages, "failure", night.i.seed * 1000 + 999, out)
+    night.result.notes.extend(out.failures)
+    return [Edit(op="append" if e.op != "append" else e.op, text=e.text, rationale=e.rationale,
+                 origin="slow", region="slow") for e in out.edits[:2] if e.text]
+
+
+def _counts(r: NightResult) -> dict[str, int]:
+    counts: dict[str, int] = {"proposed": sum(s.proposed for s in r.steps)}
+    for d in r.decisions:
+        key = "accepted" if d.accepted else f"rejected_{d.stage}"
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def run_night(inputs: NightInputs) -> NightResult:
+    """Run one night; see the module docstring."""
+    return Night(inputs).run()
