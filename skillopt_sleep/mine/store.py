@@ -105,6 +105,17 @@ class MiningStore:
         rows = [f for f in self.families() if f.family_id == family_id]
         return rows[0] if rows else None
 
+    def splits(self, family_ids: Sequence[str]) -> dict[str, str]:
+        """Split of each known family among ``family_ids``."""
+        found: dict[str, str] = {}
+        unique = list(dict.fromkeys(family_ids))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(self.conn.execute(
+                f"SELECT family_id, split FROM families WHERE family_id IN ({marks})", chunk))
+        return found
+
     def projects(self) -> list[str]:
         return [r[0] for r in self.conn.execute(
             "SELECT DISTINCT project FROM mined_requests ORDER BY project")]

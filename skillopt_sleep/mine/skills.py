@@ -1,0 +1,54 @@
+"""Existing skills as routing sees them: name and description from each SKILL.md.
+
+Read from the agents' skill roots (Claude Code's ``$CLAUDE_CONFIG_DIR/skills``, default
+``~/.claude/skills``; Codex and Copilot's ``~/.agents/skills``) or from folders given.
+An unreadable or malformed skill is skipped, never fatal.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import yaml
+
+from .route import SkillInfo
+
+
+def default_roots() -> list[Path]:
+    claude = os.environ.get("CLAUDE_CONFIG_DIR")
+    claude_root = Path(claude) if claude else Path.home() / ".claude"
+    return [claude_root / "skills", Path.home() / ".agents" / "skills"]
+
+
+def read_skill(path: Path) -> SkillInfo | None:
+    """The skill in ``path`` (a SKILL.md), or None when it has no readable frontmatter."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if not text.startswith("---"):
+        return None
+    head, _, _ = text[3:].partition("\n---")
+    try:
+        meta = yaml.safe_load(head)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(meta, dict):
+        return None
+    name = str(meta.get("name") or path.parent.name)
+    return SkillInfo(name=name, description=str(meta.get("description") or ""), text=text)
+
+
+def discover_skills(roots: Iterable[Path] | None = None) -> list[SkillInfo]:
+    """Skills under ``roots`` (``<root>/<name>/SKILL.md``), one per name, first root wins."""
+    found: dict[str, SkillInfo] = {}
+    for root in default_roots() if roots is None else roots:
+        if not root.is_dir():
+            continue
+        for path in sorted(root.glob("*/SKILL.md")):
+            skill = read_skill(path)
+            if skill is not None:
+                found.setdefault(skill.name, skill)
+    return list(found.values())
