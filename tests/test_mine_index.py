@@ -1,0 +1,60 @@
+"""The per-project faiss index: exact search, persisted, grown in place, rebuilt if broken."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from skillopt_sleep.mine.index import ProjectIndex, index_dir
+
+
+def _vectors(n: int, dim: int = 16, seed: int = 0) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def test_search_finds_itself_and_persists(tmp_path: Path) -> None:
+    v = _vectors(50)
+    keys = [f"k{i}" for i in range(50)]
+    index = ProjectIndex.open("/p", "mock", 16, tmp_path)
+    assert index.add(keys, v) == 50
+    hits = index.search(v[7:8], 3)[0]
+    assert hits[0][0] == "k7" and abs(hits[0][1] - 1.0) < 1e-5
+    assert [h[1] for h in hits] == sorted((h[1] for h in hits), reverse=True)
+    index.save()
+    again = ProjectIndex.open("/p", "mock", 16, tmp_path)
+    assert len(again) == 50 and again.search(v[7:8], 1)[0][0][0] == "k7"
+    assert np.allclose(again.vectors(["k3"])[0], v[3])
+
+
+def test_adding_is_incremental_and_idempotent(tmp_path: Path) -> None:
+    v = _vectors(20)
+    index = ProjectIndex.open("/p", "mock", 16, tmp_path)
+    index.add([f"k{i}" for i in range(10)], v[:10])
+    assert index.add([f"k{i}" for i in range(20)], v) == 10  # only the new ten
+    assert index.add(["k5", "k5"], v[:2]) == 0
+    assert len(index) == 20
+
+
+def test_projects_are_separate(tmp_path: Path) -> None:
+    v = _vectors(4)
+    a = ProjectIndex.open("/a", "mock", 16, tmp_path)
+    a.add(["x"], v[:1])
+    a.save()
+    b = ProjectIndex.open("/b", "mock", 16, tmp_path)
+    assert len(b) == 0 and b.search(v[:1], 5) == [[]]
+
+
+def test_inconsistent_files_are_dropped_for_a_rebuild(tmp_path: Path) -> None:
+    index = ProjectIndex.open("/p", "mock", 16, tmp_path)
+    index.add(["a", "b"], _vectors(2))
+    index.save()
+    index.keys_path.write_text('["a"]')  # a crash between the two writes
+    assert len(ProjectIndex.open("/p", "mock", 16, tmp_path)) == 0
+    index.index_path.write_bytes(b"not an index")
+    assert len(ProjectIndex.open("/p", "mock", 16, tmp_path)) == 0
+
+
+def test_default_location_is_the_state_dir(isolated_home: Path) -> None:
+    assert index_dir().is_relative_to(isolated_home)
