@@ -23,21 +23,12 @@ for _module in MODULES:
 
 
 def main() -> None:
-    """Console entry point: library errors become a one-line message and their exit code."""
+    """Console entry point: library errors become a one-line message and their exit code.
+
+    Usage errors (unknown options, bad values) are reported by click itself with exit 2.
+    """
     try:
-        app(standalone_mode=False)
+        app()
     except SkillOptError as exc:
         print(f"skillopt-sleep: error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        print("Aborted.", file=sys.stderr)
-        sys.exit(130)
-    except Exception as exc:  # click usage errors arrive here in non-standalone mode
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise

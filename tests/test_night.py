@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from skillopt_sleep import persona as personas
+from skillopt_sleep.models.base import ScriptedLLM
+from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.merge import clip, merge
+from skillopt_sleep.night.reflect import parse_edits
+from skillopt_sleep.night.run import NightInputs, run_night
+from skillopt_sleep.records import SENTINEL, Edit, JudgeSpec, Message, Task
+from skillopt_sleep.store.archive import Archive
+
+GOOD = "Always end with a line 'Tests: pytest -q'."
+HARMFUL = "Keep answers under 40 characters."
+
+
+def make_tasks() -> list[Task]:
+    judge = JudgeSpec(kind="rules", checks=[{"op": "contains", "text": "pytest -q"},
+                                            {"op": "min_chars", "n": 60}])
+    splits = ["train"] * 4 + ["validation"] * 8 + ["test"] * 8
+    return [Task(id=f"t{i}", family_id=f"f{i}", intent=f"fix bug number {i}", judge=judge,
+                 split=s) for i, s in enumerate(splits)]
+
+
+def target_reply(messages: Sequence[Message], seed: int) -> str:
+    """A deterministic target: follows GOOD and HARMFUL if the skill states them."""
+    system = messages[0]["content"]
+    answer = "I fixed the bug by guarding the empty list and adding a regression test for it."
+    if "pytest -q" in system:
+        answer += "\nTests: pytest -q"
+    if "40 characters" in system:
+        answer = answer[:40]
+    return answer
+
+
+def optimizer_reply(edits: list[dict]) -> ScriptedLLM:
+    return ScriptedLLM(json.dumps({"edits": edits}), name="optimizer")
+
+
+def night(tmp: Path, optimizer: ScriptedLLM, **cfg) -> tuple:
+    archive = Archive(tmp / "a.sqlite3")
+    inputs = NightInputs(tasks=make_tasks(), skill_text="---\nname: fix\ndescription: d\n---\nFix bugs.\n",
+                         skill_name="fix", target=ScriptedLLM(target_reply), optimizer=optimizer,
+                         night_id="n1", project="p", archive=archive,
+                         config=NightConfig(steps=1, slow_update=False, **cfg))
+    return run_night(inputs), archive
+
+
+def test_harmful_edit_rejected_even_when_proposed_with_helpful_one(tmp_path: Path):
+    opt = optimizer_reply([{"op": "append", "text": HARMFUL, "tasks": ["t0", "t1", "t2"]},
+                           {"op": "append", "text": GOOD, "tasks": ["t0"]}])
+    result, _ = night(tmp_path, opt)
+    verdicts = {d.edit.text: d for d in result.decisions if d.stage == "gate"}
+    assert verdicts[GOOD].accepted and not verdicts[HARMFUL].accepted
+    assert GOOD in result.skill_after and HARMFUL not in result.skill_after
+    assert result.after_test is not None and result.after_test > (result.baseline_test or 0)
+
+
+def test_gate_off_lets_the_harmful_edit_in(tmp_path: Path):
+    opt = optimizer_reply([{"op": "append", "text": GOOD}, {"op": "append", "text": HARMFUL}])
+    result, _ = night(tmp_path, opt, gate=False)
+    assert HARMFUL in result.skill_after
+
+
+def test_rejected_edit_reaches_the_next_reflection_and_is_not_regated(tmp_path: Path):
+    opt = optimizer_reply([{"op": "append", "text": HARMFUL}])
+    first, archive = night(tmp_path, opt)
+    assert [d.stage for d in first.decisions] == ["gate"]
+    archive.close()
+    second, _ = night(tmp_path, opt)
+    prompt = opt.calls[-1][1]["content"]
+    rejected = json.loads(prompt.split("<rejected>\n")[1].split("\n</rejected>")[0])
+    assert HARMFUL in [r["text"] for r in rejected]
+    assert [d.stage for d in second.decisions] == ["merge"]
+
+
+def test_garbage_optimizer_is_recorded_not_fatal(tmp_path: Path):
+    result, _ = night(tmp_path, ScriptedLLM("I think the skill is fine as it is."))
+    assert result.skill_after == result.skill_before
+    assert any("not edit JSON" in n for n in result.notes)
+
+
+def test_every_prompt_starts_with_the_sentinel(tmp_path: Path):
+    opt = optimizer_reply([{"op": "append", "text": GOOD}])
+    target = ScriptedLLM(target_reply)
+    inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
+                         target=target, optimizer=opt, night_id="n", config=NightConfig(steps=1))
+    run_night(inputs)
+    for call in target.calls + opt.calls:
+        for message in call:
+            assert message["content"].startswith(SENTINEL)
+
+
+def test_small_validation_abstains_and_says_so(tmp_path: Path):
+    tasks = [t for t in make_tasks() if t.split != "validation"] + make_tasks()[4:6]
+    inputs = NightInputs(tasks=tasks, skill_text="Fix bugs.\n", skill_name="fix",
+                         target=ScriptedLLM(target_reply), optimizer=optimizer_reply([]),
+                         night_id="n")
+    result = run_night(inputs)
+    assert "only 2 validation tasks" in result.abstained and result.skill_after == "Fix bugs.\n"
+
+
+def test_merge_dedupes_counts_support_and_ranks_failures_first():
+    edits = [Edit(op="append", text="b rule", origin="success"), Edit(op="append", text="A  rule"),
+             Edit(op="append", text="a rule"), Edit(op="delete", anchor="x"),
+             Edit(op="replace", anchor="x", text="y")]
+    ranked, dropped = merge(edits)
+    assert ranked[0].text == "A  rule" and ranked[0].support == 2
+    assert ranked[-1].origin == "success"
+    assert [d.stage for d in dropped] == ["merge"]
+    kept, over = clip(ranked, 2)
+    assert len(kept) == 2 and all(d.stage == "budget" for d in over)
+
+
+def test_parse_edits_accepts_fenced_json_and_rejects_prose():
+    assert parse_edits('Here:\n```json\n{"edits": [{"op": "append", "text": "x"}]}\n```', "failure")
+    assert parse_edits('{"edits": [{"op": "frobnicate", "text": "x"}]}', "failure") == []
+    try:
+        parse_edits("no json here", "failure")
+    except ValueError as exc:
+        assert "not edit JSON" in str(exc)
+    else:
+        raise AssertionError("prose must not parse")
+
+
+def test_persona_splits_never_leak_and_are_stable():
+    p = personas.load("researcher")
+    for seed in range(5):
+        tasks = personas.tasks(p, seed)
+        by_family: dict[str, set[str]] = {}
+        for t in tasks:
+            by_family.setdefault(t.family_id, set()).add(t.split)
+        assert all(len(s) == 1 for s in by_family.values())
+        assert sum(t.split == "validation" for t in tasks) >= 6
+        assert not any(t.synthetic and t.split != "train" for t in tasks)
+        assert [t.split for t in tasks] == [t.split for t in personas.tasks(p, seed)]

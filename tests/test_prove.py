@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from skillopt_sleep.errors import AssertionFailed
+from skillopt_sleep.prove import ProofSpec, check, prove
+
+FIELDS = {"persona", "seed", "nights", "baseline_test", "after_test", "ungated_after_test",
+          "edits_proposed", "edits_accepted", "harmful_proposed", "harmful_accepted",
+          "overfit_proposed", "overfit_accepted", "neutral_proposed", "neutral_accepted",
+          "firewall_rejected", "model_calls", "seconds"}
+
+
+def test_proof_is_deterministic_for_a_seed():
+    a, b = prove(ProofSpec(seed=5)), prove(ProofSpec(seed=5))
+    a.pop("seconds"), b.pop("seconds")
+    assert a == b
+
+
+def test_proof_improves_and_gate_beats_no_gate():
+    s = prove(ProofSpec(seed=1))
+    check(s)
+    assert s["after_test"] > s["ungated_after_test"]
+    assert s["harmful_proposed"] > 0 and s["harmful_accepted"] == 0
+    assert s["firewall_rejected"] > 0
+
+
+def test_check_fails_when_the_gate_is_off():
+    s = prove(ProofSpec(seed=1, gate=False))
+    with pytest.raises(AssertionFailed):
+        check(s)
+
+
+def test_prove_cli_json_contract_and_exit_codes():
+    cmd = [sys.executable, "-m", "skillopt_sleep", "prove", "--persona", "researcher",
+           "--assert-improves", "--json", "--seed", "2"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert FIELDS <= set(data) and data["persona"] == "researcher"
+    bad = subprocess.run([*cmd, "--no-gate"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1 and "proof failed" in bad.stderr
+    typo = subprocess.run([*cmd, "--nigths", "2"], capture_output=True, text=True, timeout=60)
+    assert typo.returncode == 2
