@@ -222,3 +222,17 @@ def test_copilot_cli_subagent_belongs_to_its_tool_call(tmp_path: Path) -> None:
     assert s.format_version == "1.0.55-1"
     assert s.headless  # "running in non-interactive mode": a copilot -p session
     assert list(CopilotCliSource(tmp_path / "cp").sessions()) == []
+
+
+@pytest.mark.parametrize("name", [
+    "claude-code-log__dag_compact_after_rewind.jsonl",
+    "claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+    "agentcmd__full-session-four.jsonl",
+])
+def test_large_file_mode_gives_the_same_session(tmp_path: Path, name: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillopt_sleep.harvest import claude_code
+    inline = _claude(tmp_path / "a", name)
+    monkeypatch.setattr(claude_code, "SPILL_BYTES", 0)  # keep offsets, parse live lines again
+    spilled = _claude(tmp_path / "b", name)
+    assert spilled.turns == inline.turns and spilled.files_touched == inline.files_touched

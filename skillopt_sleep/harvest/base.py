@@ -29,6 +29,7 @@ __all__ = [
     "checkpoint_of",
     "file_changed",
     "iter_json_lines",
+    "iter_records",
     "parse_since",
     "project_of",
     "to_utc",
@@ -116,19 +117,34 @@ def iter_json_lines(
     lines are counted in ``stats`` and skipped; with ``stop_at_bad`` (op-logs, where a later
     line depends on every earlier one) reading stops at the first bad line instead.
     """
+    for _offset, record in iter_records(path, stats, start=start, stop_at_bad=stop_at_bad,
+                                        max_line=max_line):
+        yield record
+
+
+def iter_records(
+    path: Path, stats: HarvestStats, *, start: int = 0, stop_at_bad: bool = False,
+    max_line: int = MAX_LINE_BYTES,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``iter_json_lines`` with each record's byte offset in the file."""
     with open(path, "rb", buffering=_CHUNK) as handle:
         size = os.fstat(handle.fileno()).st_size
         handle.seek(start)
         remaining = size - start
         stats.files_read += 1
+        offset = start
         while remaining > 0:
             line = handle.readline(min(max_line + 1, remaining))
             if not line:
                 break
+            at = offset
+            offset += len(line)
             remaining -= len(line)
             stats.bytes_read += len(line)
             if len(line) > max_line and not line.endswith(b"\n"):
-                remaining -= _discard_rest(handle, remaining, stats)
+                skipped = _discard_rest(handle, remaining, stats)
+                remaining -= skipped
+                offset += skipped
                 stats.lines_too_long += 1
                 stats.lines_skipped += 1
                 if stop_at_bad:
@@ -143,7 +159,7 @@ def iter_json_lines(
                 if stop_at_bad:
                     return
                 continue
-            yield record
+            yield at, record
 
 
 def _discard_rest(handle: Any, remaining: int, stats: HarvestStats) -> int:

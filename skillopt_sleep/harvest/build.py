@@ -17,7 +17,7 @@ from .base import HarvestStats
 from .redact import redact
 from .signals import set_reactions
 
-__all__ = ["MAX_TURNS", "SessionBuilder", "skill_from_text"]
+__all__ = ["MAX_ANSWER", "MAX_TURNS", "SessionBuilder", "skill_from_text", "small_args"]
 
 MAX_REQUEST = 8000
 MAX_ANSWER = 4000
@@ -86,7 +86,7 @@ class SessionBuilder:
         turn = self.current
         if turn is None or self.overflow:
             return None
-        call = ToolCall(name=name or "?", args=_small_args(args))
+        call = ToolCall(name=name or "?", args=small_args(args))
         turn.tool_calls.append(call)
         if call_id:
             self.calls[call_id] = call
@@ -155,7 +155,7 @@ class SessionBuilder:
                          for k, v in call.args.items()}
 
 
-def _small_args(args: Any) -> dict[str, Any]:
+def small_args(args: Any) -> dict[str, Any]:
     """Tool arguments kept for mining: scalars only, strings clipped."""
     if not isinstance(args, dict):
         return {}

@@ -3,7 +3,7 @@
 A file is a DAG of records linked by ``parentUuid``. The live conversation is the path
 from the last record back to the root (``logicalParentUuid`` bridges a compaction);
 records off that path are abandoned rewind branches. One pass keeps a small digest per
-record (never the raw record), then the live path selects which digests become turns.
+record (never the raw record), then the live path selects which records become turns.
 Excluded: sidechain records and subagent files (all three layouts), ``isMeta`` bodies
 (the expansion of a slash command), compaction summaries, ``summary`` lines, local
 command output, and every record type this reader does not know.
@@ -11,6 +11,7 @@ command output, and every record type this reader does not know.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections import Counter
@@ -20,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ..records import SENTINEL, Session, Signal
-from .base import HarvestStats, iter_json_lines, project_of, to_utc
-from .build import SessionBuilder
+from .base import HarvestStats, iter_records, project_of, to_utc
+from .build import MAX_ANSWER, SessionBuilder, small_args
 
 __all__ = ["ClaudeCodeSource", "default_root"]
 
@@ -47,10 +48,14 @@ _LOCAL_COMMANDS = frozenset({
 })
 _FILE_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
 
-# A record digest: (uuid, parent, events, timestamp). Events are small tuples:
-# ("req", text) ("slash", text) ("int",) ("local",) ("res", tool_use_id, ok, head, refused)
-# ("tool", id, name, args) ("text", text)
-Digest = tuple[str, str | None, tuple[tuple[Any, ...], ...], datetime | None]
+# A record's events are small tuples: ("req", text) ("slash", text) ("int",) ("local",)
+# ("res", tool_use_id, ok, head, refused, interrupted) ("tool", id, name, args) ("text", text).
+# Timestamps stay raw strings: parsing every record's time is a large share of the cost,
+# and only the first, the last and the requests' times are needed.
+Events = tuple[tuple[Any, ...], ...]
+
+SPILL_BYTES = 32 * 1024 * 1024
+"""Files larger than this keep line offsets instead of events (see ``_Scan``)."""
 
 
 def default_root() -> Path:
@@ -102,49 +107,91 @@ class ClaudeCodeSource:
 
 
 def _read(path: Path, stats: HarvestStats) -> Session | None:
-    builder = SessionBuilder(NAME, stats)
-    digests: list[Digest] = []
-    cwds: Counter[str] = Counter()
-    for record in iter_json_lines(path, stats):
+    scan = _Scan(SessionBuilder(NAME, stats), spill=path.stat().st_size > SPILL_BYTES)
+    for offset, record in iter_records(path, stats):
         try:
-            digest = _digest(record, builder, cwds)
+            scan.add(offset, record)
         except (TypeError, AttributeError, KeyError, ValueError):
             stats.lines_skipped += 1
-            continue
-        if digest is not None:
-            digests.append(digest)
-    if cwds:
-        builder.cwd = cwds.most_common(1)[0][0]
-        builder.project = project_of(builder.cwd)
-    builder.session_id = builder.session_id or path.stem
-    _replay(builder, _live(digests))
-    return builder.finish(str(path))
+    b = scan.b
+    if scan.first:
+        b.seen(to_utc(scan.first))
+        b.seen(to_utc(scan.last))
+    if scan.cwds:
+        b.cwd = scan.cwds.most_common(1)[0][0]
+        b.project = project_of(b.cwd)
+    b.session_id = b.session_id or path.stem
+    with open(path, "rb") as handle:
+        _replay(b, scan.live_events(handle))
+    return b.finish(str(path))
 
 
-def _digest(record: dict[str, Any], b: SessionBuilder, cwds: Counter[str]) -> Digest | None:
+class _Scan:
+    """One pass over a file: the parent links of every record and each record's events.
+
+    Events are kept inline; in a file over ``SPILL_BYTES`` only their line's offset is,
+    and the few on the live path are parsed again, so memory stays flat in file size.
+    """
+
+    def __init__(self, builder: SessionBuilder, spill: bool):
+        self.b = builder
+        self.spill = spill
+        self.cwds: Counter[str] = Counter()
+        self.position: dict[str, int] = {}
+        self.parents: list[int | str | None] = []
+        self.payloads: list[Events | int] = []
+        self.stamps: list[str | None] = []
+        self.first = ""
+        self.last = ""
+
+    def add(self, offset: int, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        if kind == "file-history-snapshot":
+            _snapshot(record, self.b)
+            return
+        uuid = record.get("uuid")
+        if not isinstance(uuid, str) or record.get("isSidechain") is True:
+            return
+        _envelope(record, self.b, self.cwds)
+        parent = record.get("parentUuid")
+        if parent is None and kind == "system":
+            parent = record.get("logicalParentUuid")
+        when = record.get("timestamp")
+        if isinstance(when, str) and when:
+            self.first = min(self.first, when) if self.first else when
+            self.last = max(self.last, when)
+        events = _events(record, self.b)
+        self.position[uuid] = len(self.parents)
+        # A parent seen earlier is stored as its index: no second copy of its uuid.
+        self.parents.append(self.position.get(parent, parent) if isinstance(parent, str)
+                            else None)
+        self.payloads.append(offset if self.spill and events else events)
+        self.stamps.append(when if events and isinstance(when, str) else None)
+
+    def live_events(self, handle: Any) -> Iterator[tuple[Events, str | None]]:
+        for index in _live(self.parents, self.position):
+            payload = self.payloads[index]
+            if isinstance(payload, int):
+                handle.seek(payload)
+                payload = _events(json.loads(handle.readline()), self.b)
+            yield payload, self.stamps[index]
+
+
+def _snapshot(record: dict[str, Any], b: SessionBuilder) -> None:
+    snapshot = record.get("snapshot")
+    backups = snapshot.get("trackedFileBackups") if isinstance(snapshot, dict) else None
+    if isinstance(backups, dict):
+        for name in backups:
+            b.touched(str(name))
+
+
+def _events(record: dict[str, Any], b: SessionBuilder) -> Events:
     kind = record.get("type")
-    if kind == "file-history-snapshot":
-        snapshot = record.get("snapshot")
-        backups = snapshot.get("trackedFileBackups") if isinstance(snapshot, dict) else None
-        if isinstance(backups, dict):
-            for name in backups:
-                b.touched(str(name))
-        return None
-    uuid = record.get("uuid")
-    if not isinstance(uuid, str) or record.get("isSidechain") is True:
-        return None
-    _envelope(record, b, cwds)
-    parent = record.get("parentUuid")
-    if parent is None and kind == "system":
-        parent = record.get("logicalParentUuid")
-    when = to_utc(record.get("timestamp"))
-    b.seen(when)
-    events: tuple[tuple[Any, ...], ...] = ()
     if kind == "user" and not record.get("isMeta") and not record.get("isCompactSummary"):
-        events = _user_events(record, b)
-    elif kind == "assistant" and not record.get("isApiErrorMessage"):
-        events = _assistant_events(record)
-    return uuid, parent if isinstance(parent, str) else None, events, when
+        return _user_events(record, b)
+    if kind == "assistant" and not record.get("isApiErrorMessage"):
+        return _assistant_events(record)
+    return ()
 
 
 def _envelope(record: dict[str, Any], b: SessionBuilder, cwds: Counter[str]) -> None:
@@ -160,7 +207,7 @@ def _envelope(record: dict[str, Any], b: SessionBuilder, cwds: Counter[str]) -> 
         b.headless = True
 
 
-def _user_events(record: dict[str, Any], b: SessionBuilder) -> tuple[tuple[Any, ...], ...]:
+def _user_events(record: dict[str, Any], b: SessionBuilder) -> Events:
     content = record["message"]["content"]
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
     events: list[tuple[Any, ...]] = []
@@ -184,7 +231,7 @@ def _classify_text(text: str, b: SessionBuilder) -> tuple[Any, ...] | None:
         return ("int",)
     if stripped.startswith(_LOCAL_OUTPUT):
         return ("local",)
-    command = _COMMAND.search(stripped[:2000])
+    command = _COMMAND.search(stripped[:2000]) if "<command-name>" in stripped[:2000] else None
     if command:
         args = _ARGS.search(stripped)
         name = command.group(1)
@@ -212,54 +259,48 @@ def _result_event(block: dict[str, Any], extra: Any) -> tuple[Any, ...]:
             refused, interrupted)
 
 
-def _assistant_events(record: dict[str, Any]) -> tuple[tuple[Any, ...], ...]:
+def _assistant_events(record: dict[str, Any]) -> Events:
     content = record["message"]["content"]
     if isinstance(content, str):
-        return (("text", content[:8000]),)
+        return (("text", content[:MAX_ANSWER]),)
     events: list[tuple[Any, ...]] = []
     for block in content:
         if not isinstance(block, dict):
             continue
         if block.get("type") == "text" and isinstance(block.get("text"), str):
-            events.append(("text", block["text"][:8000]))
+            events.append(("text", block["text"][:MAX_ANSWER]))
         elif block.get("type") == "tool_use":
-            args = block.get("input")
+            # Only the small arguments are kept: a digest lives until the file is read.
             events.append(("tool", str(block.get("id", "")), str(block.get("name", "?")),
-                           args if isinstance(args, dict) else {}))
+                           small_args(block.get("input"))))
     return tuple(events)
 
 
-def _live(digests: list[Digest]) -> list[Digest]:
-    """The digests on the path from the last record back to the root, in file order.
+def _live(parents: list[int | str | None], position: dict[str, int]) -> list[int]:
+    """Indices on the path from the last record back to the root, in file order.
 
     A parent that is missing (a line lost to corruption) continues with the record just
     before in the file, so one bad line cannot cut a session in half.
     """
-    if not digests:
-        return []
-    position = {d[0]: i for i, d in enumerate(digests)}
     keep: set[int] = set()
-    index: int | None = len(digests) - 1
+    index: int | None = len(parents) - 1 if parents else None
     while index is not None and index not in keep:
         keep.add(index)
-        parent = digests[index][1]
-        if parent is None:
-            index = None
-        elif parent in position:
-            index = position[parent]
-        else:
-            index = index - 1 if index > 0 else None
-    return [d for i, d in enumerate(digests) if i in keep]
+        parent = parents[index]
+        if isinstance(parent, str):  # its parent came later in the file, or never
+            parent = position.get(parent, index - 1 if index > 0 else None)
+        index = parent
+    return sorted(keep)
 
 
-def _replay(b: SessionBuilder, live: list[Digest]) -> None:
+def _replay(b: SessionBuilder, live: Iterator[tuple[Events, str | None]]) -> None:
     slash_turns: list[Any] = []
     local: set[int] = set()
-    for _uuid, _parent, events, when in live:
+    for events, when in live:
         for event in events:
             tag = event[0]
             if tag in ("req", "slash"):
-                turn = b.start_turn(event[1], when)
+                turn = b.start_turn(event[1], to_utc(when))
                 if tag == "slash" and turn is not None:
                     slash_turns.append(turn)
             elif tag == "int":

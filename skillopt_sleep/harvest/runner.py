@@ -16,8 +16,8 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..records import Session
 from ..store.archive import Archive
-from ..store.sessions import load_checkpoints, save_checkpoint, save_sessions
-from .base import HarvestStats, Source, checkpoint_of, file_changed, project_of
+from ..store.sessions import load_checkpoints, save_batch
+from .base import Checkpoint, HarvestStats, Source, checkpoint_of, file_changed, project_of
 from .claude_code import ClaudeCodeSource
 from .codex import CodexSource
 from .copilot_cli import CopilotCliSource
@@ -70,37 +70,66 @@ def harvest(archive: Archive, sources: Iterable[Source], wanted: Filter | None =
     content; an unreadable file is counted and retried next time.
     """
     wanted = wanted or Filter()
-    for source in sources:
-        checkpoints = {} if rescan else load_checkpoints(archive, source.name)
-        for path in source.discover():
-            if wanted.since is not None and _older_than(path, wanted.since):
-                continue
-            if file_changed(path, checkpoints.get(str(path))) == "unchanged":
-                source.stats.files_unchanged += 1
-                continue
-            yield from _harvest_file(archive, source, path, wanted)
+    with _Batch(archive) as batch:
+        for source in sources:
+            checkpoints = {} if rescan else load_checkpoints(archive, source.name)
+            for path in source.discover():
+                if wanted.since is not None and _older_than(path, wanted.since):
+                    continue
+                if file_changed(path, checkpoints.get(str(path))) == "unchanged":
+                    source.stats.files_unchanged += 1
+                    continue
+                yield from _harvest_file(batch, source, path, wanted)
 
 
 def harvest_files(archive: Archive, items: Iterable[tuple[Source, Path]],
                   wanted: Filter | None = None) -> Iterator[Session]:
     """Harvest named files (the SessionEnd queue) whatever their checkpoints say."""
     wanted = wanted or Filter()
-    for source, path in items:
-        yield from _harvest_file(archive, source, path, wanted)
+    with _Batch(archive) as batch:
+        for source, path in items:
+            yield from _harvest_file(batch, source, path, wanted)
 
 
-def _harvest_file(archive: Archive, source: Source, path: Path,
+class _Batch:
+    """Archive writes grouped into a few transactions: a commit per file costs a sync each.
+
+    A checkpoint is always written with its file's sessions, in the same transaction, so
+    a crash loses at most the pending files' checkpoints, and those files are read again.
+    """
+
+    def __init__(self, archive: Archive, files: int = 200):
+        self.archive = archive
+        self.files = files
+        self.pending: list[tuple[Checkpoint | None, list[Session]]] = []
+
+    def __enter__(self) -> _Batch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.flush()
+
+    def add(self, snapshot: Checkpoint | None, sessions: list[Session]) -> None:
+        self.pending.append((snapshot, sessions))
+        if len(self.pending) >= self.files:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            save_batch(self.archive, self.pending)
+            self.pending = []
+
+
+def _harvest_file(batch: _Batch, source: Source, path: Path,
                   wanted: Filter) -> Iterator[Session]:
     failed = source.stats.files_failed
     snapshot = checkpoint_of(path, source.name, [])
     sessions = list(source.sessions_from(path))
     if source.stats.files_failed > failed:
         return  # not checkpointed: the next harvest tries this file again
-    if snapshot is None:  # not a file on disk (a mock source): nothing to checkpoint
-        save_sessions(archive, sessions)
-    else:
+    if snapshot is not None:  # None: not a file on disk (a mock source)
         snapshot.sessions = [s.session_id for s in sessions]
-        save_checkpoint(archive, snapshot, sessions)
+    batch.add(snapshot, sessions)
     for session in sessions:
         if wanted.keep(session, source.stats):
             yield session

@@ -21,6 +21,7 @@ __all__ = [
     "count_sessions",
     "load_checkpoints",
     "load_sessions",
+    "save_batch",
     "save_checkpoint",
     "save_sessions",
 ]
@@ -139,10 +140,20 @@ def load_checkpoints(archive: Archive, source: str | None = None) -> dict[str, C
 
 def save_checkpoint(archive: Archive, cp: Checkpoint, sessions: list[Session]) -> None:
     """Record ``cp`` and the sessions read from its file, atomically together."""
+    save_batch(archive, [(cp, sessions)])
+
+
+def save_batch(archive: Archive,
+               items: list[tuple[Checkpoint | None, list[Session]]]) -> None:
+    """Several files' checkpoints and sessions in one transaction (None: no checkpoint)."""
+    now = _ts(utcnow())
     with archive.transaction() as conn:
-        _insert(conn, sessions)
-        conn.execute(
-            "INSERT OR REPLACE INTO harvest_checkpoints VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (cp.path, cp.source, cp.device, cp.inode, cp.size, cp.mtime_ns, cp.offset,
-             cp.tail_hash, json.dumps(cp.sessions), _ts(utcnow())),
-        )
+        for cp, sessions in items:
+            _insert(conn, sessions)
+            if cp is None:
+                continue
+            conn.execute(
+                "INSERT OR REPLACE INTO harvest_checkpoints VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (cp.path, cp.source, cp.device, cp.inode, cp.size, cp.mtime_ns, cp.offset,
+                 cp.tail_hash, json.dumps(cp.sessions), now),
+            )

@@ -1,0 +1,183 @@
+"""Harvest throughput and memory on a synthetic Claude Code tree built from the real fixtures.
+
+    .venv/bin/python experiments/harvest_bench.py [--mb 200] [--big-mb 300] [--json]
+
+Builds ``--mb`` MB of session files (copies of the Claude Code fixtures with fresh session
+ids), then times, each against the same archive: a full harvest, a second harvest with
+nothing new, and one after appending 1 % of the bytes to existing files. Then peak RSS of a
+fresh process harvesting one ``--big-mb`` MB session file. Targets: full ≥ 120 MB/s,
+no-change ≤ 5 % of full, peak RSS ≤ 100 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+FIXTURES = Path(os.environ.get("SKILLOPT_SLEEP_FIXTURES", "/work/shared/fixtures/transcripts"))
+CLAUDE = FIXTURES / "claude-code"
+
+
+def _templates() -> list[tuple[str, bytes]]:
+    """Each fixture with its session id, so copies can be given fresh ids by byte replace."""
+    found = []
+    for path in sorted(CLAUDE.glob("*.jsonl")):
+        data = path.read_bytes()
+        if not data.endswith(b"\n"):
+            data += b"\n"
+        for line in data.splitlines():
+            try:
+                sid = json.loads(line).get("sessionId")
+            except ValueError:
+                continue
+            if sid:
+                found.append((sid, data))
+                break
+    return found
+
+
+def build_tree(root: Path, megabytes: int) -> int:
+    target = megabytes * 1024 * 1024
+    templates = _templates()
+    folder = root / "projects" / "-bench-project"
+    folder.mkdir(parents=True, exist_ok=True)
+    written, n = 0, 0
+    while written < target:
+        sid, data = templates[n % len(templates)]
+        new_id = f"{n:08x}-0000-4000-8000-000000000000"
+        blob = data.replace(sid.encode(), new_id.encode())
+        (folder / f"{new_id}.jsonl").write_bytes(blob)
+        written += len(blob)
+        n += 1
+    return written
+
+
+def append_one_percent(root: Path, total: int, seed: int = 7) -> int:
+    """Append fresh turns (the rewind fixture's lines) to random files up to 1 % of bytes."""
+    extra = (CLAUDE / "claude-code-log__dag_compact_after_rewind.jsonl").read_bytes()
+    files = sorted((root / "projects").rglob("*.jsonl"))
+    rng = random.Random(seed)
+    added = 0
+    while added < total // 100:
+        path = rng.choice(files)
+        with path.open("ab") as fh:
+            fh.write(extra)
+        added += len(extra)
+    return added
+
+
+def timed_harvest(root: Path) -> dict[str, float]:
+    from skillopt_sleep.harvest.base import HarvestStats
+    from skillopt_sleep.harvest.runner import harvest, make_source
+    from skillopt_sleep.paths import archive_path
+    from skillopt_sleep.store.archive import Archive
+
+    stats = HarvestStats()
+    archive = Archive(archive_path())
+    start = time.perf_counter()
+    sessions = sum(1 for _ in harvest(archive, [make_source("claude-code", root, stats=stats)]))
+    seconds = time.perf_counter() - start
+    archive.close()
+    return {"seconds": seconds, "bytes_read": stats.bytes_read, "sessions": sessions,
+            "files_read": stats.files_read, "files_unchanged": stats.files_unchanged}
+
+
+_RSS_CHILD = """
+import sys, resource
+from pathlib import Path
+from skillopt_sleep.harvest.claude_code import ClaudeCodeSource
+source = ClaudeCodeSource(Path(sys.argv[1]), include_headless=True)
+sessions = list(source.sessions_from(Path(sys.argv[2])))
+peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(peak_kb, len(sessions[0].turns) if sessions else 0)
+"""
+
+
+def write_big_session(path: Path, megabytes: int) -> int:
+    """One session file of ``megabytes`` MB: rounds of a real session, chained end to end."""
+    template = (CLAUDE / "agentcmd__full-session-four.jsonl").read_bytes()
+    lines = [json.loads(line) for line in template.splitlines() if line.strip()]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    target, written, round_ = megabytes * 1024 * 1024, 0, 0
+    last: str | None = None
+    with path.open("wb") as fh:
+        while written < target:
+            for original in lines:
+                record = dict(original)
+                for key in ("uuid", "parentUuid"):  # fresh uuids keep the chain linear
+                    if record.get(key):
+                        record[key] = f"{record[key]}-r{round_}"
+                if round_ and record.get("parentUuid") is None and record.get("type") == "user":
+                    record["parentUuid"] = last
+                if record.get("uuid"):
+                    last = record["uuid"]
+                blob = json.dumps(record).encode() + b"\n"
+                fh.write(blob)
+                written += len(blob)
+            round_ += 1
+    return written
+
+
+def big_file_rss(tmp: Path, megabytes: int) -> dict[str, float]:
+    """Peak RSS of a fresh process reading one session file of ``megabytes`` MB."""
+    path = tmp / "big" / "projects" / "-big" / "big-session.jsonl"
+    written = write_big_session(path, megabytes)
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", _RSS_CHILD, str(tmp / "big"), str(path)],
+                         capture_output=True, text=True, check=True)
+    seconds = time.perf_counter() - start
+    peak_kb, turns = out.stdout.split()
+    return {"file_mb": written / 2**20, "peak_rss_mb": int(peak_kb) / 1024,
+            "seconds": seconds, "turns": int(turns)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=int, default=200)
+    parser.add_argument("--big-mb", type=int, default=300)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="harvest-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        os.environ["SKILLOPT_SLEEP_HOME"] = str(tmp / "home")
+        root = tmp / "claude"
+        total = build_tree(root, args.mb)
+        full = timed_harvest(root)
+        unchanged = timed_harvest(root)
+        appended_bytes = append_one_percent(root, total)
+        appended = timed_harvest(root)
+        big = big_file_rss(tmp, args.big_mb)
+    mb = total / 2**20
+    result = {
+        "tree_mb": round(mb, 1),
+        "full": {**full, "mb_per_s": round(mb / full["seconds"], 1)},
+        "no_change": {**unchanged, "pct_of_full": round(100 * unchanged["seconds"]
+                                                        / full["seconds"], 2)},
+        "append_1pct": {**appended, "appended_mb": round(appended_bytes / 2**20, 2),
+                        "pct_of_full": round(100 * appended["seconds"] / full["seconds"], 2)},
+        "big_file": big,
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    print(f"tree: {mb:.0f} MB in {full['files_read']} files")
+    print(f"full pass:      {full['seconds']:.2f} s  = {mb / full['seconds']:.0f} MB/s "
+          f"(target >= 120)")
+    print(f"no-change pass: {unchanged['seconds']:.3f} s = "
+          f"{result['no_change']['pct_of_full']}% of full (target <= 5%)")
+    print(f"after +1 %:     {appended['seconds']:.2f} s = {result['append_1pct']['pct_of_full']}%"
+          f" of full; {appended['files_read']} grown files re-read "
+          f"({appended['bytes_read'] / 2**20:.1f} MB)")
+    print(f"one {big['file_mb']:.0f} MB file: peak RSS {big['peak_rss_mb']:.0f} MB "
+          f"(target <= 100), {big['seconds']:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
