@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import BudgetExceeded
 from ..firewall import Context, check_edit
@@ -197,6 +198,7 @@ class Night:
             except BudgetExceeded:
                 r.after_val = r.baseline_val if after.hash == before.hash else r.after_val
         r.counts = _counts(r)
+        r.task_evidence = self._evidence(before, after)
         r.model_calls = self.target.calls + self.optimizer.calls
         r.cost_by_role = {"target": self.target.cost_usd, "optimizer": self.optimizer.cost_usd}
         r.cost_usd = sum(r.cost_by_role.values())
@@ -205,6 +207,27 @@ class Night:
                 self.i.archive.add_meta_note(self.i.project, self.i.skill_name, self.i.night_id, note)
         r.ended_at = utcnow()
         return r
+
+
+    def _evidence_rows(self, split: str, before: SkillDoc, after: SkillDoc) -> list[dict[str, Any]]:
+        reps = self.cfg.val_repeats if split == Split.VALIDATION.value else self.cfg.test_repeats
+        old = {r.task_id: r for r in self._cache.get((split, before.hash, reps), []) if r.sample == 0}
+        new = {r.task_id: r for r in self._cache.get((split, after.hash, reps), []) if r.sample == 0}
+        rows = []
+        for task in self.split[split]:
+            a, b = old.get(task.id), new.get(task.id)
+            if a is None or b is None:
+                continue
+            rows.append({"task_id": task.id, "split": split, "intent": task.intent,
+                         "before_score": a.score.metric(self.cfg.metric),
+                         "after_score": b.score.metric(self.cfg.metric),
+                         "before_answer": a.response[:2000], "after_answer": b.response[:2000],
+                         "before_rationale": a.score.rationale, "after_rationale": b.score.rationale})
+        return rows
+
+    def _evidence(self, before: SkillDoc, after: SkillDoc) -> list[dict[str, Any]]:
+        return [row for split in (Split.VALIDATION.value, Split.TEST.value)
+                for row in self._evidence_rows(split, before, after)]
 
 
 def reflect_slow(night: Night, today: SkillDoc, persistent: list[tuple[Task, Rollout]],

@@ -1,0 +1,149 @@
+"""Settings: defaults < user config.toml < project .skillopt-sleep.toml < env < flags.
+
+Every layer is checked against the same schema: an unknown key or a value of the wrong
+type is a ``ConfigError`` that names the key and the file it came from — never a silent
+default. Environment variables are ``SKILLOPT_SLEEP_<KEY>`` (upper case).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import paths
+from .errors import ConfigError
+
+PROJECT_FILE = ".skillopt-sleep.toml"
+ADOPT_POLICIES = ("review", "auto")
+SOURCES = ("claude-code", "codex", "copilot-vscode", "copilot-cli")
+
+
+@dataclass(frozen=True)
+class Settings:
+    target: str = "claude-code"
+    optimizer: str = "claude-code"
+    base_url: str | None = None
+    adopt: str = "review"
+    sources: tuple[str, ...] = SOURCES
+    include_headless: bool = False
+    steps: int = 3
+    val_repeats: int = 3
+    alpha: float = 0.05
+    margin: float = 0.0
+    max_usd_per_night: float = 2.0
+    max_usd_per_skill: float = 0.5
+    min_family_sessions: int = 2
+    hour: int = 3
+    minute: int = 17
+    min_new_sessions: int = 0
+    require_ac_power: bool = False
+    skill_roots: tuple[str, ...] = ()
+    project_roots: bool = False
+    pricing: dict[str, dict[str, float]] = field(default_factory=dict)
+    projects: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
+
+
+def _coerce(key: str, value: Any, origin: str) -> Any:
+    default = _FIELDS[key].default
+    if default is dataclasses.MISSING:
+        default = _FIELDS[key].default_factory()  # type: ignore[misc]
+    ok: bool
+    if isinstance(default, bool):
+        if isinstance(value, str) and origin.startswith("env"):
+            value = value.lower() in ("1", "true", "yes", "on")
+        ok = isinstance(value, bool)
+    elif isinstance(default, int):
+        if isinstance(value, str) and origin.startswith("env") and value.lstrip("-").isdigit():
+            value = int(value)
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, float):
+        if isinstance(value, str) and origin.startswith("env"):
+            try:
+                value = float(value)
+            except ValueError:
+                pass
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif isinstance(default, tuple):
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        value = tuple(value) if ok else value
+    elif isinstance(default, dict):
+        ok = isinstance(value, dict)
+    else:  # str or None
+        ok = isinstance(value, str)
+    if not ok:
+        raise ConfigError(f"{origin}: {key} = {value!r} has the wrong type")
+    return value
+
+
+def _validate(values: dict[str, Any]) -> None:
+    if values.get("adopt", "review") not in ADOPT_POLICIES:
+        raise ConfigError(f"adopt must be one of {', '.join(ADOPT_POLICIES)}, not {values['adopt']!r}")
+    unknown = [s for s in values.get("sources", ()) if s not in SOURCES]
+    if unknown:
+        raise ConfigError(f"unknown source(s) {unknown}; known: {', '.join(SOURCES)}")
+    if not 0 <= values.get("hour", 3) <= 23 or not 0 <= values.get("minute", 0) <= 59:
+        raise ConfigError("hour must be 0–23 and minute 0–59")
+    if not 0 < values.get("alpha", 0.05) < 1:
+        raise ConfigError("alpha must be between 0 and 1")
+
+
+def _layer(data: dict[str, Any], origin: str) -> dict[str, Any]:
+    out = {}
+    for key, value in data.items():
+        if key not in _FIELDS:
+            raise ConfigError(f"{origin}: unknown key {key!r} (known: {', '.join(sorted(_FIELDS))})")
+        out[key] = _coerce(key, value, origin)
+    return out
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+
+
+def load(project: Path | None = None, flags: dict[str, Any] | None = None,
+         env: dict[str, str] | None = None) -> Settings:
+    """The effective settings for ``project`` (the cwd's project if None)."""
+    env = dict(os.environ if env is None else env)
+    values: dict[str, Any] = {}
+    user_file = paths.config_file()
+    values.update(_layer(read_toml(user_file), str(user_file)))
+    project_file = (project or Path.cwd()) / PROJECT_FILE
+    values.update(_layer(read_toml(project_file), str(project_file)))
+    prefix = "SKILLOPT_SLEEP_"
+    from_env = {k[len(prefix):].lower(): v for k, v in env.items()
+                if k.startswith(prefix) and k[len(prefix):].lower() in _FIELDS}
+    values.update(_layer(from_env, "env SKILLOPT_SLEEP_*"))
+    values.update(_layer({k: v for k, v in (flags or {}).items() if v is not None}, "flag"))
+    _validate(values)
+    return Settings(**values)
+
+
+def write_user(updates: dict[str, Any]) -> Path:
+    """Merge ``updates`` into the user config.toml (validated), and return its path."""
+    import tomli_w
+
+    path = paths.config_file()
+    current = read_toml(path)
+    current.update(updates)
+    _layer(current, str(path))
+    _validate(current)
+    paths.ensure(path.parent)
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_bytes(tomli_w.dumps(current).encode("utf-8"))
+    os.replace(tmp, path)
+    return path
