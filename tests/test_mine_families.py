@@ -98,7 +98,7 @@ def minilm() -> SentenceTransformerEmbedder:
     return SentenceTransformerEmbedder()
 
 
-def test_real_model_keeps_run_and_write_the_tests_apart(minilm: SentenceTransformerEmbedder) -> None:
+def test_real_model_keeps_run_and_write_apart(minilm: SentenceTransformerEmbedder) -> None:
     archive = Archive(paths.archive_path())
     requests = [_req("r1", "s1", "run the tests"), _req("r2", "s2", "please run the tests"),
                 _req("w1", "s3", "write the tests"), _req("w2", "s4", "write tests for this")]

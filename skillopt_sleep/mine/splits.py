@@ -23,7 +23,8 @@ def check_ratios(ratios: Sequence[float]) -> tuple[float, float, float]:
     """Three non-negative weights with a positive sum, else ``ConfigError``."""
     if len(ratios) != 3 or any(r < 0 for r in ratios) or sum(ratios) <= 0:
         raise ConfigError(
-            f"split ratios must be three non-negative numbers train:validation:test, got {ratios!r}"
+            "split ratios are three non-negative weights train:validation:test, not all zero,"
+            f" such as 2:1:7; got {':'.join(str(r) for r in ratios)}"
         )
     return float(ratios[0]), float(ratios[1]), float(ratios[2])
 
