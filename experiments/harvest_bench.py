@@ -142,8 +142,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=200)
     parser.add_argument("--big-mb", type=int, default=300)
+    parser.add_argument("--workers", type=int, default=0,
+                        help="worker processes for the full pass (default: one per core, max 4)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.workers:
+        os.environ["SKILLOPT_SLEEP_HARVEST_WORKERS"] = str(args.workers)
     with tempfile.TemporaryDirectory(prefix="harvest-bench-") as tmp_name:
         tmp = Path(tmp_name)
         os.environ["SKILLOPT_SLEEP_HOME"] = str(tmp / "home")

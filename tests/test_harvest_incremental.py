@@ -202,3 +202,26 @@ def test_harvest_command_every_source_with_path(tmp_path: Path) -> None:
         lines = _lines(result.stdout)
         assert len(lines) == 2 and lines[0]["source"] == source, (source, result.output)
     assert fixture("codex").is_dir()
+
+
+def test_worker_processes_give_the_same_archive(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillopt_sleep.harvest import parallel
+    names = ["claude-code-log__dag_compact_after_rewind.jsonl",
+             "claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+             "agentcmd__full-session-four.jsonl"]
+    root = claude_tree(tmp_path / "claude", *names)
+    folder = root / "projects" / "-work-demo"
+    for i in range(3):  # more files than the parallel threshold below
+        for name in names:
+            shutil.copy(folder / name, folder / f"copy{i}-{name}")
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_FILES", 4)
+    monkeypatch.setenv(parallel.WORKERS_ENV, "2")
+    stats = HarvestStats()
+    pooled = list(harvest(Archive(archive_path()), [make_source("claude-code", root,
+                                                                 stats=stats)]))
+    monkeypatch.setenv(parallel.WORKERS_ENV, "1")
+    alone = list(harvest(Archive(tmp_path / "other.sqlite3"),
+                         [make_source("claude-code", root)]))
+    assert [s.turns for s in pooled] == [s.turns for s in alone] and len(pooled) == 12
+    assert stats.files_read == 12 and stats.sessions["claude-code"] == 12

@@ -22,24 +22,27 @@ from .claude_code import ClaudeCodeSource
 from .codex import CodexSource
 from .copilot_cli import CopilotCliSource
 from .copilot_vscode import CopilotVSCodeSource
+from .parallel import read_files
 
 __all__ = ["SOURCE_NAMES", "Filter", "harvest", "harvest_files", "make_source"]
 
 SOURCE_NAMES = ("claude-code", "codex", "copilot-vscode", "copilot-cli")
 
 
-def make_source(name: str, path: Path | None = None, *, stats: HarvestStats | None = None,
-                include_headless: bool = True) -> Source:
+def make_source(name: str, path: Path | list[Path] | None = None, *,
+                stats: HarvestStats | None = None, include_headless: bool = True) -> Source:
     """The source called ``name``, rooted at ``path`` (default: the agent's own location)."""
     stats = stats or HarvestStats()
+    if name == "copilot-vscode":
+        return CopilotVSCodeSource(path, include_headless=include_headless, stats=stats)
+    if isinstance(path, list):
+        raise ConfigError(f"source {name} takes one root folder")
     if name == "claude-code":
         return ClaudeCodeSource(path, include_headless=include_headless, stats=stats)
     if name == "codex":
         return CodexSource(path, include_headless=include_headless, stats=stats)
     if name == "copilot-cli":
         return CopilotCliSource(path, include_headless=include_headless, stats=stats)
-    if name == "copilot-vscode":
-        return CopilotVSCodeSource(path, include_headless=include_headless, stats=stats)
     raise ConfigError(f"unknown source {name!r}; choose one of {', '.join(SOURCE_NAMES)}, all")
 
 
@@ -73,13 +76,15 @@ def harvest(archive: Archive, sources: Iterable[Source], wanted: Filter | None =
     with _Batch(archive) as batch:
         for source in sources:
             checkpoints = {} if rescan else load_checkpoints(archive, source.name)
+            changed: list[Path] = []
             for path in source.discover():
                 if wanted.since is not None and _older_than(path, wanted.since):
                     continue
                 if file_changed(path, checkpoints.get(str(path))) == "unchanged":
                     source.stats.files_unchanged += 1
                     continue
-                yield from _harvest_file(batch, source, path, wanted)
+                changed.append(path)
+            yield from _harvest_paths(batch, source, changed, wanted)
 
 
 def harvest_files(archive: Archive, items: Iterable[tuple[Source, Path]],
@@ -88,7 +93,7 @@ def harvest_files(archive: Archive, items: Iterable[tuple[Source, Path]],
     wanted = wanted or Filter()
     with _Batch(archive) as batch:
         for source, path in items:
-            yield from _harvest_file(batch, source, path, wanted)
+            yield from _harvest_paths(batch, source, [path], wanted)
 
 
 class _Batch:
@@ -120,19 +125,20 @@ class _Batch:
             self.pending = []
 
 
-def _harvest_file(batch: _Batch, source: Source, path: Path,
-                  wanted: Filter) -> Iterator[Session]:
-    failed = source.stats.files_failed
-    snapshot = checkpoint_of(path, source.name, [])
-    sessions = list(source.sessions_from(path))
-    if source.stats.files_failed > failed:
-        return  # not checkpointed: the next harvest tries this file again
-    if snapshot is not None:  # None: not a file on disk (a mock source)
-        snapshot.sessions = [s.session_id for s in sessions]
-    batch.add(snapshot, sessions)
-    for session in sessions:
-        if wanted.keep(session, source.stats):
-            yield session
+def _harvest_paths(batch: _Batch, source: Source, paths: list[Path],
+                   wanted: Filter) -> Iterator[Session]:
+    # Snapshots come first: bytes appended while a file is read are left for next time.
+    snapshots = {path: checkpoint_of(path, source.name, []) for path in paths}
+    for path, sessions, failed in read_files(source, paths):
+        if failed:
+            continue  # not checkpointed: the next harvest tries this file again
+        snapshot = snapshots[path]
+        if snapshot is not None:  # None: not a file on disk (a mock source)
+            snapshot.sessions = [s.session_id for s in sessions]
+        batch.add(snapshot, sessions)
+        for session in sessions:
+            if wanted.keep(session, source.stats):
+                yield session
 
 
 def _older_than(path: Path, since: datetime) -> bool:
