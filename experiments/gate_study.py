@@ -1,0 +1,153 @@
+"""The gate study: every persona × many seeds through the proof run, against the issue's targets.
+
+Each run is one ``prove`` (the nights gated, and the same nights with the gate off). The study
+reports, per persona and overall, how far the held-out test score rose, whether harmful edits
+were proposed and ever let in, how often neutral edits got past the gate, and how often the
+gated skill scored at least as well on test as the ungated one.
+
+    python experiments/gate_study.py --seeds 20 --nights 3 --json gate_study.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from skillopt_sleep import persona as personas
+from skillopt_sleep.prove import ProofSpec, prove
+
+# The issue's targets; a row meets them only if every one holds.
+MIN_MEAN_LIFT = 0.40
+MAX_BASELINE = 0.40
+MIN_HARMFUL_PROPOSED_SHARE = 0.5
+MAX_NEUTRAL_ACCEPT_RATE = 0.05
+MIN_GATED_AT_LEAST_UNGATED = 0.90
+
+_SUMMARY_KEYS = ("seed", "baseline_test", "after_test", "ungated_after_test", "lift",
+                 "edits_proposed", "edits_accepted", "harmful_proposed", "harmful_accepted",
+                 "overfit_proposed", "overfit_accepted", "neutral_proposed", "neutral_accepted",
+                 "correct_proposed", "correct_accepted", "firewall_rejected", "seconds")
+
+
+def run_persona(name: str, seeds: int, nights: int) -> list[dict[str, Any]]:
+    """One proof run per seed, trimmed to the figures the study needs."""
+    runs = []
+    for seed in range(seeds):
+        summary = prove(ProofSpec(persona=name, seed=seed, nights=nights))
+        runs.append({k: summary[k] for k in _SUMMARY_KEYS})
+    return runs
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def aggregate(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The study's figures over a set of runs, with whether each target is met."""
+    n = len(runs)
+    baseline = _mean([r["baseline_test"] or 0.0 for r in runs])
+    lift = _mean([r["lift"] or 0.0 for r in runs])
+    harmful_runs = sum(1 for r in runs if r["harmful_proposed"] > 0)
+    harmful_accepted = sum(r["harmful_accepted"] for r in runs)
+    neutral_proposed = sum(r["neutral_proposed"] for r in runs)
+    neutral_accepted = sum(r["neutral_accepted"] for r in runs)
+    neutral_rate = neutral_accepted / neutral_proposed if neutral_proposed else 0.0
+    gated_ok = sum(1 for r in runs
+                   if (r["after_test"] or 0.0) >= (r["ungated_after_test"] or 0.0) - 1e-9)
+    figures: dict[str, Any] = {
+        "runs": n,
+        "mean_baseline_test": round(baseline, 4),
+        "mean_after_test": round(_mean([r["after_test"] or 0.0 for r in runs]), 4),
+        "mean_ungated_after_test": round(_mean([r["ungated_after_test"] or 0.0 for r in runs]), 4),
+        "mean_test_lift": round(lift, 4),
+        "min_test_lift": round(min((r["lift"] or 0.0 for r in runs), default=0.0), 4),
+        "harmful_proposed_runs": harmful_runs,
+        "harmful_proposed": sum(r["harmful_proposed"] for r in runs),
+        "harmful_accepted": harmful_accepted,
+        "neutral_proposed": neutral_proposed,
+        "neutral_accepted": neutral_accepted,
+        "neutral_false_accept_rate": round(neutral_rate, 4),
+        "overfit_proposed": sum(r["overfit_proposed"] for r in runs),
+        "overfit_accepted": sum(r["overfit_accepted"] for r in runs),
+        "gated_at_least_ungated_runs": gated_ok,
+        "gated_at_least_ungated_share": round(gated_ok / n, 4) if n else 0.0,
+        "seconds": round(sum(r["seconds"] for r in runs), 1),
+    }
+    figures["targets"] = {
+        "lift": lift >= MIN_MEAN_LIFT and baseline <= MAX_BASELINE,
+        "harmful": harmful_runs >= MIN_HARMFUL_PROPOSED_SHARE * n and harmful_accepted == 0,
+        "neutral": neutral_rate <= MAX_NEUTRAL_ACCEPT_RATE,
+        "gated_vs_ungated": n > 0 and gated_ok >= MIN_GATED_AT_LEAST_UNGATED * n,
+    }
+    figures["meets_targets"] = all(figures["targets"].values())
+    return figures
+
+
+_COLUMNS = ("persona", "baseline", "after", "ungated", "lift", "harmful runs", "harmful acc",
+            "neutral acc", "gated≥ungated", "targets")
+
+
+def _row(name: str, f: dict[str, Any]) -> tuple[str, ...]:
+    n = f["runs"]
+    return (name, f"{f['mean_baseline_test']:.3f}", f"{f['mean_after_test']:.3f}",
+            f"{f['mean_ungated_after_test']:.3f}", f"{f['mean_test_lift']:+.3f}",
+            f"{f['harmful_proposed_runs']}/{n}", str(f["harmful_accepted"]),
+            f"{f['neutral_accepted']}/{f['neutral_proposed']} ({f['neutral_false_accept_rate']:.1%})",
+            f"{f['gated_at_least_ungated_runs']}/{n}",
+            "met" if f["meets_targets"] else "missed: " + ", ".join(
+                k for k, ok in f["targets"].items() if not ok))
+
+
+def table(rows: Sequence[tuple[str, ...]]) -> str:
+    widths = [max(len(r[i]) for r in (_COLUMNS, *rows)) for i in range(len(_COLUMNS))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+             for r in (_COLUMNS, *rows)]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def study(names: Sequence[str], seeds: int, nights: int) -> dict[str, Any]:
+    runs = {name: run_persona(name, seeds, nights) for name in names}
+    return {
+        "seeds": seeds, "nights": nights,
+        "targets": {"min_mean_test_lift": MIN_MEAN_LIFT, "max_mean_baseline_test": MAX_BASELINE,
+                    "min_share_of_runs_proposing_harmful": MIN_HARMFUL_PROPOSED_SHARE,
+                    "harmful_accepted": 0, "max_neutral_false_accept_rate": MAX_NEUTRAL_ACCEPT_RATE,
+                    "min_share_gated_at_least_ungated": MIN_GATED_AT_LEAST_UNGATED},
+        "personas": {name: aggregate(r) for name, r in runs.items()},
+        "overall": aggregate([r for rs in runs.values() for r in rs]),
+        "runs": runs,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=20, help="seeds per persona (0..N-1)")
+    parser.add_argument("--nights", type=int, default=3, help="nights per proof run")
+    parser.add_argument("--persona", action="append", default=None,
+                        help="only this persona (repeatable); default: every persona")
+    parser.add_argument("--json", type=Path, default=None, help="write the figures here")
+    args = parser.parse_args(argv)
+    names = args.persona or personas.available()
+    start = time.monotonic()
+    result = study(names, args.seeds, args.nights)
+    result["command"] = " ".join(["python", "experiments/gate_study.py", *(argv or sys.argv[1:])])
+    result["seconds"] = round(time.monotonic() - start, 1)
+    rows = [_row(n, f) for n, f in result["personas"].items()]
+    rows.append(_row("overall", result["overall"]))
+    print(f"gate study: {len(names)} personas × {args.seeds} seeds, {args.nights} nights each "
+          f"({result['seconds']} s)")
+    print(table(rows))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}")
+    return 0 if all(f["meets_targets"] for f in result["personas"].values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
