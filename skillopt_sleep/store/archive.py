@@ -71,10 +71,12 @@ class Archive:
         data = json.dumps(to_dict(result))
         started = (result.started_at or utcnow()).isoformat()
         ended = result.ended_at.isoformat() if result.ended_at else None
+        # One night trains several skills: the row key is "<night id>:<skill>".
+        key = f"{result.night_id}:{result.skill}"
         with self.transaction() as conn:
             conn.execute(
                 "INSERT OR REPLACE INTO nights VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (result.night_id, result.project, result.skill, started, ended, status, data),
+                (key, result.project, result.skill, started, ended, status, data),
             )
 
     def nights(self, project: str | None = None, limit: int = 50) -> list[tuple[str, NightResult]]:

@@ -1,0 +1,169 @@
+"""The nightly pipeline: harvest what is new, mine tasks, run a night per skill, stage, adopt.
+
+``run_once`` is what ``skillopt-sleep run``, the daemon and the MCP server all call. It holds
+the state-dir lock for its whole length, so two nights never interleave.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import paths
+from .config import Settings
+from .errors import ConfigError
+from .harvest.base import project_of
+from .night.config import NightConfig
+from .night.run import NightInputs, run_night
+from .records import NightResult, Task, sha256_text, utcnow
+from .skilldoc import new_skill
+from .store import adopt as adoption
+from .store import staging
+from .store.archive import Archive
+from .store.lock import night_lock
+
+MANAGED_SKILL = "skillopt-sleep-learned"
+MANAGED_DESCRIPTION = ("Lessons learned from your own coding-agent sessions: recurring tasks "
+                       "and the corrections you gave. Use for any task in this project.")
+
+
+@dataclass
+class RunOutcome:
+    project: str
+    night_id: str = ""
+    dry_run: bool = False
+    staged: str = ""
+    nights: list[NightResult] = field(default_factory=list)
+    adopted: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, Any] = field(default_factory=dict)
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not any(n.stopped for n in self.nights)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project, "night_id": self.night_id, "dry_run": self.dry_run,
+            "staged": self.staged, "adopted": self.adopted, "counts": self.counts,
+            "message": self.message, "ok": self.ok,
+            "skills": [{"skill": n.skill, "changed": n.changed, "accepted": len(n.accepted),
+                        "baseline_val": n.baseline_val, "after_val": n.after_val,
+                        "baseline_test": n.baseline_test, "after_test": n.after_test,
+                        "abstained": n.abstained, "stopped": n.stopped, "cost_usd": n.cost_usd,
+                        "model_calls": n.model_calls} for n in self.nights],
+        }
+
+
+def night_id(project: str, when: Any = None) -> str:
+    """``YYYYMMDD-HHMMSS-<8 hex of the project key>``."""
+    stamp = (when or utcnow()).strftime("%Y%m%d-%H%M%S")
+    return f"{stamp}-{sha256_text(project)[:8]}"
+
+
+def skill_roots(settings: Settings, project: Path) -> list[Path]:
+    if settings.skill_roots:
+        return [Path(r).expanduser() for r in settings.skill_roots]
+    roots = adoption.user_roots()
+    return roots + adoption.project_roots(project) if settings.project_roots else roots
+
+
+@contextmanager
+def _state(dry_run: bool) -> Iterator[Path]:
+    """The real state dir, or for a dry run a throwaway copy of it (nothing real is written)."""
+    state = paths.state_dir()
+    if not dry_run:
+        yield paths.ensure(state)
+        return
+    with tempfile.TemporaryDirectory(prefix="skillopt-dry-") as tmp:
+        copy = Path(tmp) / "state"
+        if state.is_dir():
+            shutil.copytree(state, copy, ignore=shutil.ignore_patterns("nights", "*.lock"))
+        yield paths.ensure(copy)
+
+
+def run_once(project: Path | None, *, settings: Settings, dry_run: bool = False,
+             adopt: str | None = None, progress: Callable[[str], None] | None = None) -> RunOutcome:
+    """One night for ``project``: see the module docstring. ``adopt`` overrides the policy."""
+    say = progress or (lambda _m: None)
+    policy = adopt or settings.adopt
+    if policy not in ("review", "auto"):
+        raise ConfigError(f"adopt must be review or auto, not {policy!r}")
+    where = Path(project_of(str(project or Path.cwd())))
+    outcome = RunOutcome(project=str(where), dry_run=dry_run)
+    with night_lock(paths.ensure(paths.state_dir())), _state(dry_run) as state:
+        archive = Archive(paths.archive_path(state))
+        try:
+            _run(archive, state, where, settings, policy, outcome, say)
+        finally:
+            archive.close()
+    return outcome
+
+
+def _run(archive: Archive, state: Path, project: Path, settings: Settings, policy: str,
+         outcome: RunOutcome, say: Callable[[str], None]) -> None:
+    from .pipeline_steps import collect_tasks, harvest_new
+
+    nights_root = paths.staging_dir(state)
+    staging.clean_orphans(nights_root)
+    say("harvesting new sessions")
+    outcome.counts["harvest"] = harvest_new(archive, state, settings)
+    say("mining tasks")
+    roots = skill_roots(settings, project)
+    tasks, mined = collect_tasks(archive, state, settings, str(project), roots)
+    outcome.counts["mining"] = mined
+    by_skill: dict[str, list[Task]] = defaultdict(list)
+    for task in tasks:
+        by_skill[task.skill or MANAGED_SKILL].append(task)
+    if not by_skill:
+        outcome.message = "no recurring, replayable tasks yet; nothing to train tonight"
+        return
+    outcome.night_id = night_id(str(project))
+    live: dict[str, dict[str, str | None]] = {}
+    for skill, skill_tasks in sorted(by_skill.items()):
+        say(f"night for skill {skill} ({len(skill_tasks)} tasks)")
+        text, live[skill] = adoption.read_live(roots, skill)
+        if text is None:
+            text = new_skill(skill, MANAGED_DESCRIPTION if skill == MANAGED_SKILL else skill)
+        outcome.nights.append(_night(archive, settings, str(project), outcome.night_id, skill,
+                                     text, skill_tasks, say))
+    for result in outcome.nights:
+        archive.record_night(result, "staged" if result.changed else "unchanged")
+    if outcome.dry_run:
+        outcome.message = "dry run: nothing staged, no state written"
+        return
+    outcome.staged = str(_stage(archive, nights_root, outcome, live))
+    if policy == "auto":
+        for result in outcome.nights:
+            if result.changed:
+                outcome.adopted[result.skill] = adoption.adopt(
+                    archive, Path(outcome.staged), result.skill, roots)
+
+
+def _night(archive: Archive, settings: Settings, project: str, nid: str, skill: str, text: str,
+           tasks: list[Task], say: Callable[[str], None]) -> NightResult:
+    from .pipeline_steps import build_models
+
+    target, optimizer = build_models(settings)
+    config = NightConfig(steps=settings.steps, val_repeats=settings.val_repeats,
+                         alpha=settings.alpha, margin=settings.margin)
+    return run_night(NightInputs(tasks=tasks, skill_text=text, skill_name=skill, target=target,
+                                 optimizer=optimizer, night_id=nid, project=project,
+                                 config=config, archive=archive, progress=say))
+
+
+def _stage(archive: Archive, root: Path, outcome: RunOutcome,
+           live: dict[str, dict[str, str | None]]) -> Path:
+    from .report.html import render
+
+    history = [r for _, r in reversed(archive.nights(outcome.project, limit=60))]
+    diffs = {n.skill: staging.diff(n.skill_before, n.skill_after, n.skill) for n in outcome.nights}
+    html = render(outcome.nights, history=history, diffs=diffs,
+                  title=f"skillopt-sleep night {outcome.night_id}")
+    return staging.stage(root, outcome.night_id, outcome.project, outcome.nights, live, html)

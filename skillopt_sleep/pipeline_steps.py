@@ -1,0 +1,102 @@
+"""The pipeline's steps before the night: drain the queue, harvest, mine; and the models.
+
+Kept apart from ``pipeline.py`` so the orchestration reads top to bottom in one screen.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from . import paths
+from .config import Settings
+from .models.base import LLM
+from .models.meter import Ledger, MeteredLLM
+from .records import Task
+from .store.archive import Archive
+
+QUEUE_SOURCES = {"claude-code", "codex", "copilot-cli", "copilot-vscode"}
+
+
+def drain_queue(state: Path) -> list[dict[str, Any]]:
+    """Take every queued SessionEnd entry; a bad line is skipped and counted by the caller.
+
+    The queue file is renamed before reading, so an entry the hook appends meanwhile lands
+    in a fresh file and is read next time, never lost.
+    """
+    queue = paths.queue_file(state)
+    if not queue.exists():
+        return []
+    taken = queue.with_suffix(f".{os.getpid()}.taking")
+    os.replace(queue, taken)
+    entries = []
+    for line in taken.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            entries.append({"bad": line[:200]})
+            continue
+        entries.append(entry if isinstance(entry, dict) else {"bad": line[:200]})
+    taken.unlink()
+    return entries
+
+
+def harvest_new(archive: Archive, state: Path, settings: Settings) -> dict[str, int]:
+    """The queued transcripts first, then every configured source's new bytes."""
+    from .harvest.base import HarvestStats
+    from .harvest.runner import Filter, harvest, harvest_files, make_source
+
+    stats = HarvestStats()
+    counts = {"queued": 0, "queue_skipped": 0, "sessions": 0}
+    items = []
+    for entry in drain_queue(state):
+        path, source = entry.get("transcript_path"), entry.get("source", "claude-code")
+        if not path or source not in QUEUE_SOURCES or not Path(path).is_file():
+            counts["queue_skipped"] += 1
+            continue
+        items.append((make_source(source, stats=stats), Path(path)))
+    wanted = Filter(include_headless=settings.include_headless)
+    counts["queued"] = sum(1 for _ in harvest_files(archive, items, wanted))
+    sources = [make_source(name, stats=stats) for name in settings.sources]
+    counts["sessions"] = sum(1 for _ in harvest(archive, sources, wanted))
+    return counts
+
+
+def collect_tasks(archive: Archive, state: Path, settings: Settings, project: str,
+                  roots: list[Path]) -> tuple[list[Task], dict[str, Any]]:
+    """Replayable tasks of ``project``, mined from the archive and routed to skills."""
+    from .mine.catalog import Catalog, CatalogSettings
+    from .mine.embed import make_embedder
+    from .mine.families import FamilySettings
+    from .mine.requests import requests_from_sessions
+    from .mine.skills import discover_skills
+    from .store.sessions import load_sessions
+
+    sessions = load_sessions(archive, project=project, include_headless=settings.include_headless)
+    requests = list(requests_from_sessions(sessions))
+    if not requests:
+        return [], {"requests": 0}
+    family = FamilySettings(min_sessions=settings.min_family_sessions)
+    catalog = Catalog(archive, make_embedder(settings.embedder), skills=discover_skills(roots),
+                      settings=CatalogSettings(family=family), index_base=state / "index")
+    result = catalog.refresh(requests)
+    tasks = [t for t in result.tasks if t.project == project and t.meta.get("replayable", True)]
+    counts = dict(result.report.counts) | {"requests": len(requests), "tasks": len(tasks),
+                                           "uncovered_families": len(result.uncovered)}
+    return tasks, counts
+
+
+def build_models(settings: Settings, ledger: Ledger | None = None) -> tuple[LLM, LLM]:
+    """Target and optimizer from the settings, metered against the dollar caps."""
+    from .models.registry import build_llm
+
+    ledger = ledger or Ledger()
+    made = []
+    for role, spec in (("target", settings.target), ("optimizer", settings.optimizer)):
+        llm = build_llm(spec, base_url=settings.base_url, pricing=settings.pricing,
+                        persona=settings.persona or None, role=role)
+        made.append(MeteredLLM(llm, role, ledger, max_usd_per_night=settings.max_usd_per_night,
+                               max_usd_per_skill=settings.max_usd_per_skill))
+    return made[0], made[1]
