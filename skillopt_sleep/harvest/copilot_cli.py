@@ -150,7 +150,12 @@ class _Reader:
         self.b.add_tool(call_id, name, args)
 
     def tool_done(self, data: dict[str, Any], when: datetime | None) -> None:
-        if data.get("success") is not False:
+        # 1.0.10x reports a shell command that ran but exited non-zero as a success, with
+        # the code in ``shellExecution.exitCode``.
+        shell = data.get("shellExecution")
+        code = shell.get("exitCode") if isinstance(shell, dict) else None
+        exited = isinstance(code, int) and code != 0
+        if data.get("success") is not False and not exited:
             return
         result = data.get("result") or data.get("error")
         head = ""
@@ -158,7 +163,11 @@ class _Reader:
             head = str(result.get("content") or result.get("message") or "")
         elif isinstance(result, str):
             head = result
-        self.b.tool_result(str(data.get("toolCallId", "")), False, head)
+        call_id = str(data.get("toolCallId", ""))
+        if exited and data.get("success") is not False:
+            self.b.tool_result(call_id, False, f"exit {code}: {head}", Signal.NONZERO_EXIT)
+        else:
+            self.b.tool_result(call_id, False, head)
 
     def shutdown(self, data: dict[str, Any], when: datetime | None) -> None:
         changes = data.get("codeChanges")
