@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from ..records import Task, from_dict, sha256_text, to_dict, utcnow
 from ..store.archive import Archive
 from .requests import Request
+
+_REQUEST_FIELDS = frozenset(f.name for f in fields(Request))
+
+
+def _request(data: str) -> Request:
+    # Requests hold only strings and lists of strings, so the generic record decoder
+    # (which walks type hints, ~90 µs a row) is not needed on this hot path of recall.
+    return Request(**{k: v for k, v in json.loads(data).items() if k in _REQUEST_FIELDS})
 
 
 @dataclass
@@ -51,7 +59,7 @@ class MiningStore:
             "SELECT request_json, family_id FROM mined_requests WHERE project = ? ORDER BY seq",
             (project,),
         ).fetchall()
-        return [(from_dict(Request, json.loads(data)), fid) for data, fid in rows]
+        return [(_request(data), fid) for data, fid in rows]
 
     def requests(self, ids: Sequence[str]) -> dict[str, tuple[Request, str | None]]:
         found: dict[str, tuple[Request, str | None]] = {}
@@ -61,7 +69,7 @@ class MiningStore:
             for data, fid in self.conn.execute(
                 f"SELECT request_json, family_id FROM mined_requests WHERE id IN ({marks})", chunk
             ):
-                request = from_dict(Request, json.loads(data))
+                request = _request(data)
                 found[request.id] = (request, fid)
         return found
 
@@ -70,7 +78,7 @@ class MiningStore:
             "SELECT request_json FROM mined_requests WHERE family_id = ? ORDER BY seq",
             (family_id,),
         ).fetchall()
-        return [from_dict(Request, json.loads(data)) for (data,) in rows]
+        return [_request(data) for (data,) in rows]
 
     def assign(self, family_id: str, request_ids: Sequence[str]) -> None:
         with self.archive.transaction() as conn:
