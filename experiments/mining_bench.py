@@ -37,7 +37,7 @@ from skillopt_sleep.mine.miner import Miner  # noqa: E402
 from skillopt_sleep.mine.recall import Recaller  # noqa: E402
 from skillopt_sleep.mine.requests import Request, read_requests  # noqa: E402
 from skillopt_sleep.mine.splits import split_for  # noqa: E402
-from skillopt_sleep.mine.store import FamilyRow, MiningStore  # noqa: E402
+from skillopt_sleep.mine.store import MiningStore  # noqa: E402
 from skillopt_sleep.records import utcnow  # noqa: E402
 from skillopt_sleep.store.archive import Archive  # noqa: E402
 
