@@ -29,7 +29,8 @@ NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 # A SessionEnd payload as Claude Code 2.1.330 sends it on stdin.
 PAYLOAD = {
     "session_id": "6f1c2a8e-3b7d-4c59-9e0a-2d4b8f1e7a63",
-    "transcript_path": "/home/dev/.claude/projects/-home-dev-app/6f1c2a8e-3b7d-4c59-9e0a-2d4b8f1e7a63.jsonl",
+    "transcript_path": "/home/dev/.claude/projects/-home-dev-app/"
+                       "6f1c2a8e-3b7d-4c59-9e0a-2d4b8f1e7a63.jsonl",
     "cwd": "/home/dev/app",
     "hook_event_name": "SessionEnd",
     "reason": "prompt_input_exit",

@@ -89,7 +89,8 @@ def queue_line(raw: bytes) -> str:
     record = {
         "session_id": session_id if isinstance(session_id, str) else None,
         "transcript_path": transcript,
-        "ended_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        # timezone.utc, not datetime.UTC: the system python3 may predate 3.11.
+        "ended_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),  # noqa: UP017
         "source": SOURCE,
     }
     return json.dumps(record, ensure_ascii=False) + "\n"
