@@ -58,7 +58,8 @@ white-space:pre-wrap;word-break:break-word}.anchor{color:var(--muted);font-size:
 .stats{display:flex;flex-wrap:wrap;gap:6px 18px;font-size:13px;margin:8px 0}
 .stats b{font-variant-numeric:tabular-nums}.why{font-size:14px}
 .bar{position:relative;height:12px;min-width:160px;background:#f1f5f9;border-radius:3px}
-.bar:before{content:"";position:absolute;left:50%;top:-2px;bottom:-2px;border-left:1px solid #94a3b8}
+.bar:before{content:"";position:absolute;left:50%;top:-2px;bottom:-2px;
+border-left:1px solid #94a3b8}
 .bar i{position:absolute;top:0;bottom:0;border-radius:2px}.bar i.pos{left:50%;background:#22c55e}
 .bar i.neg{right:50%;background:#ef4444}
 details{margin:6px 0}summary{cursor:pointer}
@@ -68,12 +69,14 @@ details.task[open]{padding-bottom:12px}
 .answers pre{white-space:pre-wrap;word-break:break-word;background:var(--soft);margin:4px 0;
 padding:8px 10px;border-radius:6px;border:1px solid var(--line);max-height:420px;overflow:auto}
 .answers .rat{font-size:12px;color:var(--muted)}
-figure{margin:10px 0;background:var(--bg);border:1px solid var(--line);border-radius:10px;padding:8px}
+figure{margin:10px 0;background:var(--bg);border:1px solid var(--line);border-radius:10px;
+padding:8px}
 figcaption{font-size:13px;color:var(--muted);padding:0 8px 4px}
 svg.plot{width:100%;height:auto;display:block;font-family:inherit}
 svg .axis{stroke:#475569;stroke-width:1}svg .grid{stroke:#e5e7eb;stroke-width:1}
 svg .tick{font-size:12px;fill:#475569}svg .axis-title{font-size:13px;fill:#334155;font-weight:600}
-svg .legend{font-size:13px;fill:#334155}svg .tonight{fill:#fef3c7}
+svg .legend{font-size:13px;fill:#334155}svg .value{font-size:12px;font-weight:650}
+svg .tonight{fill:#fef3c7}
 @media print{body{background:#fff}details{display:block}}
 """
 
@@ -183,7 +186,7 @@ def _cost_table(nights: Sequence[NightResult]) -> str:
         for role, n in figures(r)["calls_by_role"].items():
             calls[role] = calls.get(role, 0) + n
     rows = "".join(
-        f'<tr><td>{escape(role)}</td><td class="num">{calls[role] if role in calls else "—"}</td>'
+        f'<tr><td>{escape(role)}</td><td class="num">{calls.get(role, "—")}</td>'
         f'<td class="num">${cost.get(role, 0.0):.4f}</td></tr>'
         for role in sorted(set(cost) | set(calls)))
     total = (f'<tr><th>all roles</th><th class="num">{sum(r.model_calls for r in nights)}</th>'
@@ -352,8 +355,9 @@ def _tasks(r: NightResult) -> str:
         rows.sort(key=lambda row: -moved(row))
         changed = sum(1 for row in rows if moved(row) > 1e-9)
         items = "".join(_task_item(row) for row in rows)
-        out.append(f'<details class="split" data-split="{split}"{" open" if split == "validation" else ""}>'
-                   f"<summary><b>{split.capitalize()} tasks</b> ({len(rows)}, {changed} changed score; "
+        is_open = " open" if split == "validation" else ""
+        out.append(f'<details class="split" data-split="{split}"{is_open}><summary>'
+                   f"<b>{split.capitalize()} tasks</b> ({len(rows)}, {changed} changed score; "
                    f"{note}; largest changes first)</summary>{items}</details>")
     if not out:
         return ""

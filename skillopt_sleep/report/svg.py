@@ -65,8 +65,9 @@ def _axes(points: Sequence[Point], lo: float, hi: float) -> list[str]:
     for k in range(5):
         v = lo + (hi - lo) * k / 4
         y = _y(v, lo, hi)
-        out.append(f'<line class="grid" x1="{_LEFT}" y1="{y:.1f}" x2="{_W - _RIGHT}" y2="{y:.1f}"/>')
-        out.append(f'<text class="tick" x="{_LEFT - 8}" y="{y + 4:.1f}" text-anchor="end">{v:.2f}</text>')
+        out.append(f'<line class="grid" x1="{_LEFT}" y1="{y:.1f}" x2="{_W - _RIGHT}" '
+                   f'y2="{y:.1f}"/><text class="tick" x="{_LEFT - 8}" y="{y + 4:.1f}" '
+                   f'text-anchor="end">{v:.2f}</text>')
     for i, p in enumerate(points):
         x = _x(i, n)
         if p.tonight:
@@ -96,7 +97,17 @@ def _series(points: Sequence[Point], name: str, colour: str, dash: str,
                    f'data-label="{escape(p.label)}" cx="{_x(i, n):.1f}" cy="{_y(v, lo, hi):.1f}" '
                    f'r="4.5" fill="{colour}"><title>{escape(p.label)} · {name} {v:.3f}'
                    f'\n{escape(p.night_id)}</title></circle>')
+        if p.tonight or i == 0:
+            out.append(_value_label(name, colour, v, _x(i, n), _y(v, lo, hi), i, n))
     return out
+
+
+def _value_label(name: str, colour: str, v: float, x: float, y: float, i: int, n: int) -> str:
+    """The score printed beside a point; kept inside the plot at both ends."""
+    anchor, dx = ("start", 8) if i == 0 else ("end", -8) if i == n - 1 else ("middle", 0)
+    dy = -9 if name == "validation" else 18
+    return (f'<text class="value {name}" x="{x + dx:.1f}" y="{y + dy:.1f}" '
+            f'text-anchor="{anchor}" fill="{colour}">{v:.3f}</text>')
 
 
 def _legend() -> list[str]:
