@@ -48,6 +48,8 @@ def classify(exc: BaseException, transient_types: tuple[type[BaseException], ...
     """Sort an SDK or transport exception into auth / transient / fatal."""
     if isinstance(exc, AuthError):
         return "auth"
+    if transient_types and isinstance(exc, transient_types):
+        return "transient"
     if isinstance(exc, ModelError):
         return "fatal"
     status = getattr(exc, "status_code", None)
@@ -57,7 +59,7 @@ def classify(exc: BaseException, transient_types: tuple[type[BaseException], ...
         if status in _TRANSIENT_STATUS or status >= 500:
             return "transient"
         return "fatal"
-    if isinstance(exc, (*transient_types, TimeoutError, ConnectionError)):
+    if isinstance(exc, TimeoutError | ConnectionError):
         return "transient"
     return "fatal"
 

@@ -1,0 +1,318 @@
+"""Replay through the real agent harnesses: ``claude-code[:MODEL]`` and ``codex[:MODEL]``.
+
+``claude -p --output-format json --verbose`` and ``codex exec --json`` run once per call in
+an isolated temp home and working dir (``agent_home``), with the prompt on stdin tagged
+with the engine's sentinel so the replay's own session is never harvested back. Tools
+are limited to what the call names (``tools=[{"name": "Bash"}]``); none by default.
+
+The harness's own retries are switched off so ``retry.call_with_retries`` is the one
+policy. A refused login ("Not logged in", 401) raises ``AuthError``, never a wrong answer.
+``--bare`` is passed to Claude Code only when ``ANTHROPIC_API_KEY`` is set, since it
+ignores subscription logins. ``max_tokens``, ``temperature`` and ``seed`` cannot be set
+on these CLIs; ``seed`` still names the sample for the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import AuthError, ModelError
+from ..records import Completion, Message, ToolCall, Usage
+from . import agent_home
+from .base import tag
+from .messages import as_transcript
+from .pricing import Price
+from .retry import RetryPolicy, call_with_retries
+
+AGENT_POLICY = RetryPolicy(attempts=2, initial_wait_s=5.0, max_wait_s=60.0, timeout_s=900.0)
+
+_AUTH = re.compile(r"not logged in|please run /login|\b401\b|unauthori[sz]ed|authentication|"
+                   r"invalid api key|\b403\b|forbidden|codex login", re.IGNORECASE)
+_TRANSIENT = re.compile(r"\b(429|500|502|503|504|529)\b|too many requests|rate limit|overloaded|"
+                        r"timed? ?out|stream disconnected|connection|exceeded retry limit",
+                        re.IGNORECASE)
+
+
+class TransientAgentError(ModelError):
+    """A harness run that failed for a reason worth retrying (rate limit, overload, network)."""
+
+
+def _failure(name: str, message: str, status: int | None = None) -> ModelError:
+    text = f"{name}: {message.strip()[:500]}"
+    if status in (401, 403) or (status is None and _AUTH.search(message)):
+        return AuthError(f"{text} (log in to the CLI, or set its API key)")
+    if (status is not None and (status == 429 or status >= 500)) or _TRANSIENT.search(message):
+        return TransientAgentError(text)
+    return ModelError(text)
+
+
+class _AgentCLI:
+    binary = ""
+    backend = ""
+    config_name = ""
+    carried: tuple[str, ...] = ()
+
+    def __init__(self, model: str | None, *, price: Price, base_url: str | None = None,
+                 policy: RetryPolicy | None = None, executable: str | Path | None = None):
+        self.model = model
+        self.name = f"{self.backend}:{model}" if model else self.backend
+        self.price = price
+        self.base_url = base_url
+        self.policy = policy or AGENT_POLICY
+        self.executable = str(executable) if executable else None
+
+    def _exe(self) -> str:
+        found = self.executable or shutil.which(self.binary)
+        if not found:
+            raise ModelError(f"{self.name}: the `{self.binary}` CLI is not on PATH")
+        return found
+
+    def _source(self) -> Path:
+        raise NotImplementedError
+
+    def complete(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
+                 seed: int, tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+        system, prompt = as_transcript(messages)
+        names = [str(t.get("function", t).get("name")) for t in tools or []]
+        exe = self._exe()
+        self._precheck()
+        started = time.monotonic()
+
+        def attempt() -> Completion:
+            with agent_home.sandbox(self.config_name, self._source(), self.carried) as box:
+                command = self._command(exe, system, names, box)
+                env = self._env(box)
+                result = agent_home.run(command, stdin=tag(prompt), env=env, cwd=box.work,
+                                        timeout_s=self.policy.timeout_s)
+            return self._parse(result)
+
+        completion = call_with_retries(attempt, policy=self.policy, what=self.name,
+                                       transient_types=(TransientAgentError,))
+        completion.latency_s = time.monotonic() - started
+        return completion
+
+    def _precheck(self) -> None:
+        """Fail fast with ``AuthError`` when the CLI plainly has no login to use."""
+
+    def _command(self, exe: str, system: str, tools: list[str],
+                 box: agent_home.Sandbox) -> list[str]:
+        raise NotImplementedError
+
+    def _env(self, box: agent_home.Sandbox) -> dict[str, str]:
+        raise NotImplementedError
+
+    def _parse(self, result: agent_home.Run) -> Completion:
+        raise NotImplementedError
+
+    def _finish(self, text: str, calls: list[ToolCall], usage: Usage,
+                reported_usd: float | None) -> Completion:
+        if not text.strip():
+            raise ModelError(f"{self.name}: the harness returned an empty answer")
+        cost = self.price.cost(usage) if reported_usd is None else reported_usd
+        return Completion(text=text, tool_calls=calls, usage=usage, cost_usd=cost)
+
+
+# --- Claude Code --------------------------------------------------------------------------
+
+
+class ClaudeCodeLLM(_AgentCLI):
+    """``claude -p`` in an isolated config dir; the login's credentials file is carried."""
+
+    binary = "claude"
+    backend = "claude-code"
+    config_name = ".claude"
+    carried = (".credentials.json",)
+
+    def _source(self) -> Path:
+        configured = os.environ.get("CLAUDE_CONFIG_DIR")
+        return Path(configured) if configured else Path.home() / ".claude"
+
+    def _precheck(self) -> None:
+        has_key = any(os.environ.get(k) for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"))
+        # macOS keeps the login in the keychain, which a temp HOME does not hide.
+        if has_key or sys.platform == "darwin" or (self._source() / self.carried[0]).is_file():
+            return
+        if any(os.environ.get(k) for k in ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX")):
+            return
+        raise AuthError(f"{self.name}: Claude Code is not logged in (no "
+                        f"{self._source() / self.carried[0]}, no ANTHROPIC_API_KEY); "
+                        "run `claude` and /login, or set ANTHROPIC_API_KEY")
+
+    def _command(self, exe: str, system: str, tools: list[str],
+                 box: agent_home.Sandbox) -> list[str]:
+        command = [exe, "-p", "--output-format", "json", "--verbose",
+                   "--tools", ",".join(tools)]
+        if tools:
+            command += ["--allowedTools", ",".join(tools)]
+        if os.environ.get("ANTHROPIC_API_KEY"):
+            command.append("--bare")
+        if self.model:
+            command += ["--model", self.model]
+        if system:
+            command += ["--append-system-prompt", system]
+        return command
+
+    def _env(self, box: agent_home.Sandbox) -> dict[str, str]:
+        env = agent_home.base_env(box.home)
+        env.update(CLAUDE_CONFIG_DIR=str(box.home / self.config_name),
+                   CLAUDE_CODE_MAX_RETRIES="0", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+                   DISABLE_TELEMETRY="1", DISABLE_AUTOUPDATER="1", DISABLE_ERROR_REPORTING="1")
+        if self.base_url:
+            env["ANTHROPIC_BASE_URL"] = self.base_url
+        return env
+
+    def _parse(self, result: agent_home.Run) -> Completion:
+        events = _json_events(result.stdout)
+        final = next((e for e in reversed(events) if e.get("type") == "result"), None)
+        if final is None:
+            raise _failure(self.name, result.stderr or result.stdout or
+                           f"exit {result.returncode}, no result")
+        if final.get("is_error"):
+            status = final.get("api_error_status")
+            raise _failure(self.name, str(final.get("result") or final.get("subtype")),
+                           status if isinstance(status, int) else None)
+        raw = final.get("usage") or {}
+        usage = Usage(
+            input_tokens=int(raw.get("input_tokens", 0)) + int(
+                raw.get("cache_creation_input_tokens", 0)),
+            output_tokens=int(raw.get("output_tokens", 0)),
+            cache_read_tokens=int(raw.get("cache_read_input_tokens", 0)))
+        reported = final.get("total_cost_usd")
+        return self._finish(str(final.get("result") or ""), _claude_tool_calls(events), usage,
+                            float(reported) if isinstance(reported, int | float) else None)
+
+
+def _json_events(stdout: str) -> list[dict[str, Any]]:
+    """A JSON array (``--verbose``), one object, or JSON Lines; junk lines are skipped."""
+    text = stdout.strip()
+    try:
+        data = json.loads(text) if text else []
+    except ValueError:
+        data = []
+        for line in text.splitlines():
+            try:
+                data.append(json.loads(line))
+            except ValueError:
+                continue
+    data = data if isinstance(data, list) else [data]
+    return [e for e in data if isinstance(e, dict)]
+
+
+def _claude_tool_calls(events: list[dict[str, Any]]) -> list[ToolCall]:
+    calls: dict[str, ToolCall] = {}
+    for event in events:
+        content = (event.get("message") or {}).get("content")
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use":
+                calls[str(block.get("id"))] = ToolCall(name=str(block.get("name")),
+                                                       args=dict(block.get("input") or {}))
+            elif block.get("type") == "tool_result" and block.get("is_error"):
+                call = calls.get(str(block.get("tool_use_id")))
+                if call is not None:
+                    call.ok = False
+                    call.error_head = str(block.get("content"))[:200]
+    return list(calls.values())
+
+
+# --- Codex ----------------------------------------------------------------------------------
+
+
+class CodexLLM(_AgentCLI):
+    """``codex exec --json`` with a temp ``CODEX_HOME``; its auth and config are carried."""
+
+    binary = "codex"
+    backend = "codex"
+    config_name = ".codex"
+    carried = ("auth.json", "config.toml")
+    key_env = "SKILLOPT_SLEEP_CODEX_KEY"
+
+    def _source(self) -> Path:
+        configured = os.environ.get("CODEX_HOME")
+        return Path(configured) if configured else Path.home() / ".codex"
+
+    def _precheck(self) -> None:
+        source = self._source()
+        if self.base_url or any(os.environ.get(k) for k in ("OPENAI_API_KEY", "CODEX_API_KEY")):
+            return
+        config = source / "config.toml"
+        custom = config.is_file() and "model_provider" in config.read_text(errors="replace")
+        if not custom and not (source / "auth.json").is_file():
+            raise AuthError(f"{self.name}: Codex is not logged in (no {source / 'auth.json'}, "
+                            "no OPENAI_API_KEY); run `codex login`")
+
+    def _command(self, exe: str, system: str, tools: list[str],
+                 box: agent_home.Sandbox) -> list[str]:
+        command = [exe, "exec", "--json", "--skip-git-repo-check", "-C", str(box.work),
+                   "-s", "workspace-write" if tools else "read-only",
+                   "-c", 'approval_policy="never"']
+        if self.model:
+            command += ["-m", self.model]
+        if system:
+            command += ["-c", f"developer_instructions={json.dumps(system)}"]
+        if self.base_url:
+            provider = "model_providers.skillopt"
+            command += ["-c", 'model_provider="skillopt"',
+                        "-c", f'{provider}.name="skillopt"',
+                        "-c", f"{provider}.base_url={json.dumps(self.base_url)}",
+                        "-c", f'{provider}.wire_api="responses"',
+                        "-c", f'{provider}.env_key="{self.key_env}"',
+                        "-c", f"{provider}.request_max_retries=0",
+                        "-c", f"{provider}.stream_max_retries=0"]
+        return [*command, "-"]
+
+    def _env(self, box: agent_home.Sandbox) -> dict[str, str]:
+        env = agent_home.base_env(box.home)
+        env["CODEX_HOME"] = str(box.home / self.config_name)
+        env[self.key_env] = os.environ.get("OPENAI_API_KEY") or "local-server"
+        return env
+
+    def _parse(self, result: agent_home.Run) -> Completion:
+        events = _json_events(result.stdout)
+        texts: list[str] = []
+        calls: list[ToolCall] = []
+        usage = Usage()
+        for event in events:
+            kind = event.get("type")
+            if kind in ("turn.failed", "error"):
+                error = event.get("error") or {}
+                message = error.get("message") if isinstance(error, dict) else None
+                raise _failure(self.name, str(message or event.get("message") or event))
+            if kind == "turn.completed":
+                usage = usage + _codex_usage(event.get("usage") or {})
+            if kind == "item.completed":
+                _codex_item(event.get("item") or {}, texts, calls)
+        if not texts and result.returncode != 0:
+            raise _failure(self.name, result.stderr or f"exit {result.returncode}")
+        return self._finish(texts[-1] if texts else "", calls, usage, None)
+
+
+def _codex_usage(raw: dict[str, Any]) -> Usage:
+    cached = int(raw.get("cached_input_tokens", 0))
+    return Usage(input_tokens=max(0, int(raw.get("input_tokens", 0)) - cached),
+                 output_tokens=int(raw.get("output_tokens", 0)), cache_read_tokens=cached)
+
+
+def _codex_item(item: dict[str, Any], texts: list[str], calls: list[ToolCall]) -> None:
+    kind = item.get("type")
+    if kind == "agent_message":
+        texts.append(str(item.get("text") or ""))
+    elif kind == "command_execution":
+        exit_code = item.get("exit_code")
+        calls.append(ToolCall(name="exec_command", args={"cmd": item.get("command")},
+                              ok=exit_code == 0,
+                              error_head="" if exit_code == 0 else
+                              str(item.get("aggregated_output") or "")[:200]))
+    elif kind in ("file_change", "mcp_tool_call", "web_search"):
+        calls.append(ToolCall(name=str(kind), args={k: v for k, v in item.items()
+                                                     if k not in ("id", "type")},
+                              ok=item.get("status") != "failed"))
