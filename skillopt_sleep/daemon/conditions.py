@@ -1,0 +1,63 @@
+"""Probes the daemon consults before a night, and one it reports about itself.
+
+Each answers cheaply and never raises: a probe that cannot tell returns "unknown"
+(None, or a count of zero with a logged reason) and the night's own rules decide.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import sys
+from datetime import UTC, datetime
+
+import psutil
+
+__all__ = ["HEAVY_MODULES", "MODEL_MODULES", "ac_power", "heavy_modules", "new_sessions_since"]
+
+log = logging.getLogger("skillopt_sleep.daemon")
+
+MODEL_MODULES = ("torch", "sentence_transformers", "transformers", "faiss")
+"""Modules an idle daemon must not have imported: a night loads them when it needs them."""
+HEAVY_MODULES = (*MODEL_MODULES, "numpy", "scipy", "anthropic", "openai")
+"""Reported by ``daemon status`` so a regression in the idle footprint is visible."""
+
+
+def ac_power() -> bool | None:
+    """True on mains power, False on battery, None when it cannot be told (no battery
+    sensor: a desktop, a VM, a container), in which case the night is not held back."""
+    try:
+        battery = psutil.sensors_battery()
+    except (AttributeError, NotImplementedError, OSError, RuntimeError):
+        return None
+    if battery is None:
+        return None
+    return battery.power_plugged
+
+
+def new_sessions_since(project: str, since: datetime | None) -> int:
+    """Archived sessions of ``project`` that ended after ``since`` (all when None)."""
+    from ..paths import archive_path
+
+    path = archive_path()
+    if not path.exists():
+        return 0
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+        try:
+            query = "SELECT COUNT(*) FROM sessions WHERE project = ?"
+            args: tuple[str, ...] = (project,)
+            if since is not None:
+                query += " AND ended_at > ?"
+                # the archive's own format: fixed-width UTC, so text order is time order
+                args = (project, since.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+            return int(conn.execute(query, args).fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        log.warning("cannot count new sessions of %s: %s", project, exc)
+        return 0
+
+
+def heavy_modules() -> list[str]:
+    return sorted(m for m in HEAVY_MODULES if m in sys.modules)

@@ -1,0 +1,322 @@
+"""The background service: one nightly job per enrolled project, and the session watcher.
+
+The daemon adds scheduling and watching, never logic of its own: a night is the
+pipeline's ``run_once``, called with the project's resolved settings and its adoption
+policy (``auto`` unless the enrolment or the project file says ``review``).
+
+Missed nights. Each project has a cron trigger with ``coalesce=True`` and a misfire grace
+of most of a day, so nights missed while the laptop slept run once on wake, not once per
+missed night. APScheduler measures its waits on a clock that stops during suspend, so a
+heartbeat (``tick``) notices a jump of the wall clock, wakes the scheduler and runs the
+catch-up: a project whose last successful night is older than 24 h gets a night now.
+``run_night`` is the single door every night goes through; it skips a project that
+succeeded recently, so a misfire and a catch-up arriving together still make one night.
+
+Everything with a side effect is injectable (the night job, the clock, the scheduler,
+the power and session-count probes, the watcher) so tests drive it with a fake clock.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import Any
+
+from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.schedulers.base import BaseScheduler
+from apscheduler.triggers.cron import CronTrigger
+
+from .. import config
+from ..config import Settings
+from ..errors import LockHeld, SkillOptError
+from .conditions import ac_power, new_sessions_since
+from .state import DaemonState, write_status
+from .watch import SessionWatcher
+
+__all__ = ["CATCH_UP_AFTER", "MISFIRE_GRACE", "Enrolled", "NightJob", "NightReport",
+           "Service", "enrolled_projects", "pipeline_job"]
+
+log = logging.getLogger("skillopt_sleep.daemon")
+
+MISFIRE_GRACE = int(timedelta(hours=23).total_seconds())
+CATCH_UP_AFTER = timedelta(hours=24)
+RECENT_SUCCESS = timedelta(hours=20)
+"""A night this recent makes another one pointless: it is how a misfire and a catch-up
+arriving together (or a restart loop) still give one night."""
+RETRY_AFTER_FAILURE = timedelta(hours=1)
+ENTRY_SETTINGS = ("hour", "minute", "target", "optimizer")
+"""Enrolment keys that are ``Settings`` fields (``adopt`` is handled on its own)."""
+
+
+@dataclass
+class NightReport:
+    ok: bool
+    result: dict[str, Any] = field(default_factory=dict)
+
+
+NightJob = Callable[[Path, Settings, str], NightReport]
+"""``(project, settings, adopt) -> NightReport``; may raise (the service records it)."""
+
+
+def pipeline_job(project: Path, settings: Settings, adopt: str) -> NightReport:
+    """The real night: the pipeline's ``run_once`` (imported only when a night starts)."""
+    from ..pipeline import run_once
+
+    outcome = run_once(project, settings=settings, adopt=adopt,
+                       progress=lambda line: log.info("%s: %s", project, line))
+    return NightReport(bool(outcome.ok), outcome.to_dict())
+
+
+@dataclass
+class Enrolled:
+    key: str
+    path: Path
+    settings: Settings
+    adopt: str
+
+
+def _adopt_for(entry: dict[str, Any], overrides: dict[str, Any], path: Path) -> str:
+    """The enrolment's policy, else the daemon's flag, else the project file's, else auto."""
+    for value in (entry.get("adopt"), overrides.get("adopt"),
+                  config.read_toml(path / config.PROJECT_FILE).get("adopt")):
+        if value is not None:
+            if value not in config.ADOPT_POLICIES:
+                raise SkillOptError(f"adopt = {value!r}: choose review or auto")
+            return str(value)
+    return "auto"
+
+
+def enrolled_projects(overrides: dict[str, Any] | None = None) -> list[Enrolled]:
+    """Every project in the user config's ``projects`` table, with its settings resolved.
+
+    A project whose configuration is invalid is logged and left out (the others still run).
+    """
+    overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
+    base = config.load(Path.cwd(), flags={k: v for k, v in overrides.items() if k != "adopt"})
+    found: list[Enrolled] = []
+    for key, entry in sorted(base.projects.items()):
+        path = Path(key)
+        flags = {**overrides, **{k: entry[k] for k in ENTRY_SETTINGS if k in entry}}
+        flags.pop("adopt", None)
+        try:
+            settings = config.load(path, flags=flags)
+            found.append(Enrolled(key, path, settings, _adopt_for(entry, overrides, path)))
+        except SkillOptError as exc:
+            log.error("project %s is enrolled with a bad configuration: %s", key, exc)
+    return found
+
+
+def _default_scheduler(timezone: tzinfo | None) -> BaseScheduler:
+    executors = {"night": ThreadPoolExecutor(1), "watch": ThreadPoolExecutor(1),
+                 "default": ThreadPoolExecutor(1)}
+    kwargs: dict[str, Any] = {"executors": executors}
+    if timezone is not None:
+        kwargs["timezone"] = timezone
+    return BackgroundScheduler(**kwargs)
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Service:
+    """The scheduler, the nights and the watcher of one daemon process."""
+
+    def __init__(self, projects: list[Enrolled], *, job: NightJob = pipeline_job,
+                 clock: Callable[[], datetime] = _utcnow,
+                 scheduler: BaseScheduler | None = None, timezone: tzinfo | None = None,
+                 watcher: SessionWatcher | None = None, state: DaemonState | None = None,
+                 on_ac_power: Callable[[], bool | None] = ac_power,
+                 count_new: Callable[[str, datetime | None], int] = new_sessions_since,
+                 heartbeat: float = 60.0):
+        self.projects = {p.key: p for p in projects}
+        self.job = job
+        self.clock = clock
+        self.scheduler = scheduler or _default_scheduler(timezone)
+        self.watcher = watcher
+        self.state = state or DaemonState()
+        self.on_ac_power = on_ac_power
+        self.count_new = count_new
+        self.heartbeat = heartbeat
+        self.running: str | None = None
+        self.started_at: datetime | None = None
+        self._last_tick: datetime | None = None
+        self._night_lock = threading.Lock()
+
+    # --- lifecycle --------------------------------------------------------------------
+
+    def start(self) -> None:
+        now = self.clock()
+        self.started_at = self._last_tick = now
+        for project in self.projects.values():
+            self.state.get(project.key, now)
+            self.scheduler.add_job(
+                self.run_night, CronTrigger(hour=project.settings.hour,
+                                            minute=project.settings.minute,
+                                            timezone=self.scheduler.timezone),
+                args=[project.key, "scheduled"], id=f"night:{project.key}",
+                name=f"night {project.key}", executor="night", coalesce=True,
+                misfire_grace_time=MISFIRE_GRACE, max_instances=1, replace_existing=True)
+        if self.watcher is not None:
+            self.watcher.start()
+            every = max(1.0, self.watcher.quiet / 4)
+            self.scheduler.add_job(self.watcher.flush, "interval", seconds=every,
+                                   id="watch:flush", executor="watch", coalesce=True,
+                                   max_instances=1, misfire_grace_time=None)
+            self.scheduler.add_job(self.refresh_watches, "interval", hours=1,
+                                   id="watch:refresh", executor="watch", coalesce=True,
+                                   max_instances=1, misfire_grace_time=None)
+        self.scheduler.start()
+        log.info("daemon started: %d project(s) enrolled", len(self.projects))
+        self.catch_up(now)
+        self.publish()
+
+    def stop(self, wait: bool = True) -> None:
+        """Stop scheduling, stop watching, harvest what the watcher still holds, then
+        wait for a night in progress (the pipeline checkpoints its own steps)."""
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher.flush(now=float("inf"))
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=wait)
+        log.info("daemon stopped")
+
+    def refresh_watches(self) -> None:
+        """Pick up transcript folders created since the start (an agent installed later)."""
+        if self.watcher is None:
+            return
+        from .watch import watch_dirs
+
+        wanted = {(s.name, d, r) for s in self.watcher.sources for d, r in watch_dirs(s)}
+        if wanted != set(self.watcher.watched):
+            self.watcher.start()
+            self.publish()
+
+    # --- time -------------------------------------------------------------------------
+
+    def tick(self, now: datetime | None = None) -> bool:
+        """The heartbeat. Returns True when the wall clock jumped (the machine slept):
+        then the scheduler is woken to fire what it missed, and stale projects catch up."""
+        now = now or self.clock()
+        last, self._last_tick = self._last_tick, now
+        if last is None or now - last <= timedelta(seconds=3 * self.heartbeat):
+            return False
+        log.info("woke after %s without a heartbeat", now - last)
+        self.scheduler.wakeup()
+        self.catch_up(now)
+        self.publish()
+        return True
+
+    def catch_up(self, now: datetime) -> list[str]:
+        """Queue a night for each project with no success in the last 24 h."""
+        stale = []
+        for key in self.projects:
+            project = self.state.get(key, now)
+            since = project.last_success or project.first_seen or now
+            if now - since >= CATCH_UP_AFTER:
+                stale.append(key)
+                self.scheduler.add_job(self.run_night, args=[key, "catch-up"],
+                                       id=f"catch-up:{key}", executor="night",
+                                       replace_existing=True, misfire_grace_time=None)
+        if stale:
+            log.info("catching up: %s", ", ".join(stale))
+        return stale
+
+    # --- one night --------------------------------------------------------------------
+
+    def run_night(self, key: str, reason: str = "scheduled") -> dict[str, Any]:
+        """Run (or decline) one night of ``key``; returns the recorded result. Never raises."""
+        with self._night_lock:
+            now = self.clock()
+            project = self.projects[key]
+            skip = self._skip_reason(project, now)
+            if skip:
+                result = {"at": now.isoformat(), "reason": reason, "status": "skipped",
+                          "why": skip}
+                log.info("night of %s skipped: %s", key, skip)
+                self.state.update(key, last_result=result)
+                return result
+            self.state.update(key, last_attempt=now)
+            self.running = key
+            try:
+                result = self._execute(project, now, reason)
+            finally:
+                self.running = None
+            self.publish()
+            return result
+
+    def _execute(self, project: Enrolled, now: datetime, reason: str) -> dict[str, Any]:
+        log.info("night of %s starts (%s, adopt=%s)", project.key, reason, project.adopt)
+        base: dict[str, Any] = {"at": now.isoformat(), "reason": reason,
+                                "adopt": project.adopt}
+        try:
+            report = self.job(project.path, project.settings, project.adopt)
+        except LockHeld as exc:
+            result = {**base, "status": "skipped", "why": str(exc)}
+        except Exception as exc:  # a failed night is recorded; the daemon keeps serving
+            log.exception("night of %s failed", project.key)
+            result = {**base, "status": "failed", "why": f"{type(exc).__name__}: {exc}"}
+        else:
+            result = {**base, "status": "ok" if report.ok else "failed",
+                      "result": report.result, "ended": self.clock().isoformat()}
+            if report.ok:
+                self.state.update(project.key, last_success=now, last_result=result)
+                log.info("night of %s done", project.key)
+                return result
+        self.state.update(project.key, last_result=result)
+        log.warning("night of %s: %s", project.key, result.get("why") or "not ok")
+        return result
+
+    def _skip_reason(self, project: Enrolled, now: datetime) -> str:
+        state = self.state.get(project.key, now)
+        if state.last_success and now - state.last_success < RECENT_SUCCESS:
+            return f"a night already succeeded at {state.last_success.isoformat()}"
+        if state.last_attempt and now - state.last_attempt < RETRY_AFTER_FAILURE:
+            return f"a night was attempted at {state.last_attempt.isoformat()}"
+        settings = project.settings
+        if settings.require_ac_power and self.on_ac_power() is False:
+            return "on battery (require_ac_power)"
+        if settings.min_new_sessions > 0:
+            fresh = self.count_new(project.key, state.last_success)
+            if fresh < settings.min_new_sessions:
+                return f"{fresh} new session(s), fewer than min_new_sessions = " \
+                       f"{settings.min_new_sessions}"
+        return ""
+
+    # --- reporting --------------------------------------------------------------------
+
+    def next_runs(self) -> dict[str, str | None]:
+        runs: dict[str, str | None] = {}
+        for key in self.projects:
+            job = self.scheduler.get_job(f"night:{key}")
+            when = getattr(job, "next_run_time", None) if job else None
+            runs[key] = when.isoformat() if when else None
+        return runs
+
+    def snapshot(self) -> dict[str, Any]:
+        from .conditions import heavy_modules
+
+        watched = self.watcher.watched if self.watcher else []
+        return {
+            "pid": os.getpid(),
+            "started_at": self.started_at.isoformat() if self.started_at else None,
+            "updated_at": self.clock().isoformat(),
+            "timezone": str(self.scheduler.timezone),
+            "next_runs": self.next_runs(),
+            "running": self.running,
+            "watched": [{"source": s, "path": str(d), "recursive": r} for s, d, r in watched],
+            "harvested_files": self.watcher.harvested_files if self.watcher else 0,
+            "heavy_modules": heavy_modules(),
+        }
+
+    def publish(self) -> None:
+        try:
+            write_status(self.snapshot())
+        except OSError as exc:
+            log.warning("cannot write the status file: %s", exc)
