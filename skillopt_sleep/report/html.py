@@ -106,12 +106,15 @@ def _mean(values: Iterable[float | None]) -> float | None:
 def _header(nights: Sequence[NightResult], title: str) -> str:
     ids = sorted({r.night_id for r in nights})
     projects = sorted({r.project for r in nights if r.project})
-    starts = [r.started_at for r in nights if r.started_at]
-    ends = [r.ended_at for r in nights if r.ended_at]
+    spans = [(r.started_at, r.ended_at) for r in nights if r.started_at and r.ended_at]
     when = ""
-    if starts and ends:
-        secs = (max(ends) - min(starts)).total_seconds()
-        when = f" · {min(starts):%Y-%m-%d %H:%M} UTC · ran {secs:.0f} s"
+    if spans:
+        # Skills of one night train one after another, so their durations add up.
+        secs = 0.0
+        for began, ended in spans:
+            secs += (ended - began).total_seconds() if began and ended else 0.0
+        first = min(began for began, _ in spans if began)
+        when = f" · {first:%Y-%m-%d %H:%M} UTC · ran {secs:.0f} s"
     return (f"<header><h1>{escape(title or 'skillopt-sleep night report')}</h1>"
             f'<div class="meta">night <code>{escape(", ".join(ids) or "—")}</code>'
             f'{" · project <code>" + escape(", ".join(projects)) + "</code>" if projects else ""}'

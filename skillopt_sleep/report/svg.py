@@ -98,15 +98,20 @@ def _series(points: Sequence[Point], name: str, colour: str, dash: str,
                    f'r="4.5" fill="{colour}"><title>{escape(p.label)} · {name} {v:.3f}'
                    f'\n{escape(p.night_id)}</title></circle>')
         if p.tonight or i == 0:
-            out.append(_value_label(name, colour, v, _x(i, n), _y(v, lo, hi), i, n))
+            other = p.test if name == "validation" else p.validation
+            above = other is None or v > other or (v == other and name == "validation")
+            out.append(_value_label(colour, v, (_x(i, n), _y(v, lo, hi)), i, n, above))
     return out
 
 
-def _value_label(name: str, colour: str, v: float, x: float, y: float, i: int, n: int) -> str:
-    """The score printed beside a point; kept inside the plot at both ends."""
+def _value_label(colour: str, v: float, at: tuple[float, float], i: int, n: int,
+                 above: bool) -> str:
+    """The score printed beside a point: the higher series above, the lower below, so the
+    two labels never overlap; kept inside the plot at both ends."""
+    x, y = at
     anchor, dx = ("start", 8) if i == 0 else ("end", -8) if i == n - 1 else ("middle", 0)
-    dy = -9 if name == "validation" else 18
-    return (f'<text class="value {name}" x="{x + dx:.1f}" y="{y + dy:.1f}" '
+    dy = -9 if above else 18
+    return (f'<text class="value" x="{x + dx:.1f}" y="{y + dy:.1f}" '
             f'text-anchor="{anchor}" fill="{colour}">{v:.3f}</text>')
 
 
