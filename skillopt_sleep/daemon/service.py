@@ -31,6 +31,7 @@ from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.date import DateTrigger
 
 from .. import config
 from ..config import Settings
@@ -221,7 +222,8 @@ class Service:
             since = project.last_success or project.first_seen or now
             if now - since >= CATCH_UP_AFTER:
                 stale.append(key)
-                self.scheduler.add_job(self.run_night, args=[key, "catch-up"],
+                self.scheduler.add_job(self.run_night, DateTrigger(run_date=now),
+                                       args=[key, "catch-up"],
                                        id=f"catch-up:{key}", executor="night",
                                        replace_existing=True, misfire_grace_time=None)
         if stale:
@@ -235,6 +237,11 @@ class Service:
         with self._night_lock:
             now = self.clock()
             project = self.projects[key]
+            duplicate = self._duplicate(project.key, now)
+            if duplicate:  # not recorded: the night it duplicates is the one to report
+                log.info("night of %s (%s) not needed: %s", key, reason, duplicate)
+                return {"at": now.isoformat(), "reason": reason, "status": "duplicate",
+                        "why": duplicate}
             skip = self._skip_reason(project, now)
             if skip:
                 result = {"at": now.isoformat(), "reason": reason, "status": "skipped",
@@ -273,12 +280,16 @@ class Service:
         log.warning("night of %s: %s", project.key, result.get("why") or "not ok")
         return result
 
-    def _skip_reason(self, project: Enrolled, now: datetime) -> str:
-        state = self.state.get(project.key, now)
+    def _duplicate(self, key: str, now: datetime) -> str:
+        state = self.state.get(key, now)
         if state.last_success and now - state.last_success < RECENT_SUCCESS:
             return f"a night already succeeded at {state.last_success.isoformat()}"
         if state.last_attempt and now - state.last_attempt < RETRY_AFTER_FAILURE:
             return f"a night was attempted at {state.last_attempt.isoformat()}"
+        return ""
+
+    def _skip_reason(self, project: Enrolled, now: datetime) -> str:
+        state = self.state.get(project.key, now)
         settings = project.settings
         if settings.require_ac_power and self.on_ac_power() is False:
             return "on battery (require_ac_power)"

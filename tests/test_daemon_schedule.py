@@ -1,0 +1,199 @@
+"""The nightly schedule: catch-up, coalescing after sleep, conditions, adoption policy.
+
+APScheduler runs for real; only its clock is replaced (a fake ``datetime`` in the two
+modules that read the time), so "the laptop slept three nights" takes milliseconds.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import apscheduler.executors.base
+import apscheduler.schedulers.base
+import pytest
+
+from skillopt_sleep import config
+from skillopt_sleep.config import Settings
+from skillopt_sleep.daemon.service import (
+    MISFIRE_GRACE,
+    Enrolled,
+    NightReport,
+    Service,
+    enrolled_projects,
+)
+from skillopt_sleep.daemon.state import DaemonState
+from skillopt_sleep.errors import LockHeld
+
+START = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self, now: datetime):
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    fake = Clock(START)
+
+    class FakeDatetime(datetime):
+        @classmethod
+        def now(cls, tz: Any = None) -> Any:
+            return fake.now.astimezone(tz) if tz else fake.now.replace(tzinfo=None)
+
+    monkeypatch.setattr(apscheduler.schedulers.base, "datetime", FakeDatetime)
+    monkeypatch.setattr(apscheduler.executors.base, "datetime", FakeDatetime)
+    return fake
+
+
+class Nights:
+    """A night job that records its calls; ``fail`` makes it raise."""
+
+    def __init__(self, clock: Clock):
+        self.clock = clock
+        self.calls: list[tuple[str, str, datetime]] = []
+        self.done = threading.Event()
+        self.fail: BaseException | None = None
+
+    def __call__(self, project: Path, settings: Settings, adopt: str) -> NightReport:
+        self.calls.append((str(project), adopt, self.clock.now))
+        self.done.set()
+        if self.fail:
+            raise self.fail
+        return NightReport(True, {"nights": [{"skill": "demo", "accepted": 1}]})
+
+    def wait(self, count: int, settle: float = 0.3) -> None:
+        deadline = time.monotonic() + 5
+        while len(self.calls) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(settle)  # long enough for a second, wrong call to show up
+
+
+def _project(key: str = "/work/demo", **settings: Any) -> Enrolled:
+    return Enrolled(key, Path(key), Settings(**settings), "auto")
+
+
+def _service(clock: Clock, nights: Nights, tmp_path: Path, *projects: Enrolled,
+             **kwargs: Any) -> Service:
+    return Service(list(projects) or [_project()], job=nights, clock=clock, timezone=UTC,
+                   state=DaemonState(tmp_path / "state.json"), heartbeat=60, **kwargs)
+
+
+def test_cron_job_is_coalesced_with_a_long_misfire_grace(clock: Clock, tmp_path: Path) -> None:
+    service = _service(clock, Nights(clock), tmp_path)
+    service.start()
+    try:
+        job = service.scheduler.get_job("night:/work/demo")
+        assert job.coalesce is True
+        assert job.misfire_grace_time == MISFIRE_GRACE >= 12 * 3600
+        assert service.next_runs()["/work/demo"] == "2025-01-02T03:17:00+00:00"
+    finally:
+        service.stop()
+
+
+def test_nights_missed_while_asleep_run_once_on_wake(clock: Clock, tmp_path: Path) -> None:
+    nights = Nights(clock)
+    service = _service(clock, nights, tmp_path)
+    service.start()
+    try:
+        nights.wait(0)
+        assert nights.calls == []  # enrolled just now: nothing to catch up
+        clock.now = datetime(2025, 1, 4, 9, 0, tzinfo=UTC)  # slept through three nights
+        assert service.tick() is True
+        nights.wait(1)
+        assert len(nights.calls) == 1, nights.calls
+        assert nights.calls[0][1] == "auto"
+        state = service.state.projects["/work/demo"]
+        assert state.last_success == clock.now
+        assert state.last_result["status"] == "ok"
+        assert service.next_runs()["/work/demo"] == "2025-01-05T03:17:00+00:00"
+        assert service.tick(clock.now + timedelta(seconds=60)) is False  # a normal beat
+    finally:
+        service.stop()
+
+
+def test_catch_up_on_start_only_for_stale_projects(clock: Clock, tmp_path: Path) -> None:
+    state = DaemonState(tmp_path / "state.json")
+    state.update("/work/stale", first_seen=START - timedelta(days=9),
+                 last_success=START - timedelta(hours=30))
+    state.update("/work/fresh", first_seen=START - timedelta(days=9),
+                 last_success=START - timedelta(hours=2))
+    nights = Nights(clock)
+    service = Service([_project("/work/stale"), _project("/work/fresh")], job=nights,
+                      clock=clock, timezone=UTC, state=state)
+    service.start()
+    try:
+        nights.wait(1)
+        assert [c[0] for c in nights.calls] == ["/work/stale"]
+        assert state.projects["/work/stale"].last_result["reason"] == "catch-up"
+    finally:
+        service.stop()
+
+
+def test_a_missed_night_and_a_catch_up_together_make_one_night(clock: Clock,
+                                                               tmp_path: Path) -> None:
+    nights = Nights(clock)
+    service = _service(clock, nights, tmp_path)
+    first = service.run_night("/work/demo", "scheduled")
+    second = service.run_night("/work/demo", "catch-up")
+    assert first["status"] == "ok" and second["status"] == "duplicate"
+    assert len(nights.calls) == 1
+    assert service.state.projects["/work/demo"].last_result["status"] == "ok"
+
+
+def test_conditions_skip_a_night_and_say_why(clock: Clock, tmp_path: Path) -> None:
+    nights = Nights(clock)
+    few = _service(clock, nights, tmp_path, _project(min_new_sessions=3),
+                   count_new=lambda project, since: 1)
+    assert "1 new session(s)" in few.run_night("/work/demo")["why"]
+    battery = _service(clock, nights, tmp_path / "b", _project(require_ac_power=True),
+                       on_ac_power=lambda: False)
+    assert "battery" in battery.run_night("/work/demo")["why"]
+    unknown = _service(clock, nights, tmp_path / "c", _project(require_ac_power=True),
+                       on_ac_power=lambda: None)  # no sensor: not held back
+    assert unknown.run_night("/work/demo")["status"] == "ok"
+    assert len(nights.calls) == 1
+
+
+def test_failed_and_locked_nights_are_recorded_not_raised(clock: Clock,
+                                                          tmp_path: Path) -> None:
+    nights = Nights(clock)
+    service = _service(clock, nights, tmp_path)
+    nights.fail = RuntimeError("target model unreachable")
+    result = service.run_night("/work/demo")
+    assert result["status"] == "failed" and "unreachable" in result["why"]
+    assert service.state.projects["/work/demo"].last_success is None
+    clock.now += timedelta(hours=2)  # past the retry pause
+    nights.fail = LockHeld("another night is running")
+    assert service.run_night("/work/demo")["status"] == "skipped"
+    reloaded = DaemonState(tmp_path / "state.json").projects["/work/demo"]
+    assert reloaded.last_result["status"] == "skipped"
+
+
+def test_enrolled_projects_resolve_settings_and_adopt_policy(tmp_path: Path) -> None:
+    plain, reviewed, by_file = (tmp_path / n for n in ("plain", "reviewed", "by-file"))
+    for folder in (plain, reviewed, by_file):
+        folder.mkdir()
+    (by_file / ".skillopt-sleep.toml").write_text('adopt = "review"\nsteps = 5\n')
+    config.write_user({"projects": {
+        str(plain): {"hour": 1, "minute": 5, "target": "simulated"},
+        str(reviewed): {"adopt": "review"},
+        str(by_file): {},
+    }})
+    found = {p.key: p for p in enrolled_projects()}
+    assert found[str(plain)].adopt == "auto"  # the daemon's default (DESIGN.md)
+    assert (found[str(plain)].settings.hour, found[str(plain)].settings.minute) == (1, 5)
+    assert found[str(plain)].settings.target == "simulated"
+    assert found[str(reviewed)].adopt == "review"
+    assert found[str(by_file)].adopt == "review" and found[str(by_file)].settings.steps == 5
+    flagged = {p.key: p for p in enrolled_projects({"hour": 6, "adopt": "review"})}
+    assert flagged[str(plain)].settings.hour == 1  # the enrolment beats the daemon's flag
+    assert flagged[str(reviewed)].settings.hour == 6
+    assert flagged[str(plain)].adopt == "review"
