@@ -19,7 +19,7 @@ PINS = {
     "claude": ("@anthropic-ai/claude-code", "2.1.330"),
     "codex": ("@openai/codex", "0.169.0"),
     "copilot": ("@github/copilot", "1.0.102"),
-    "mcp-inspector": ("@modelcontextprotocol/inspector", "0.17.2"),
+    "mcp-inspector": ("@modelcontextprotocol/inspector", "0.15.0"),  # binary: mcp-inspector; 0.16+ needs Node 22
 }
 
 

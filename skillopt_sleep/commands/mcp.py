@@ -1,4 +1,4 @@
-"""Commands of this area are registered here (filled in by the part that owns it)."""
+"""``skillopt-sleep mcp``: the MCP server on stdio, for Copilot, VS Code and other clients."""
 
 from __future__ import annotations
 
@@ -6,4 +6,13 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    """Add this area's commands to ``app``."""
+    """Add the ``mcp`` command to ``app``."""
+    app.command("mcp")(mcp_command)
+
+
+def mcp_command() -> None:
+    """Serve skillopt-sleep's tools over MCP on stdio (stdout carries only protocol)."""
+    # Imported here so other commands do not pay for loading the MCP SDK.
+    from ..mcp_server import serve
+
+    serve()
