@@ -75,6 +75,24 @@ def test_simulated_needs_a_persona() -> None:
         build_llm("simulated")
 
 
+def test_simulated_plays_target_and_optimizer() -> None:
+    target = build_llm("simulated", persona="programmer", seed=1)
+    optimizer = build_llm("simulated", persona="programmer", seed=1, role="optimizer")
+    assert type(target).__name__ != type(optimizer).__name__
+    with pytest.raises(ConfigError, match="role"):
+        build_llm("simulated", persona="programmer", role="boss")
+
+
+def test_agent_cli_specs_build_with_and_without_a_model() -> None:
+    from skillopt_sleep.models.agent_cli import ClaudeCodeLLM, CodexLLM
+
+    assert isinstance(build_llm("claude-code"), ClaudeCodeLLM)
+    named = build_llm("claude-code:claude-haiku-4-5")
+    assert named.name == "claude-code:claude-haiku-4-5"
+    assert named.price == BUILTIN["anthropic:claude-haiku-4-5"]  # type: ignore[attr-defined]
+    assert isinstance(build_llm("codex:gpt-5"), CodexLLM)
+
+
 def test_base_url_reaches_the_openai_kinds() -> None:
     with FakeLLMServer([Text("via base url")]) as server:
         llm = build_llm("openai:gpt-4o-mini", base_url=server.openai_base_url, policy=FAST)

@@ -1,0 +1,31 @@
+"""Models behind one ``LLM`` protocol: specs, prices, metering, record/replay.
+
+``build_llm(spec)`` turns a model spec into an ``LLM``; ``MeteredLLM`` and ``Ledger``
+count calls and dollars per role and enforce the caps; ``Cache`` records and replays.
+"""
+
+from .base import LLM, ScriptedLLM, tag
+from .cache import Cache, CachedLLM
+from .meter import Ledger, MeteredLLM, NightShape, estimate_night, estimate_night_usd
+from .pricing import Price, price_for
+from .registry import BACKENDS, build_llm, parse_spec
+from .retry import RetryPolicy
+
+__all__ = [
+    "BACKENDS",
+    "LLM",
+    "Cache",
+    "CachedLLM",
+    "Ledger",
+    "MeteredLLM",
+    "NightShape",
+    "Price",
+    "RetryPolicy",
+    "ScriptedLLM",
+    "build_llm",
+    "estimate_night",
+    "estimate_night_usd",
+    "parse_spec",
+    "price_for",
+    "tag",
+]
