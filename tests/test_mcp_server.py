@@ -148,7 +148,7 @@ def test_bad_arguments_are_refused_before_any_command_runs(tmp_path: Path,
 
     async def body() -> None:
         async with _session(env) as session:
-            for tool, args in [
+            bad: list[tuple[str, dict[str, Any]]] = [
                 ("sleep_adopt", {"skill": "../../etc"}),
                 ("sleep_adopt", {"skill": "--all"}),
                 ("sleep_adopt", {"skill": "a", "all_skills": True}),
@@ -159,7 +159,8 @@ def test_bad_arguments_are_refused_before_any_command_runs(tmp_path: Path,
                 ("sleep_run", {"project": "relative/path"}),
                 ("sleep_run", {"adopt": "always"}),
                 ("sleep_job", {"job_id": "../x"}),
-            ]:
+            ]
+            for tool, args in bad:
                 result = await session.call_tool(tool, args)
                 assert result.is_error, (tool, args)
         # Nothing was adopted or written anywhere under the user's homes.
@@ -256,3 +257,31 @@ def test_inspector_cli_lists_and_calls_tools(tmp_path: Path, isolated_home: Path
     assert called.returncode == 0, called.stderr[-2000:]
     reply = json.loads(called.stdout)
     assert reply["isError"] is True and "no job" in reply["content"][0]["text"]
+
+
+# --- the Copilot config snippets start this very server -------------------------------------
+
+COPILOT = Path(__file__).resolve().parents[1] / "plugins" / "copilot"
+
+
+@pytest.mark.parametrize("name,key", [("vscode-mcp.json", "servers"),
+                                      ("copilot-cli-mcp-config.json", "mcpServers")])
+def test_copilot_config_snippets_start_the_server(name: str, key: str, tmp_path: Path,
+                                                  isolated_home: Path) -> None:
+    config = json.loads((COPILOT / name).read_text(encoding="utf-8"))
+    assert set(config) == {key}
+    entry = config[key]["skillopt-sleep"]
+    assert entry["type"] in ("stdio", "local") and entry["command"] == "skillopt-sleep"
+    assert "${" not in json.dumps(entry), "no client-specific variables"
+    env = _env(tmp_path, isolated_home)
+    # The client finds the console script on PATH, as after `pipx install`.
+    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+
+    async def body() -> None:
+        params = StdioServerParameters(command=entry["command"], args=entry["args"],
+                                       env={**env, **entry.get("env", {})})
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            assert {t.name for t in (await s.list_tools()).tools} == TOOLS
+
+    _run_async(body)
