@@ -17,6 +17,7 @@ import yaml
 
 from skillopt_sleep import paths
 from tests._clis import cli
+from tests._require import require
 from tests.fakes.llm_server import FakeLLMServer, Text
 
 REPO = Path(__file__).resolve().parents[1]
@@ -289,3 +290,12 @@ def test_launcher_finds_skillopt_sleep_on_path(tmp_path: Path) -> None:
     result = subprocess.run([str(LAUNCHER), "lint", "--help"], env=env, capture_output=True,
                             text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_launcher_is_shellcheck_clean() -> None:
+    shellcheck = shutil.which("shellcheck")
+    require(shellcheck is not None, "shellcheck is not installed (apt-get install shellcheck)")
+    assert shellcheck is not None
+    result = subprocess.run([shellcheck, "--severity=style", str(LAUNCHER)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout
