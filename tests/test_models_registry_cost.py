@@ -160,6 +160,22 @@ def test_ledger_records_calls_by_role() -> None:
     assert len(ledger.calls) == 4
 
 
+def test_call_log_round_trips_through_the_archive(tmp_path: Path) -> None:
+    from skillopt_sleep.models.meter import load_calls, save_calls
+    from skillopt_sleep.store.archive import Archive
+
+    ledger = Ledger()
+    metered = MeteredLLM(PricedScript(Price(1.0, 5.0), Usage(100, 10)), "optimizer", ledger)
+    with ledger.skill_scope("tests"):
+        metered.complete(MESSAGES, max_tokens=10, temperature=0, seed=0)
+    archive = Archive(tmp_path / "archive.sqlite3")
+    assert save_calls(archive, "night-1", ledger) == 1
+    loaded = load_calls(archive, "night-1")
+    assert loaded.by_role() == ledger.by_role()
+    assert loaded.calls[0].skill == "tests"
+    assert load_calls(archive, "night-2").calls == []
+
+
 def test_failed_calls_are_recorded_and_raised() -> None:
     def boom(messages: object, seed: int) -> str:
         raise ModelError("provider down")

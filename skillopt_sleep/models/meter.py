@@ -15,12 +15,15 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BudgetExceeded, ModelError
 from ..records import Completion, Message, Usage
 from .base import LLM
 from .pricing import Price
+
+if TYPE_CHECKING:
+    from ..store.archive import Archive
 
 CHARS_PER_TOKEN = 4
 """Rough prompt size before a call (real counts come back in the usage)."""
@@ -103,6 +106,32 @@ class Ledger:
 
     def to_rows(self) -> list[dict[str, Any]]:
         return [asdict(c) for c in self.calls]
+
+
+def save_calls(archive: Archive, night_id: str, ledger: Ledger) -> int:
+    """Append the ledger's calls to the archive's ``model_calls`` log; returns how many."""
+    rows = [(night_id, c.role, c.spec, c.skill, c.input_tokens, c.output_tokens,
+             c.cache_read_tokens, c.latency_s, c.cost_usd, int(c.cached), c.error, c.at)
+            for c in ledger.calls]
+    with archive.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO model_calls (night_id, role, spec, skill, input_tokens, output_tokens,"
+            " cache_read_tokens, latency_s, cost_usd, cached, error, at)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+    return len(rows)
+
+
+def load_calls(archive: Archive, night_id: str) -> Ledger:
+    """The calls of one night, as a ``Ledger`` (for reports and ``status``)."""
+    ledger = Ledger()
+    for row in archive.conn.execute(
+            "SELECT role, spec, skill, input_tokens, output_tokens, cache_read_tokens,"
+            " latency_s, cost_usd, cached, error, at FROM model_calls WHERE night_id = ?"
+            " ORDER BY id", (night_id,)):
+        role, spec, skill, inp, out, cache_read, latency, cost, cached, error, at = row
+        ledger.record(CallRecord(role, spec, skill, inp, out, cache_read, latency, cost,
+                                 bool(cached), error, at))
+    return ledger
 
 
 def worst_case_usd(price: Price | None, messages: Sequence[Message], max_tokens: int) -> float:
