@@ -135,6 +135,8 @@ def test_run_returns_a_job_at_once_and_the_job_reports_its_end(tmp_path: Path,
             assert info["state"] in ("succeeded", "failed")
             assert (info["state"] == "succeeded") == (info["exit_code"] in (0, 3))
             assert "result" in info and isinstance(info["progress"], list)
+            if info["state"] == "succeeded":
+                assert info["result"].get("dry_run") is True, info["result"]
             assert info["command"][:2] == ["run", "--json"]
             missing = await session.call_tool("sleep_job", {"job_id": "0" * 12})
             assert missing.is_error and "no job" in _text(missing)

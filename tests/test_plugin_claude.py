@@ -17,6 +17,7 @@ import yaml
 
 from skillopt_sleep import paths
 from tests._clis import cli
+from tests._harvest_layout import fixture
 from tests._require import require
 from tests.fakes.llm_server import FakeLLMServer, Text
 
@@ -299,3 +300,16 @@ def test_launcher_is_shellcheck_clean() -> None:
     result = subprocess.run([shellcheck, "--severity=style", str(LAUNCHER)],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout
+
+
+def test_the_pipeline_reads_what_the_hook_queued(tmp_path: Path) -> None:
+    transcript = tmp_path / "session.jsonl"
+    shutil.copy(fixture("claude-code/agentcmd__full-session-four.jsonl"), transcript)
+    payload = {**PAYLOAD, "transcript_path": str(transcript)}
+    assert _hook(json.dumps(payload).encode())[0].returncode == 0
+    env = {**os.environ, "HOME": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-m", "skillopt_sleep", "run", "--dry-run",
+                             "--json", "--project", str(tmp_path)], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["counts"]["harvest"]["queued"] == 1
