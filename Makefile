@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/skillopt-sleep prove --persona researcher --assert-improves
+	$(BIN)/skillopt-sleep prove --persona researcher --assert-improves --full
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)

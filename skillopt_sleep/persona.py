@@ -39,6 +39,7 @@ class Rule:
     deliverables: tuple[str, ...] = ()
     domains: tuple[str, ...] = ()
     effect: str = ""
+    correction: str = ""
 
     def recognised_in(self, line: str) -> bool:
         low = line.lower()
@@ -122,6 +123,7 @@ def _rule(data: dict[str, Any]) -> Rule:
         keywords=keywords, check=dict(data.get("check", {})), satisfy=data.get("satisfy", ""),
         violate=data.get("violate", ""), deliverables=tuple(data.get("deliverables", ())),
         domains=tuple(data.get("domains", ())), effect=data.get("effect", ""),
+        correction=data.get("correction", ""),
     )
 
 

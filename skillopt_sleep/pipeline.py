@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +62,14 @@ class RunOutcome:
         }
 
 
-def night_id(project: str, when: Any = None) -> str:
-    """``YYYYMMDD-HHMMSS-<8 hex of the project key>``."""
-    stamp = (when or utcnow()).strftime("%Y%m%d-%H%M%S")
-    return f"{stamp}-{sha256_text(project)[:8]}"
+def night_id(project: str, when: datetime | None = None, taken: Callable[[str], bool] = lambda _i: False) -> str:
+    """``YYYYMMDD-HHMMSS-<8 hex of the project key>``; a taken id moves to the next second."""
+    moment = (when or utcnow()).replace(microsecond=0)
+    while True:
+        candidate = f"{moment:%Y%m%d-%H%M%S}-{sha256_text(project)[:8]}"
+        if not taken(candidate):
+            return candidate
+        moment += timedelta(seconds=1)
 
 
 def skill_roots(settings: Settings, project: Path) -> list[Path]:
@@ -124,7 +129,8 @@ def _run(archive: Archive, state: Path, project: Path, settings: Settings, polic
     if not by_skill:
         outcome.message = "no recurring, replayable tasks yet; nothing to train tonight"
         return
-    outcome.night_id = night_id(str(project))
+    known = {r.night_id for _, r in archive.nights(str(project), limit=20)}
+    outcome.night_id = night_id(str(project), taken=lambda i: i in known or (nights_root / i).exists())
     live: dict[str, dict[str, str | None]] = {}
     for skill, skill_tasks in sorted(by_skill.items()):
         say(f"night for skill {skill} ({len(skill_tasks)} tasks)")

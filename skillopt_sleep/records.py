@@ -332,6 +332,7 @@ class NightResult:
     model_calls: int = 0
     cost_usd: float = 0.0
     cost_by_role: dict[str, float] = field(default_factory=dict)
+    calls_by_role: dict[str, int] = field(default_factory=dict)
     task_evidence: list[dict[str, Any]] = field(default_factory=list)
     """Per held-out task: ``task_id, split, intent, before/after score and answer`` (sample 0)."""
     notes: list[str] = field(default_factory=list)

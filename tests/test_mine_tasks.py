@@ -64,7 +64,7 @@ def test_a_correction_makes_a_replayable_rules_task() -> None:
 
 
 def test_nothing_checkable_is_kept_but_unreplayable() -> None:
-    (task,) = build_tasks(_family("test"), Route(LEARNED_SKILL, "catch-all"))
+    task = build_tasks(_family("test"), Route(LEARNED_SKILL, "catch-all"))[0]
     assert task.meta["replayable"] is False and "no correction" in task.meta["unreplayable_reason"]
 
 
@@ -92,7 +92,7 @@ def test_llm_miner_output_is_validated_and_synthetics_stay_in_train() -> None:
 
 def test_shape_only_judges_are_flagged_and_bad_replies_counted() -> None:
     shape = ScriptedLLM(json.dumps({"checks": [{"op": "min_chars", "n": 50}]}))
-    (task,) = build_tasks(_family("test"), Route("t", "loaded"), llm=shape)
+    task = build_tasks(_family("test"), Route("t", "loaded"), llm=shape)[0]
     assert "shape-only" in task.meta["judge_flags"]
     garbage = ScriptedLLM("I cannot produce JSON today")
     proposal = propose(garbage, "run the tests", [], [], [])

@@ -121,3 +121,15 @@ def test_killing_adopt_at_random_points_leaves_old_or_new_byte_exact(tmp_path: P
             path = tmp / root / "skills" / "fix" / "SKILL.md"
             if path.exists():
                 assert path.read_text() in (OLD, NEW), f"trial {trial}: torn write in {path}"
+
+
+def test_rollback_of_a_first_adopt_removes_the_created_skill(tmp_path: Path):
+    roots = [tmp_path / "r1", tmp_path / "r2"]
+    archive = Archive(tmp_path / "a.sqlite3")
+    result = NightResult(night_id="20261121-050000-abcdef12", skill="new", skill_before="", skill_after=NEW)
+    folder = staging.stage(tmp_path / "nights", result.night_id, "/p", [result], {}, "")
+    adoption.adopt(archive, folder, "new", roots)
+    assert all(r.joinpath("new", "SKILL.md").read_text() == NEW for r in roots)
+    adoption.rollback(archive, "new", roots)
+    assert not any(r.joinpath("new", "SKILL.md").exists() for r in roots)
+    assert adoption.versions(archive, "new")[0].reason == adoption.ABSENT

@@ -63,9 +63,15 @@ def prove_cmd(
     target: Annotated[str, typer.Option(help="target model spec")] = "simulated",
     optimizer: Annotated[str, typer.Option(help="optimizer model spec")] = "simulated",
     base_url: Annotated[str | None, typer.Option(help="base URL for openai kinds")] = None,
+    full: Annotated[bool, typer.Option(
+        "--full", help="through the whole flow: transcripts, harvest, mining, stage, adopt, rollback")] = False,
+    embedder: Annotated[str, typer.Option(help="embedder for --full (minilm or hashing)")] = "minilm",
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
 ) -> None:
     """Run nights over a simulated persona and show that the gate makes the skill better."""
+    if full:
+        _prove_full(persona, seed, nights, embedder, as_json)
+        return
     spec = ProofSpec(persona=persona, seed=seed, nights=nights, gate=not no_gate,
                      config=NightConfig(steps=steps, val_repeats=val_repeats),
                      target=target, optimizer=optimizer, base_url=base_url)
@@ -80,6 +86,23 @@ def prove_cmd(
         if not as_json:
             Console().print(f"[green]proof holds:[/green] test lift {summary['lift']:+.3f} "
                             f"≥ {MIN_LIFT}, no harmful edit accepted")
+
+
+def _prove_full(persona: str, seed: int, nights: int, embedder: str, as_json: bool) -> None:
+    from ..prove_full import prove_full
+
+    show = (lambda m: err.print(f"[dim]{m}[/dim]")) if not as_json else (lambda m: None)
+    summary = prove_full(persona, seed, nights, embedder, progress=show)
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    Console().print(
+        f"[green]full proof holds[/green] for {summary['persona']}: "
+        f"{sum(summary['written'].values()) - summary['written']['corrections']} sessions harvested, "
+        f"{summary['mining'].get('families', 0)} families, {summary['mining'].get('tasks', 0)} tasks; "
+        f"test {summary['baseline_test']:.3f} → {summary['after_test']:.3f} "
+        f"(accepted per night {summary['accepted_per_night']}); adopted, then rolled back to "
+        f"v{summary['rolled_back_to']} byte-exact ({summary['seconds']} s)")
 
 
 def lint_cmd(

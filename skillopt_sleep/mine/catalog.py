@@ -36,7 +36,7 @@ class CatalogResult:
 class CatalogSettings:
     family: FamilySettings = field(default_factory=FamilySettings)
     ratios: Sequence[float] = DEFAULT_RATIOS
-    variants: int = 2
+    variants: int = 3
 
 
 class Catalog:

@@ -102,6 +102,8 @@ def requests_from_sessions(sessions: Iterable[Session]) -> Iterator[Request]:
             text = turn.request.strip()
             if not text or text.startswith(SENTINEL):
                 continue
+            if i and turns[i - 1].reaction == Reaction.CORRECTION.value:
+                continue  # a correction is evidence about the turn before, not a new request
             follow = turns[i + 1].request if i + 1 < len(turns) else ""
             yield Request(
                 id=turn.id, session_id=session.session_id, project=session.project, text=text,

@@ -117,10 +117,12 @@ def build_tasks(
             synthetic=synthetic, project=family.project, skill=route.skill, meta=dict(meta),
         )
 
+    # Other members' wordings are real requests, so they are tasks in every split; only
+    # model-written paraphrases are synthetic and stay in train.
     tasks = [task("0", intent)]
+    others = [p for p in phrasings if p.strip().lower() != intent.strip().lower()]
+    tasks += [task(str(i), p) for i, p in enumerate(others[:variants], 1)]
     if family.split == Split.TRAIN.value:
-        others = [p for p in phrasings if p.strip().lower() != intent.strip().lower()]
-        tasks += [task(str(i), p) for i, p in enumerate(others[:variants], 1)]
         extra = proposal.paraphrases if proposal else []
         tasks += [task(f"s{i}", p, synthetic=True) for i, p in enumerate(extra, 1)]
     return tasks

@@ -176,14 +176,14 @@ class SimulatedOptimizer:
         return edits
 
     def _failing_rules(self, items: list[dict[str, Any]]) -> dict[str, list[str]]:
-        """Rule id -> ids of the tasks whose grader rationale names that rule's check."""
-        from ..judges.rules import describe
-
+        """Rule id -> ids of the tasks whose grader rationale names a failed check that reads,
+        by meaning, as that rule (whatever the judge's exact wording of the check)."""
         seen: dict[str, list[str]] = {}
         for item in items:
             rationale = str(item.get("rationale", ""))
+            failed = rationale.removeprefix("failed: ").split("; ") if rationale.startswith("failed:") else []
             for rule in self.persona.rules:
-                if rule.check and describe(rule.check) in rationale:
+                if any(rule.recognised_in(check) for check in failed):
                     seen.setdefault(rule.id, []).append(str(item.get("task_id", "")))
         return seen
 

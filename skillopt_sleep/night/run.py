@@ -201,6 +201,7 @@ class Night:
         r.task_evidence = self._evidence(before, after)
         r.model_calls = self.target.calls + self.optimizer.calls
         r.cost_by_role = {"target": self.target.cost_usd, "optimizer": self.optimizer.cost_usd}
+        r.calls_by_role = {"target": self.target.calls, "optimizer": self.optimizer.calls}
         r.cost_usd = sum(r.cost_by_role.values())
         for note in meta.notes(r.decisions):
             if self.i.archive is not None:

@@ -21,6 +21,7 @@ from .archive import Archive
 from .atomic import write_atomic
 from .staging import load_manifest, proposal
 
+ABSENT = "absent before the first write"
 _NAME_OK = set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
 
 
@@ -100,9 +101,14 @@ def _record(archive: Archive, skill: str, text: str, night_id: str | None, reaso
 
 
 def _write_all(archive: Archive, skill: str, text: str, paths: list[Path], night_id: str | None,
-               reason: str) -> int:
-    """Record the prior contents (once), then write ``text`` to every path atomically."""
-    known = {v.sha256 for v in versions(archive, skill)}
+               reason: str, remove: bool = False) -> int:
+    """Record the prior contents (once), then write ``text`` to every path atomically
+    (``remove``: delete the files instead, returning to a recorded absence)."""
+    history = versions(archive, skill)
+    known = {v.sha256 for v in history}
+    if not history and not any(path.is_file() for path in paths):
+        # The first write creates the skill: remember its absence so rollback can undo it.
+        _record(archive, skill, "", None, ABSENT, paths)
     for path in paths:
         if path.is_file():
             old = path.read_text(encoding="utf-8")
@@ -111,8 +117,12 @@ def _write_all(archive: Archive, skill: str, text: str, paths: list[Path], night
                 known.add(sha256_text(old))
     version = _record(archive, skill, text, night_id, reason, paths)
     for path in paths:
-        write_atomic(path, text.encode("utf-8"))
+        if remove:
+            path.unlink(missing_ok=True)
+        else:
+            write_atomic(path, text.encode("utf-8"))
     return version
+
 
 
 def adopt(archive: Archive, night_dir: Path, skill: str, roots: list[Path]) -> int:
@@ -145,7 +155,8 @@ def rollback(archive: Archive, skill: str, roots: list[Path], to: int | None = N
         to = history[-2].version
     text = _content(archive, skill, to)
     paths = [target(root, skill) for root in roots]
-    return _write_all(archive, skill, text, paths, None, f"rollback to v{to}")
+    absent = next(v for v in history if v.version == to).reason == ABSENT
+    return _write_all(archive, skill, text, paths, None, f"rollback to v{to}", remove=absent)
 
 
 def adopted_nights(archive: Archive) -> set[tuple[str, str]]:
