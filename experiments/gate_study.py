@@ -94,10 +94,11 @@ _COLUMNS = ("persona", "baseline", "after", "ungated", "lift", "harmful runs", "
 
 def _row(name: str, f: dict[str, Any]) -> tuple[str, ...]:
     n = f["runs"]
+    neutral = f"{f['neutral_accepted']}/{f['neutral_proposed']}"
     return (name, f"{f['mean_baseline_test']:.3f}", f"{f['mean_after_test']:.3f}",
             f"{f['mean_ungated_after_test']:.3f}", f"{f['mean_test_lift']:+.3f}",
             f"{f['harmful_proposed_runs']}/{n}", str(f["harmful_accepted"]),
-            f"{f['neutral_accepted']}/{f['neutral_proposed']} ({f['neutral_false_accept_rate']:.1%})",
+            f"{neutral} ({f['neutral_false_accept_rate']:.1%})",
             f"{f['gated_at_least_ungated_runs']}/{n}",
             "met" if f["meets_targets"] else "missed: " + ", ".join(
                 k for k, ok in f["targets"].items() if not ok))
