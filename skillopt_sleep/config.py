@@ -7,6 +7,7 @@ default. Environment variables are ``SKILLOPT_SLEEP_<KEY>`` (upper case).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import tomllib
@@ -53,9 +54,9 @@ _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 
 
 def _coerce(key: str, value: Any, origin: str) -> Any:
-    default = _FIELDS[key].default
-    if default is dataclasses.MISSING:
-        default = _FIELDS[key].default_factory()  # type: ignore[misc]
+    spec = _FIELDS[key]
+    factory = spec.default_factory
+    default = spec.default if factory is dataclasses.MISSING else factory()
     ok: bool
     if isinstance(default, bool):
         if isinstance(value, str) and origin.startswith("env"):
@@ -67,10 +68,8 @@ def _coerce(key: str, value: Any, origin: str) -> Any:
         ok = isinstance(value, int) and not isinstance(value, bool)
     elif isinstance(default, float):
         if isinstance(value, str) and origin.startswith("env"):
-            try:
+            with contextlib.suppress(ValueError):
                 value = float(value)
-            except ValueError:
-                pass
         ok = isinstance(value, int | float) and not isinstance(value, bool)
         value = float(value) if ok else value
     elif isinstance(default, tuple):
@@ -89,7 +88,9 @@ def _coerce(key: str, value: Any, origin: str) -> Any:
 
 def _validate(values: dict[str, Any]) -> None:
     if values.get("adopt", "review") not in ADOPT_POLICIES:
-        raise ConfigError(f"adopt must be one of {', '.join(ADOPT_POLICIES)}, not {values['adopt']!r}")
+        raise ConfigError(
+            f"adopt must be one of {', '.join(ADOPT_POLICIES)}, not {values['adopt']!r}"
+        )
     unknown = [s for s in values.get("sources", ()) if s not in SOURCES]
     if unknown:
         raise ConfigError(f"unknown source(s) {unknown}; known: {', '.join(SOURCES)}")
@@ -103,7 +104,9 @@ def _layer(data: dict[str, Any], origin: str) -> dict[str, Any]:
     out = {}
     for key, value in data.items():
         if key not in _FIELDS:
-            raise ConfigError(f"{origin}: unknown key {key!r} (known: {', '.join(sorted(_FIELDS))})")
+            raise ConfigError(
+                f"{origin}: unknown key {key!r} (known: {', '.join(sorted(_FIELDS))})"
+            )
         out[key] = _coerce(key, value, origin)
     return out
 
@@ -117,8 +120,11 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: {exc}") from exc
 
 
-def load(project: Path | None = None, flags: dict[str, Any] | None = None,
-         env: dict[str, str] | None = None) -> Settings:
+def load(
+    project: Path | None = None,
+    flags: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+) -> Settings:
     """The effective settings for ``project`` (the cwd's project if None)."""
     env = dict(os.environ if env is None else env)
     values: dict[str, Any] = {}
@@ -127,8 +133,11 @@ def load(project: Path | None = None, flags: dict[str, Any] | None = None,
     project_file = (project or Path.cwd()) / PROJECT_FILE
     values.update(_layer(read_toml(project_file), str(project_file)))
     prefix = "SKILLOPT_SLEEP_"
-    from_env = {k[len(prefix):].lower(): v for k, v in env.items()
-                if k.startswith(prefix) and k[len(prefix):].lower() in _FIELDS}
+    from_env = {
+        k[len(prefix) :].lower(): v
+        for k, v in env.items()
+        if k.startswith(prefix) and k[len(prefix) :].lower() in _FIELDS
+    }
     values.update(_layer(from_env, "env SKILLOPT_SLEEP_*"))
     values.update(_layer({k: v for k, v in (flags or {}).items() if v is not None}, "flag"))
     _validate(values)

@@ -3,7 +3,7 @@
     SkillOptError
     ├── ConfigError            bad or unknown configuration key, value, flag or spec
     │   └── UnknownModelError  a model spec names no known backend (message lists the valid ones)
-    ├── SkillDocError          a SKILL.md that cannot be parsed (e.g. start marker without end marker)
+    ├── SkillDocError          a SKILL.md that cannot be parsed (a start marker, no end marker)
     ├── HarvestError           a transcript source that cannot be read at all (never one bad line)
     ├── ModelError             a model call that failed after its retries
     │   ├── AuthError          not logged in / 401: stops the night, never scored as a wrong answer

@@ -81,8 +81,10 @@ class Persona:
         from .skilldoc import new_skill
 
         head = f"---\nname: {self.skill}\ndescription: {self.skill_description}\n---\n\n"
-        return head + self.user_text.rstrip("\n") + "\n" if self.user_text else new_skill(
-            self.skill, self.skill_description
+        return (
+            head + self.user_text.rstrip("\n") + "\n"
+            if self.user_text
+            else new_skill(self.skill, self.skill_description)
         )
 
 
@@ -119,10 +121,16 @@ def _rule(data: dict[str, Any]) -> Rule:
     if data.get("check"):
         validate_checks([data["check"]])
     return Rule(
-        id=data["id"], text=data["text"], paraphrases=tuple(data.get("paraphrases", ())),
-        keywords=keywords, check=dict(data.get("check", {})), satisfy=data.get("satisfy", ""),
-        violate=data.get("violate", ""), deliverables=tuple(data.get("deliverables", ())),
-        domains=tuple(data.get("domains", ())), effect=data.get("effect", ""),
+        id=data["id"],
+        text=data["text"],
+        paraphrases=tuple(data.get("paraphrases", ())),
+        keywords=keywords,
+        check=dict(data.get("check", {})),
+        satisfy=data.get("satisfy", ""),
+        violate=data.get("violate", ""),
+        deliverables=tuple(data.get("deliverables", ())),
+        domains=tuple(data.get("domains", ())),
+        effect=data.get("effect", ""),
         correction=data.get("correction", ""),
     )
 
@@ -132,14 +140,18 @@ def _build(data: dict[str, Any], path: Path) -> Persona:
     for d in deliverables.values():
         validate_checks(d.get("checks", [{"op": "no_refusal"}]))
     persona = Persona(
-        name=data["name"], description=data.get("description", ""), skill=data["skill"],
-        skill_description=data["skill_description"], user_text=data.get("user_text", ""),
+        name=data["name"],
+        description=data.get("description", ""),
+        skill=data["skill"],
+        skill_description=data["skill_description"],
+        user_text=data.get("user_text", ""),
         deliverables=deliverables,
         domains={d["id"]: tuple(d["subjects"]) for d in data["domains"]},
         rules=tuple(_rule(r) for r in data["rules"]),
         harmful=tuple(_rule(r) for r in data.get("harmful", ())),
         target={k: float(v) for k, v in data["target"].items()},
-        optimizer=dict(data["optimizer"]), path=path,
+        optimizer=dict(data["optimizer"]),
+        path=path,
     )
     _check_keywords(persona)
     return persona
@@ -151,8 +163,11 @@ def _check_keywords(persona: Persona) -> None:
         for wording in (rule.text, *rule.paraphrases):
             if not rule.recognised_in(wording):
                 raise ValueError(f"rule {rule.id}: wording not recognised: {wording!r}")
-            others = [r.id for r in (*persona.rules, *persona.harmful)
-                      if r is not rule and r.recognised_in(wording)]
+            others = [
+                r.id
+                for r in (*persona.rules, *persona.harmful)
+                if r is not rule and r.recognised_in(wording)
+            ]
             if others:
                 raise ValueError(f"rule {rule.id}: {wording!r} also reads as {others}")
     for text in persona.optimizer.get("neutral_texts", ()):
@@ -168,7 +183,9 @@ def _digest(*parts: object) -> int:
     return int.from_bytes(hashlib.sha256("\x00".join(map(str, parts)).encode()).digest()[:8], "big")
 
 
-def family_splits(families: list[str], seed: int, ratios: tuple[int, int, int] = (2, 1, 7)) -> dict[str, str]:
+def family_splits(
+    families: list[str], seed: int, ratios: tuple[int, int, int] = (2, 1, 7)
+) -> dict[str, str]:
     """Assign whole families to splits in the given ratio, in an order set by ``seed``."""
     order = sorted(families, key=lambda f: _digest("split", seed, f))
     total = sum(ratios)
@@ -176,7 +193,9 @@ def family_splits(families: list[str], seed: int, ratios: tuple[int, int, int] =
     n_val = max(1, round(len(order) * ratios[1] / total))
     result = {}
     for i, fam in enumerate(order):
-        split = Split.TRAIN if i < n_train else Split.VALIDATION if i < n_train + n_val else Split.TEST
+        split = (
+            Split.TRAIN if i < n_train else Split.VALIDATION if i < n_train + n_val else Split.TEST
+        )
         result[fam] = split.value
     return result
 
@@ -194,12 +213,18 @@ def tasks(persona: Persona, seed: int, ratios: tuple[int, int, int] = (2, 1, 7))
         for i, subject in enumerate(persona.domains[domain]):
             rng = random.Random(_digest("intent", seed, family, i))
             intent = rng.choice(spec["intents"]).format(subject=subject)
-            found.append(Task(
-                id=f"{family}:{i}", family_id=family, intent=intent,
-                judge=JudgeSpec(kind="rules", checks=checks), split=splits[family],
-                project=f"persona:{persona.name}", skill=persona.skill,
-                meta={"deliverable": deliverable, "domain": domain, "subject": subject},
-            ))
+            found.append(
+                Task(
+                    id=f"{family}:{i}",
+                    family_id=family,
+                    intent=intent,
+                    judge=JudgeSpec(kind="rules", checks=checks),
+                    split=splits[family],
+                    project=f"persona:{persona.name}",
+                    skill=persona.skill,
+                    meta={"deliverable": deliverable, "domain": domain, "subject": subject},
+                )
+            )
     return found
 
 

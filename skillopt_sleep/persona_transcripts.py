@@ -28,7 +28,9 @@ def _iso(when: datetime) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
-def _turns(persona: Persona, target: SimulatedTarget, task: Task, sample: int) -> list[tuple[str, str]]:
+def _turns(
+    persona: Persona, target: SimulatedTarget, task: Task, sample: int
+) -> list[tuple[str, str]]:
     """(user text, assistant text) pairs: the request, and a correction if a rule was missed."""
     skill = persona.initial_skill()
     answer = target.complete(replay_messages(skill, task), seed=sample).text
@@ -49,33 +51,93 @@ def _claude_session(path: Path, cwd: str, turns: list[tuple[str, str]], start: d
             content: Any = text if role == "user" else [{"type": "text", "text": text}]
             message = {"role": role, "content": content}
             if role == "assistant":
-                message |= {"id": f"msg_{uid[:8]}", "model": "claude-sonnet-4-5", "type": "message",
-                            "stop_reason": "end_turn"}
-            lines.append({"type": role, "uuid": uid, "parentUuid": parent, "sessionId": sid,
-                          "cwd": cwd, "version": "2.1.330", "entrypoint": "cli",
-                          "isSidechain": False, "userType": "external",
-                          "timestamp": _iso(start + timedelta(minutes=2 * i + (role == "assistant"))),
-                          "message": message})
+                message |= {
+                    "id": f"msg_{uid[:8]}",
+                    "model": "claude-sonnet-4-5",
+                    "type": "message",
+                    "stop_reason": "end_turn",
+                }
+            lines.append(
+                {
+                    "type": role,
+                    "uuid": uid,
+                    "parentUuid": parent,
+                    "sessionId": sid,
+                    "cwd": cwd,
+                    "version": "2.1.330",
+                    "entrypoint": "cli",
+                    "isSidechain": False,
+                    "userType": "external",
+                    "timestamp": _iso(start + timedelta(minutes=2 * i + (role == "assistant"))),
+                    "message": message,
+                }
+            )
             parent = uid
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
 
 
-def _codex_session(root: Path, cwd: str, turns: list[tuple[str, str]], start: datetime, sid: str) -> None:
+def _codex_session(
+    root: Path, cwd: str, turns: list[tuple[str, str]], start: datetime, sid: str
+) -> None:
     day = root / "sessions" / f"{start:%Y}" / f"{start:%m}" / f"{start:%d}"
     path = day / f"rollout-{start:%Y-%m-%dT%H-%M-%S}-{sid}.jsonl"
-    lines: list[dict[str, Any]] = [{"timestamp": _iso(start), "type": "session_meta", "payload": {
-        "id": sid, "timestamp": _iso(start), "cwd": cwd, "originator": "codex_cli_rs",
-        "cli_version": "0.169.0", "source": "cli", "model_provider": "openai"}}]
+    lines: list[dict[str, Any]] = [
+        {
+            "timestamp": _iso(start),
+            "type": "session_meta",
+            "payload": {
+                "id": sid,
+                "timestamp": _iso(start),
+                "cwd": cwd,
+                "originator": "codex_cli_rs",
+                "cli_version": "0.169.0",
+                "source": "cli",
+                "model_provider": "openai",
+            },
+        }
+    ]
     for i, (user, assistant) in enumerate(turns):
         at = _iso(start + timedelta(minutes=2 * i))
-        lines.append({"timestamp": at, "type": "turn_context", "payload": {"cwd": cwd, "model": "gpt-5"}})
-        lines.append({"timestamp": at, "type": "response_item", "payload": {
-            "type": "message", "role": "user", "content": [{"type": "input_text", "text": user}]}})
-        lines.append({"timestamp": at, "type": "event_msg", "payload": {"type": "user_message", "message": user}})
-        lines.append({"timestamp": at, "type": "response_item", "payload": {
-            "type": "message", "role": "assistant", "content": [{"type": "output_text", "text": assistant}]}})
-        lines.append({"timestamp": at, "type": "event_msg", "payload": {"type": "agent_message", "message": assistant}})
+        lines.append(
+            {"timestamp": at, "type": "turn_context", "payload": {"cwd": cwd, "model": "gpt-5"}}
+        )
+        lines.append(
+            {
+                "timestamp": at,
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": user}],
+                },
+            }
+        )
+        lines.append(
+            {
+                "timestamp": at,
+                "type": "event_msg",
+                "payload": {"type": "user_message", "message": user},
+            }
+        )
+        lines.append(
+            {
+                "timestamp": at,
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": assistant}],
+                },
+            }
+        )
+        lines.append(
+            {
+                "timestamp": at,
+                "type": "event_msg",
+                "payload": {"type": "agent_message", "message": assistant},
+            }
+        )
     day.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
 
@@ -92,8 +154,12 @@ def write_history(persona: Persona, seed: int, home: Path, project: Path) -> dic
             counts["corrections"] += len(turns) - 1
             sid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{persona.name}:{seed}:{task.id}:{agent}"))
             if agent == "claude-code":
-                _claude_session(home / ".claude" / "projects" / slug / f"{sid}.jsonl", str(project),
-                                turns, start)
+                _claude_session(
+                    home / ".claude" / "projects" / slug / f"{sid}.jsonl",
+                    str(project),
+                    turns,
+                    start,
+                )
             else:
                 _codex_session(home / ".codex", str(project), turns, start + timedelta(days=1), sid)
             counts[agent] += 1

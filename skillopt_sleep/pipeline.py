@@ -30,8 +30,10 @@ from .store.archive import Archive
 from .store.lock import night_lock
 
 MANAGED_SKILL = "skillopt-sleep-learned"
-MANAGED_DESCRIPTION = ("Lessons learned from your own coding-agent sessions: recurring tasks "
-                       "and the corrections you gave. Use for any task in this project.")
+MANAGED_DESCRIPTION = (
+    "Lessons learned from your own coding-agent sessions: recurring tasks "
+    "and the corrections you gave. Use for any task in this project."
+)
 
 
 @dataclass
@@ -51,18 +53,36 @@ class RunOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "project": self.project, "night_id": self.night_id, "dry_run": self.dry_run,
-            "staged": self.staged, "adopted": self.adopted, "counts": self.counts,
-            "message": self.message, "ok": self.ok,
-            "skills": [{"skill": n.skill, "changed": n.changed, "accepted": len(n.accepted),
-                        "baseline_val": n.baseline_val, "after_val": n.after_val,
-                        "baseline_test": n.baseline_test, "after_test": n.after_test,
-                        "abstained": n.abstained, "stopped": n.stopped, "cost_usd": n.cost_usd,
-                        "model_calls": n.model_calls} for n in self.nights],
+            "project": self.project,
+            "night_id": self.night_id,
+            "dry_run": self.dry_run,
+            "staged": self.staged,
+            "adopted": self.adopted,
+            "counts": self.counts,
+            "message": self.message,
+            "ok": self.ok,
+            "skills": [
+                {
+                    "skill": n.skill,
+                    "changed": n.changed,
+                    "accepted": len(n.accepted),
+                    "baseline_val": n.baseline_val,
+                    "after_val": n.after_val,
+                    "baseline_test": n.baseline_test,
+                    "after_test": n.after_test,
+                    "abstained": n.abstained,
+                    "stopped": n.stopped,
+                    "cost_usd": n.cost_usd,
+                    "model_calls": n.model_calls,
+                }
+                for n in self.nights
+            ],
         }
 
 
-def night_id(project: str, when: datetime | None = None, taken: Callable[[str], bool] = lambda _i: False) -> str:
+def night_id(
+    project: str, when: datetime | None = None, taken: Callable[[str], bool] = lambda _i: False
+) -> str:
     """``YYYYMMDD-HHMMSS-<8 hex of the project key>``; a taken id moves to the next second."""
     moment = (when or utcnow()).replace(microsecond=0)
     while True:
@@ -93,8 +113,14 @@ def _state(dry_run: bool) -> Iterator[Path]:
         yield paths.ensure(copy)
 
 
-def run_once(project: Path | None, *, settings: Settings, dry_run: bool = False,
-             adopt: str | None = None, progress: Callable[[str], None] | None = None) -> RunOutcome:
+def run_once(
+    project: Path | None,
+    *,
+    settings: Settings,
+    dry_run: bool = False,
+    adopt: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> RunOutcome:
     """One night for ``project``: see the module docstring. ``adopt`` overrides the policy."""
     say = progress or (lambda _m: None)
     policy = adopt or settings.adopt
@@ -111,8 +137,15 @@ def run_once(project: Path | None, *, settings: Settings, dry_run: bool = False,
     return outcome
 
 
-def _run(archive: Archive, state: Path, project: Path, settings: Settings, policy: str,
-         outcome: RunOutcome, say: Callable[[str], None]) -> None:
+def _run(
+    archive: Archive,
+    state: Path,
+    project: Path,
+    settings: Settings,
+    policy: str,
+    outcome: RunOutcome,
+    say: Callable[[str], None],
+) -> None:
     from .pipeline_steps import collect_tasks, harvest_new
 
     nights_root = paths.staging_dir(state)
@@ -130,15 +163,18 @@ def _run(archive: Archive, state: Path, project: Path, settings: Settings, polic
         outcome.message = "no recurring, replayable tasks yet; nothing to train tonight"
         return
     known = {r.night_id for _, r in archive.nights(str(project), limit=20)}
-    outcome.night_id = night_id(str(project), taken=lambda i: i in known or (nights_root / i).exists())
+    outcome.night_id = night_id(
+        str(project), taken=lambda i: i in known or (nights_root / i).exists()
+    )
     live: dict[str, dict[str, str | None]] = {}
     for skill, skill_tasks in sorted(by_skill.items()):
         say(f"night for skill {skill} ({len(skill_tasks)} tasks)")
         text, live[skill] = adoption.read_live(roots, skill)
         if text is None:
             text = new_skill(skill, MANAGED_DESCRIPTION if skill == MANAGED_SKILL else skill)
-        outcome.nights.append(_night(archive, settings, str(project), outcome.night_id, skill,
-                                     text, skill_tasks, say))
+        outcome.nights.append(
+            _night(archive, settings, str(project), outcome.night_id, skill, text, skill_tasks, say)
+        )
     for result in outcome.nights:
         archive.record_night(result, "staged" if result.changed else "unchanged")
     if outcome.dry_run:
@@ -149,27 +185,56 @@ def _run(archive: Archive, state: Path, project: Path, settings: Settings, polic
         for result in outcome.nights:
             if result.changed:
                 outcome.adopted[result.skill] = adoption.adopt(
-                    archive, Path(outcome.staged), result.skill, roots)
+                    archive, Path(outcome.staged), result.skill, roots
+                )
 
 
-def _night(archive: Archive, settings: Settings, project: str, nid: str, skill: str, text: str,
-           tasks: list[Task], say: Callable[[str], None]) -> NightResult:
+def _night(
+    archive: Archive,
+    settings: Settings,
+    project: str,
+    nid: str,
+    skill: str,
+    text: str,
+    tasks: list[Task],
+    say: Callable[[str], None],
+) -> NightResult:
     from .pipeline_steps import build_models
 
     target, optimizer = build_models(settings)
-    config = NightConfig(steps=settings.steps, val_repeats=settings.val_repeats,
-                         alpha=settings.alpha, margin=settings.margin)
-    return run_night(NightInputs(tasks=tasks, skill_text=text, skill_name=skill, target=target,
-                                 optimizer=optimizer, night_id=nid, project=project,
-                                 config=config, archive=archive, progress=say))
+    config = NightConfig(
+        steps=settings.steps,
+        val_repeats=settings.val_repeats,
+        alpha=settings.alpha,
+        margin=settings.margin,
+    )
+    return run_night(
+        NightInputs(
+            tasks=tasks,
+            skill_text=text,
+            skill_name=skill,
+            target=target,
+            optimizer=optimizer,
+            night_id=nid,
+            project=project,
+            config=config,
+            archive=archive,
+            progress=say,
+        )
+    )
 
 
-def _stage(archive: Archive, root: Path, outcome: RunOutcome,
-           live: dict[str, dict[str, str | None]]) -> Path:
+def _stage(
+    archive: Archive, root: Path, outcome: RunOutcome, live: dict[str, dict[str, str | None]]
+) -> Path:
     from .report.html import render
 
     history = [r for _, r in reversed(archive.nights(outcome.project, limit=60))]
     diffs = {n.skill: staging.diff(n.skill_before, n.skill_after, n.skill) for n in outcome.nights}
-    html = render(outcome.nights, history=history, diffs=diffs,
-                  title=f"skillopt-sleep night {outcome.night_id}")
+    html = render(
+        outcome.nights,
+        history=history,
+        diffs=diffs,
+        title=f"skillopt-sleep night {outcome.night_id}",
+    )
     return staging.stage(root, outcome.night_id, outcome.project, outcome.nights, live, html)

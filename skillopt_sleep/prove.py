@@ -11,7 +11,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ class ProofSpec:
     seed: int = 0
     nights: int = 3
     gate: bool = True
-    config: NightConfig = NightConfig()
+    config: NightConfig = field(default_factory=NightConfig)
     target: str = "simulated"
     optimizer: str = "simulated"
     base_url: str | None = None

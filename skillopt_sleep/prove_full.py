@@ -52,8 +52,12 @@ def _sandbox(name: str) -> Iterator[Path]:
         root.mkdir(parents=True)
         home = root / "home"
         home.mkdir()
-        os.environ.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"),
-                          CODEX_HOME=str(home / ".codex"), SKILLOPT_SLEEP_HOME=str(root / "state"))
+        os.environ.update(
+            HOME=str(home),
+            CLAUDE_CONFIG_DIR=str(home / ".claude"),
+            CODEX_HOME=str(home / ".codex"),
+            SKILLOPT_SLEEP_HOME=str(root / "state"),
+        )
         try:
             yield root
         finally:
@@ -90,16 +94,26 @@ def _rollback_once(roots: list[Path], skill: str) -> int:
         for root in roots:
             path = adoption.target(root, skill)
             text = path.read_text(encoding="utf-8") if path.exists() else ""
-            _expect(path.exists() != (previous.reason == adoption.ABSENT),
-                    f"rollback to v{previous.version} left {path} in the wrong state")
-            _expect(sha256_text(text) == previous.sha256, f"rollback did not restore v{previous.version} in {root}")
+            _expect(
+                path.exists() != (previous.reason == adoption.ABSENT),
+                f"rollback to v{previous.version} left {path} in the wrong state",
+            )
+            _expect(
+                sha256_text(text) == previous.sha256,
+                f"rollback did not restore v{previous.version} in {root}",
+            )
         return previous.version
     finally:
         archive.close()
 
 
-def prove_full(persona: str = "researcher", seed: int = 0, nights: int = 3, embedder: str = "minilm",
-               progress: Callable[[str], None] = lambda _m: None) -> dict[str, Any]:
+def prove_full(
+    persona: str = "researcher",
+    seed: int = 0,
+    nights: int = 3,
+    embedder: str = "minilm",
+    progress: Callable[[str], None] = lambda _m: None,
+) -> dict[str, Any]:
     """Run the whole flow in a sandbox; raise ``AssertionFailed`` at the first broken step."""
     p = personas.load(persona)
     start = time.monotonic()
@@ -107,27 +121,42 @@ def prove_full(persona: str = "researcher", seed: int = 0, nights: int = 3, embe
         project = root / "project"
         project.mkdir()
         written = write_history(p, seed, Path(os.environ["HOME"]), project)
-        progress(f"wrote {written['claude-code']} Claude Code and {written['codex']} Codex sessions")
+        progress(
+            f"wrote {written['claude-code']} Claude Code and {written['codex']} Codex sessions"
+        )
         roots = [root / "skills" / "claude", root / "skills" / "agents"]
-        settings = Settings(target="simulated", optimizer="simulated", persona=str(p.path),
-                            embedder=embedder, skill_roots=tuple(map(str, roots)),
-                            sources=("claude-code", "codex"))
+        settings = Settings(
+            target="simulated",
+            optimizer="simulated",
+            persona=str(p.path),
+            embedder=embedder,
+            skill_roots=tuple(map(str, roots)),
+            sources=("claude-code", "codex"),
+        )
         runs = []
         for n in range(1, nights + 1):
             progress(f"night {n}/{nights}")
             outcome = run_once(project, settings=settings, adopt="auto", progress=progress)
             if n == 1:
                 harvested = outcome.counts["harvest"]["sessions"]
-                _expect(harvested == written["claude-code"] + written["codex"],
-                        f"harvested {harvested} sessions of {written['claude-code'] + written['codex']}")
+                total = written["claude-code"] + written["codex"]
+                _expect(harvested == total, f"harvested {harvested} of {total} sessions")
             runs.append(_check_night(outcome, roots, n))
         first, last = runs[0]["skills"][0], runs[-1]["skills"][0]
         lift = (last["after_test"] or 0.0) - (first["baseline_test"] or 0.0)
         _expect(lift >= MIN_LIFT, f"test lift {lift:+.3f} < {MIN_LIFT}")
         restored = _rollback_once(roots, first["skill"])
-    return {"persona": p.name, "seed": seed, "nights": nights, "written": written,
-            "mining": runs[0]["counts"]["mining"], "baseline_test": first["baseline_test"],
-            "after_test": last["after_test"], "lift": round(lift, 4),
-            "accepted_per_night": [r["skills"][0]["accepted"] for r in runs],
-            "adopted": [r["adopted"] for r in runs], "rolled_back_to": restored,
-            "seconds": round(time.monotonic() - start, 2)}
+    return {
+        "persona": p.name,
+        "seed": seed,
+        "nights": nights,
+        "written": written,
+        "mining": runs[0]["counts"]["mining"],
+        "baseline_test": first["baseline_test"],
+        "after_test": last["after_test"],
+        "lift": round(lift, 4),
+        "accepted_per_night": [r["skills"][0]["accepted"] for r in runs],
+        "adopted": [r["adopted"] for r in runs],
+        "rolled_back_to": restored,
+        "seconds": round(time.monotonic() - start, 2),
+    }

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Literal
 
 from ._codec import from_dict, to_dict
@@ -58,7 +58,7 @@ def sha256_text(text: str) -> str:
 # --- harvest ----------------------------------------------------------------------------
 
 
-class Signal(str, Enum):
+class Signal(StrEnum):
     """Structured outcome signals of a turn (never inferred from English words)."""
 
     TOOL_ERROR = "tool_error"
@@ -70,7 +70,7 @@ class Signal(str, Enum):
     VOTE_DOWN = "vote_down"
 
 
-class Reaction(str, Enum):
+class Reaction(StrEnum):
     """How the user's next message treated this turn's answer."""
 
     CORRECTION = "correction"
@@ -155,7 +155,7 @@ class Completion:
 # --- tasks and judging ------------------------------------------------------------------
 
 
-class Split(str, Enum):
+class Split(StrEnum):
     TRAIN = "train"
     VALIDATION = "validation"
     TEST = "test"
@@ -234,14 +234,14 @@ class Rollout:
 # --- edits and the gate -----------------------------------------------------------------
 
 
-class EditOp(str, Enum):
+class EditOp(StrEnum):
     APPEND = "append"
     INSERT_AFTER = "insert_after"
     REPLACE = "replace"
     DELETE = "delete"
 
 
-class EditOutcome(str, Enum):
+class EditOutcome(StrEnum):
     """Typed result of applying an edit; applying never raises for a bad edit."""
 
     APPLIED = "applied"

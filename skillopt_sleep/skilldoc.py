@@ -189,7 +189,9 @@ def _clean_entry(text: str) -> str:
     return " ".join(text.strip().removeprefix("- ").split())
 
 
-def apply_edit(doc: SkillDoc, edit: Edit, *, allow_slow: bool = False) -> tuple[SkillDoc, EditOutcome]:
+def apply_edit(
+    doc: SkillDoc, edit: Edit, *, allow_slow: bool = False
+) -> tuple[SkillDoc, EditOutcome]:
     """Apply one edit inside its region. Returns the (possibly unchanged) doc and the outcome."""
     if edit.region == "slow" and not allow_slow:
         return doc, EditOutcome.OUTSIDE_REGION
@@ -211,7 +213,9 @@ def apply_edit(doc: SkillDoc, edit: Edit, *, allow_slow: bool = False) -> tuple[
     else:
         index, problem = _find(tuple(entries), edit.anchor)
         if index is None:
-            if problem is EditOutcome.ANCHOR_NOT_FOUND and _norm(edit.anchor) in _norm(doc.user_text()):
+            if problem is EditOutcome.ANCHOR_NOT_FOUND and _norm(edit.anchor) in _norm(
+                doc.user_text()
+            ):
                 return doc, EditOutcome.OUTSIDE_REGION
             return doc, problem or EditOutcome.ANCHOR_NOT_FOUND
         if op is EditOp.DELETE:

@@ -19,7 +19,10 @@ PINS = {
     "claude": ("@anthropic-ai/claude-code", "2.1.330"),
     "codex": ("@openai/codex", "0.169.0"),
     "copilot": ("@github/copilot", "1.0.102"),
-    "mcp-inspector": ("@modelcontextprotocol/inspector", "0.15.0"),  # binary: mcp-inspector; 0.16+ needs Node 22
+    "mcp-inspector": (
+        "@modelcontextprotocol/inspector",
+        "0.15.0",
+    ),  # binary: mcp-inspector; 0.16+ needs Node 22
 }
 
 
@@ -38,12 +41,23 @@ def cli(name: str) -> Path:
         if binary is None:
             prefix.mkdir(parents=True, exist_ok=True)
             result = subprocess.run(
-                ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(prefix),
-                 f"{package}@{version}"],
-                capture_output=True, text=True, timeout=600,
+                [
+                    "npm",
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--prefix",
+                    str(prefix),
+                    f"{package}@{version}",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=600,
             )
-            require(result.returncode == 0, f"npm install {package}@{version} failed: "
-                    f"{result.stderr[-500:]}")
+            require(
+                result.returncode == 0,
+                f"npm install {package}@{version} failed: {result.stderr[-500:]}",
+            )
             binary = _binary(prefix, name)
     require(binary is not None, f"{package}@{version} installed no '{name}' executable")
     assert binary is not None

@@ -55,7 +55,8 @@ def _family(split: str, corrections: Sequence[str] = ()) -> FamilyEvidence:
 
 def test_a_correction_makes_a_replayable_rules_task() -> None:
     tasks = build_tasks(_family("validation", ["no, use pytest -q"]), Route("testing", "loaded"))
-    (task,) = tasks  # validation: no extra phrasings, no synthetic variants
+    task = tasks[0]  # other members' wordings are real tasks too; nothing synthetic here
+    assert not any(t.synthetic for t in tasks)
     assert task.id == "fam-x:0" and task.split == "validation" and task.skill == "testing"
     assert task.judge.kind == "rules" and _plain(task.judge.checks) == [
         {"op": "contains", "text": "pytest -q"}]
@@ -97,10 +98,10 @@ def test_shape_only_judges_are_flagged_and_bad_replies_counted() -> None:
     garbage = ScriptedLLM("I cannot produce JSON today")
     proposal = propose(garbage, "run the tests", [], [], [])
     assert proposal.error and not proposal.checks
-    (task,) = build_tasks(_family("test"), Route("t", "loaded"), llm=garbage)
+    task = build_tasks(_family("test"), Route("t", "loaded"), llm=garbage)[0]
     assert task.meta["replayable"] is False
     rubric = ScriptedLLM(json.dumps({"checks": [], "rubric": "Names the failing test."}))
-    (task,) = build_tasks(_family("test"), Route("t", "loaded"), llm=rubric)
+    task = build_tasks(_family("test"), Route("t", "loaded"), llm=rubric)[0]
     assert task.judge.kind == "rubric" and task.meta["replayable"]
 
 

@@ -18,11 +18,14 @@ HARMFUL = "Keep answers under 40 characters."
 
 
 def make_tasks() -> list[Task]:
-    judge = JudgeSpec(kind="rules", checks=[{"op": "contains", "text": "pytest -q"},
-                                            {"op": "min_chars", "n": 60}])
+    judge = JudgeSpec(
+        kind="rules", checks=[{"op": "contains", "text": "pytest -q"}, {"op": "min_chars", "n": 60}]
+    )
     splits = ["train"] * 4 + ["validation"] * 8 + ["test"] * 8
-    return [Task(id=f"t{i}", family_id=f"f{i}", intent=f"fix bug number {i}", judge=judge,
-                 split=s) for i, s in enumerate(splits)]
+    return [
+        Task(id=f"t{i}", family_id=f"f{i}", intent=f"fix bug number {i}", judge=judge, split=s)
+        for i, s in enumerate(splits)
+    ]
 
 
 def target_reply(messages: Sequence[Message], seed: int) -> str:
@@ -42,16 +45,27 @@ def optimizer_reply(edits: list[dict]) -> ScriptedLLM:
 
 def night(tmp: Path, optimizer: ScriptedLLM, **cfg) -> tuple:
     archive = Archive(tmp / "a.sqlite3")
-    inputs = NightInputs(tasks=make_tasks(), skill_text="---\nname: fix\ndescription: d\n---\nFix bugs.\n",
-                         skill_name="fix", target=ScriptedLLM(target_reply), optimizer=optimizer,
-                         night_id="n1", project="p", archive=archive,
-                         config=NightConfig(steps=1, slow_update=False, **cfg))
+    inputs = NightInputs(
+        tasks=make_tasks(),
+        skill_text="---\nname: fix\ndescription: d\n---\nFix bugs.\n",
+        skill_name="fix",
+        target=ScriptedLLM(target_reply),
+        optimizer=optimizer,
+        night_id="n1",
+        project="p",
+        archive=archive,
+        config=NightConfig(steps=1, slow_update=False, **cfg),
+    )
     return run_night(inputs), archive
 
 
 def test_harmful_edit_rejected_even_when_proposed_with_helpful_one(tmp_path: Path):
-    opt = optimizer_reply([{"op": "append", "text": HARMFUL, "tasks": ["t0", "t1", "t2"]},
-                           {"op": "append", "text": GOOD, "tasks": ["t0"]}])
+    opt = optimizer_reply(
+        [
+            {"op": "append", "text": HARMFUL, "tasks": ["t0", "t1", "t2"]},
+            {"op": "append", "text": GOOD, "tasks": ["t0"]},
+        ]
+    )
     result, _ = night(tmp_path, opt)
     verdicts = {d.edit.text: d for d in result.decisions if d.stage == "gate"}
     assert verdicts[GOOD].accepted and not verdicts[HARMFUL].accepted
@@ -86,8 +100,15 @@ def test_garbage_optimizer_is_recorded_not_fatal(tmp_path: Path):
 def test_every_prompt_starts_with_the_sentinel(tmp_path: Path):
     opt = optimizer_reply([{"op": "append", "text": GOOD}])
     target = ScriptedLLM(target_reply)
-    inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
-                         target=target, optimizer=opt, night_id="n", config=NightConfig(steps=1))
+    inputs = NightInputs(
+        tasks=make_tasks(),
+        skill_text="Fix bugs.\n",
+        skill_name="fix",
+        target=target,
+        optimizer=opt,
+        night_id="n",
+        config=NightConfig(steps=1),
+    )
     run_night(inputs)
     for call in target.calls + opt.calls:
         for message in call:
@@ -96,17 +117,26 @@ def test_every_prompt_starts_with_the_sentinel(tmp_path: Path):
 
 def test_small_validation_abstains_and_says_so(tmp_path: Path):
     tasks = [t for t in make_tasks() if t.split != "validation"] + make_tasks()[4:6]
-    inputs = NightInputs(tasks=tasks, skill_text="Fix bugs.\n", skill_name="fix",
-                         target=ScriptedLLM(target_reply), optimizer=optimizer_reply([]),
-                         night_id="n")
+    inputs = NightInputs(
+        tasks=tasks,
+        skill_text="Fix bugs.\n",
+        skill_name="fix",
+        target=ScriptedLLM(target_reply),
+        optimizer=optimizer_reply([]),
+        night_id="n",
+    )
     result = run_night(inputs)
     assert "only 2 validation tasks" in result.abstained and result.skill_after == "Fix bugs.\n"
 
 
 def test_merge_dedupes_counts_support_and_ranks_failures_first():
-    edits = [Edit(op="append", text="b rule", origin="success"), Edit(op="append", text="A  rule"),
-             Edit(op="append", text="a rule"), Edit(op="delete", anchor="x"),
-             Edit(op="replace", anchor="x", text="y")]
+    edits = [
+        Edit(op="append", text="b rule", origin="success"),
+        Edit(op="append", text="A  rule"),
+        Edit(op="append", text="a rule"),
+        Edit(op="delete", anchor="x"),
+        Edit(op="replace", anchor="x", text="y"),
+    ]
     ranked, dropped = merge(edits)
     assert ranked[0].text == "A  rule" and ranked[0].support == 2
     assert ranked[-1].origin == "success"

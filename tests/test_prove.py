@@ -41,7 +41,7 @@ def test_prove_cli_json_contract_and_exit_codes():
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert FIELDS <= set(data) and data["persona"] == "researcher"
+    assert set(data) >= FIELDS and data["persona"] == "researcher"
     bad = subprocess.run([*cmd, "--no-gate"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 1 and "proof failed" in bad.stderr
     typo = subprocess.run([*cmd, "--nigths", "2"], capture_output=True, text=True, timeout=60)

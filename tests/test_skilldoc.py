@@ -93,14 +93,19 @@ def test_step_edits_cannot_touch_slow_region_and_markers_are_invalid():
     assert outcome is EditOutcome.OUTSIDE_REGION
     _, outcome = apply_edit(doc, Edit(op="append", text="<!-- skillopt-sleep:learned:end -->"))
     assert outcome is EditOutcome.INVALID
-    new, outcome = apply_edit(doc, Edit(op="append", text="durable", region="slow"), allow_slow=True)
+    new, outcome = apply_edit(
+        doc, Edit(op="append", text="durable", region="slow"), allow_slow=True
+    )
     assert outcome is EditOutcome.APPLIED and new.entries("slow") == ("durable",)
 
 
 def test_every_edit_keeps_user_text_identical():
     doc = doc_with("one", "two")
-    for edit in [Edit(op="append", text="three"), Edit(op="delete", anchor="one"),
-                 Edit(op="replace", anchor="two", text="deux")]:
+    for edit in [
+        Edit(op="append", text="three"),
+        Edit(op="delete", anchor="one"),
+        Edit(op="replace", anchor="two", text="deux"),
+    ]:
         doc, _ = apply_edit(doc, edit)
         assert doc.text.startswith(USER)
 

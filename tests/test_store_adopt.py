@@ -19,7 +19,11 @@ from skillopt_sleep.store.atomic import write_atomic
 from skillopt_sleep.store.lock import night_lock
 
 OLD = "---\nname: fix\ndescription: d\n---\nFix bugs.\n"
-NEW = OLD + "\n<!-- skillopt-sleep:learned:start -->\n- Run pytest -q.\n<!-- skillopt-sleep:learned:end -->\n"
+NEW = (
+    OLD
+    + "\n<!-- skillopt-sleep:learned:start -->\n- Run pytest -q.\n"
+    + "<!-- skillopt-sleep:learned:end -->\n"
+)
 
 
 def setup(tmp: Path) -> tuple[Archive, list[Path], Path]:
@@ -27,10 +31,12 @@ def setup(tmp: Path) -> tuple[Archive, list[Path], Path]:
     write_atomic(roots[0] / "fix" / "SKILL.md", OLD.encode())
     archive = Archive(tmp / "state" / "archive.sqlite3")
     _, live = adoption.read_live(roots, "fix")
-    result = NightResult(night_id="20261121-030000-abcdef12", skill="fix", skill_before=OLD,
-                         skill_after=NEW)
-    folder = staging.stage(tmp / "state" / "nights", result.night_id, "/p", [result],
-                           {"fix": live}, "<html></html>")
+    result = NightResult(
+        night_id="20261121-030000-abcdef12", skill="fix", skill_before=OLD, skill_after=NEW
+    )
+    folder = staging.stage(
+        tmp / "state" / "nights", result.night_id, "/p", [result], {"fix": live}, "<html></html>"
+    )
     return archive, roots, folder
 
 
@@ -59,7 +65,9 @@ def test_adopt_refuses_when_live_file_changed_since_the_night(tmp_path: Path):
 
 def test_unchanged_night_cannot_be_adopted_and_symlink_escape_refused(tmp_path: Path):
     archive, roots, _ = setup(tmp_path)
-    same = NightResult(night_id="20261121-040000-abcdef12", skill="fix", skill_before=OLD, skill_after=OLD)
+    same = NightResult(
+        night_id="20261121-040000-abcdef12", skill="fix", skill_before=OLD, skill_after=OLD
+    )
     folder = staging.stage(tmp_path / "state" / "nights", same.night_id, "/p", [same], {}, "")
     with pytest.raises(StoreError, match="accepted nothing"):
         adoption.adopt(archive, folder, "fix", roots)
@@ -126,7 +134,9 @@ def test_killing_adopt_at_random_points_leaves_old_or_new_byte_exact(tmp_path: P
 def test_rollback_of_a_first_adopt_removes_the_created_skill(tmp_path: Path):
     roots = [tmp_path / "r1", tmp_path / "r2"]
     archive = Archive(tmp_path / "a.sqlite3")
-    result = NightResult(night_id="20261121-050000-abcdef12", skill="new", skill_before="", skill_after=NEW)
+    result = NightResult(
+        night_id="20261121-050000-abcdef12", skill="new", skill_before="", skill_after=NEW
+    )
     folder = staging.stage(tmp_path / "nights", result.night_id, "/p", [result], {}, "")
     adoption.adopt(archive, folder, "new", roots)
     assert all(r.joinpath("new", "SKILL.md").read_text() == NEW for r in roots)

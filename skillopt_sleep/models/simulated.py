@@ -63,9 +63,15 @@ class SimulatedTarget:
                         return deliverable, domain, subject
         return None
 
-    def complete(self, messages: Sequence[Message], *, max_tokens: int = 1024,
-                 temperature: float = 0.0, seed: int = 0,
-                 tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+        seed: int = 0,
+        tools: Sequence[dict[str, Any]] | None = None,
+    ) -> Completion:
         system = "\n".join(m["content"] for m in messages if m["role"] == "system")
         prompt = "\n".join(m["content"] for m in messages if m["role"] == "user")
         skill = blocks(system).get("skill", "")
@@ -74,7 +80,9 @@ class SimulatedTarget:
             text = "I could not tell what this task asks for."
         else:
             text = self._answer(skill, *where, sample_seed=seed)
-        usage = Usage(input_tokens=approx_tokens(system + prompt), output_tokens=approx_tokens(text))
+        usage = Usage(
+            input_tokens=approx_tokens(system + prompt), output_tokens=approx_tokens(text)
+        )
         return Completion(text=text, usage=usage)
 
     def _stated(self, skill: str, subject: str) -> tuple[set[str], set[str]]:
@@ -95,7 +103,9 @@ class SimulatedTarget:
         corr = self.persona.target.get("correlation", 0.5)
         return shared if _rand("mix", self.seed, *key, len(skill)) < corr else own
 
-    def _answer(self, skill: str, deliverable: str, domain: str, subject: str, sample_seed: int) -> str:
+    def _answer(
+        self, skill: str, deliverable: str, domain: str, subject: str, sample_seed: int
+    ) -> str:
         t = self.persona.target
         excess = max(0, approx_tokens(skill) - t.get("free_tokens", 350))
         follow = t["follow"] * max(0.2, 1.0 - t.get("penalty_per_1k", 0.3) * excess / 1000)
@@ -106,12 +116,17 @@ class SimulatedTarget:
         for rule in self.persona.rules:
             p = follow if rule.id in good else t["base"] if rule.id in relevant else 0.0
             hit = self._draw((*key, rule.id), skill) < p
-            if _rand("noise", self.seed, hashlib.sha256(skill.encode()).hexdigest(), *key, rule.id) < t.get("noise", 0.0):
+            if _rand(
+                "noise", self.seed, hashlib.sha256(skill.encode()).hexdigest(), *key, rule.id
+            ) < t.get("noise", 0.0):
                 hit = not hit
             if hit:
                 included.append(rule)
-        effects = [r.effect for r in self.persona.harmful
-                   if r.id in bad and self._draw((*key, r.id), skill) < follow]
+        effects = [
+            r.effect
+            for r in self.persona.harmful
+            if r.id in bad and self._draw((*key, r.id), skill) < follow
+        ]
         return _render(deliverable, subject, included, effects)
 
 
@@ -140,9 +155,15 @@ class SimulatedOptimizer:
         self.seed = seed
         self.name = "simulated"
 
-    def complete(self, messages: Sequence[Message], *, max_tokens: int = 1024,
-                 temperature: float = 0.0, seed: int = 0,
-                 tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+        seed: int = 0,
+        tools: Sequence[dict[str, Any]] | None = None,
+    ) -> Completion:
         prompt = "\n".join(m["content"] for m in messages)
         rng = random.Random(f"{self.seed}:{seed}:{hashlib.sha256(prompt.encode()).hexdigest()}")
         opt = self.persona.optimizer
@@ -157,13 +178,21 @@ class SimulatedOptimizer:
         mode = parts.get("mode", "failures").strip()
         items = _json_list(parts.get("minibatch", "[]"))
         rejected = {_norm(str(r.get("text", ""))) for r in _json_list(parts.get("rejected", "[]"))}
-        entries = [line[2:].strip() for line in parts.get("skill", "").splitlines()
-                   if line.startswith("- ")]
+        entries = [
+            line[2:].strip()
+            for line in parts.get("skill", "").splitlines()
+            if line.startswith("- ")
+        ]
         if mode == "successes":
             if rng.random() < 0.5:
                 return []
-            return [{"op": "append", "text": rng.choice(self.persona.optimizer["neutral_texts"]),
-                     "rationale": "consolidate what worked"}]
+            return [
+                {
+                    "op": "append",
+                    "text": rng.choice(self.persona.optimizer["neutral_texts"]),
+                    "rationale": "consolidate what worked",
+                }
+            ]
         failing = self._failing_rules(items)
         count = int(self.persona.optimizer.get("per_batch", 3)) if mode == "failures" else 2
         edits: list[dict[str, Any]] = []
@@ -181,21 +210,32 @@ class SimulatedOptimizer:
         seen: dict[str, list[str]] = {}
         for item in items:
             rationale = str(item.get("rationale", ""))
-            failed = rationale.removeprefix("failed: ").split("; ") if rationale.startswith("failed:") else []
+            failed = (
+                rationale.removeprefix("failed: ").split("; ")
+                if rationale.startswith("failed:")
+                else []
+            )
             for rule in self.persona.rules:
                 if any(rule.recognised_in(check) for check in failed):
                     seen.setdefault(rule.id, []).append(str(item.get("task_id", "")))
         return seen
 
-    def _one(self, rng: random.Random, failing: dict[str, list[str]], items: list[dict[str, Any]],
-             entries: list[str]) -> dict[str, Any] | None:
+    def _one(
+        self,
+        rng: random.Random,
+        failing: dict[str, list[str]],
+        items: list[dict[str, Any]],
+        entries: list[str],
+    ) -> dict[str, Any] | None:
         opt = self.persona.optimizer
         kinds = ["correct", "overfit", "neutral", "harmful", "hostile"]
         kind = rng.choices(kinds, weights=[float(opt.get(k, 0.0)) for k in kinds])[0]
         ids = [str(i.get("task_id", "")) for i in items]
         if kind in ("correct", "overfit") and failing:
             names = list(failing)
-            rule = self.persona.rule(rng.choices(names, weights=[len(failing[n]) for n in names])[0])
+            rule = self.persona.rule(
+                rng.choices(names, weights=[len(failing[n]) for n in names])[0]
+            )
             wording = rule.text
             if rng.random() < float(opt.get("paraphrase", 0.5)) and rule.paraphrases:
                 wording = rng.choice(rule.paraphrases)
@@ -206,21 +246,38 @@ class SimulatedOptimizer:
                 if subject:
                     wording = f"When working on {subject}: {wording[0].lower()}{wording[1:]}"
                     cited = [str(item.get("task_id", ""))]
-            return {"op": "append", "text": wording, "rationale": f"fixes {rule.id}", "tasks": cited}
+            return {
+                "op": "append",
+                "text": wording,
+                "rationale": f"fixes {rule.id}",
+                "tasks": cited,
+            }
         if kind == "harmful":
             cited = rng.sample(ids, k=min(len(ids), rng.randint(1, 3))) if ids else []
             if entries and rng.random() < 0.3:
-                return {"op": "delete", "anchor": rng.choice(entries), "rationale": "prune",
-                        "tasks": cited}
+                return {
+                    "op": "delete",
+                    "anchor": rng.choice(entries),
+                    "rationale": "prune",
+                    "tasks": cited,
+                }
             rule = rng.choice(self.persona.harmful)
             wording = rng.choice((rule.text, *rule.paraphrases))
-            return {"op": "append", "text": wording, "rationale": "answers were too long",
-                    "tasks": cited}
+            return {
+                "op": "append",
+                "text": wording,
+                "rationale": "answers were too long",
+                "tasks": cited,
+            }
         if kind == "hostile" and opt.get("hostile_texts"):
             return {"op": "append", "text": rng.choice(opt["hostile_texts"]), "rationale": "setup"}
         cited = [rng.choice(ids)] if ids and rng.random() < 0.5 else []
-        return {"op": "append", "text": rng.choice(opt["neutral_texts"]), "rationale": "clarity",
-                "tasks": cited}
+        return {
+            "op": "append",
+            "text": rng.choice(opt["neutral_texts"]),
+            "rationale": "clarity",
+            "tasks": cited,
+        }
 
 
 def _json_list(text: str) -> list[dict[str, Any]]:
@@ -235,7 +292,9 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def build(persona: str | Persona, seed: int = 0, role: str = "target") -> SimulatedTarget | SimulatedOptimizer:
+def build(
+    persona: str | Persona, seed: int = 0, role: str = "target"
+) -> SimulatedTarget | SimulatedOptimizer:
     """The simulated model for ``role`` ("target" or "optimizer") of a persona."""
     p = persona if isinstance(persona, Persona) else load(persona)
     return SimulatedOptimizer(p, seed) if role == "optimizer" else SimulatedTarget(p, seed)

@@ -7,7 +7,9 @@ import math
 from ..errors import ConfigError
 
 
-def edit_budget(step: int, steps: int, *, start: int = 4, end: int = 2, schedule: str = "cosine") -> int:
+def edit_budget(
+    step: int, steps: int, *, start: int = 4, end: int = 2, schedule: str = "cosine"
+) -> int:
     """Budget at ``step`` (0-based) of ``steps``: 4 → 2 by default, cosine-decayed.
 
     The cosine schedule is ``round(end + (start - end)·cos(π·t / (2·T)))``, which with the

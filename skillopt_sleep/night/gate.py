@@ -41,7 +41,9 @@ def paired(incumbent: Sequence[Rollout], candidate: Sequence[Rollout], metric: s
         per_task[c.task_id].append(d)
     n = len(pairs)
     return Comparison(
-        mean_delta=sum(deltas) / n if n else 0.0, p_value=1.0, n_pairs=n,
+        mean_delta=sum(deltas) / n if n else 0.0,
+        p_value=1.0,
+        n_pairs=n,
         task_deltas={t: sum(v) / len(v) for t, v in per_task.items()},
         incumbent=sum(i.score.metric(metric) for i, _ in pairs) / n if n else 0.0,
         candidate=sum(c.score.metric(metric) for _, c in pairs) / n if n else 0.0,
@@ -86,9 +88,17 @@ class Verdict:
     comparison: Comparison
 
 
-def decide(incumbent: Sequence[Rollout], candidate: Sequence[Rollout], *, metric: str,
-           alpha: float, margin: float, test: str = "sign", no_regression: bool = False,
-           min_pairs: int = 1) -> Verdict:
+def decide(
+    incumbent: Sequence[Rollout],
+    candidate: Sequence[Rollout],
+    *,
+    metric: str,
+    alpha: float,
+    margin: float,
+    test: str = "sign",
+    no_regression: bool = False,
+    min_pairs: int = 1,
+) -> Verdict:
     """Accept or reject a candidate against the incumbent, saying why."""
     comp = paired(incumbent, candidate, metric)
     if comp.n_pairs < min_pairs:
@@ -105,7 +115,12 @@ def decide(incumbent: Sequence[Rollout], candidate: Sequence[Rollout], *, metric
     return Verdict(True, f"better by {comp.mean_delta:+.3f} (p = {p:.3f})", comp)
 
 
-def _pairs(incumbent: Sequence[Rollout], candidate: Sequence[Rollout]) -> list[tuple[Rollout, Rollout]]:
+def _pairs(
+    incumbent: Sequence[Rollout], candidate: Sequence[Rollout]
+) -> list[tuple[Rollout, Rollout]]:
     base = {(r.task_id, r.sample): r for r in incumbent if r.usable}
-    return [(base[(r.task_id, r.sample)], r) for r in candidate
-            if r.usable and (r.task_id, r.sample) in base]
+    return [
+        (base[(r.task_id, r.sample)], r)
+        for r in candidate
+        if r.usable and (r.task_id, r.sample) in base
+    ]

@@ -22,7 +22,9 @@ def _key(edit: Edit) -> tuple[str, str, str]:
     return edit.op, _norm(edit.anchor), _norm(edit.text)
 
 
-def merge(edits: Sequence[Edit], rejected: Sequence[GateDecision] = ()) -> tuple[list[Edit], list[GateDecision]]:
+def merge(
+    edits: Sequence[Edit], rejected: Sequence[GateDecision] = ()
+) -> tuple[list[Edit], list[GateDecision]]:
     """Ranked unique edits, and a decision for every edit dropped (repeat or contradiction)."""
     dropped: list[GateDecision] = []
     seen_bad = {_key(d.edit) for d in rejected if d.stage == "gate"}
@@ -41,12 +43,13 @@ def merge(edits: Sequence[Edit], rejected: Sequence[GateDecision] = ()) -> tuple
     for edit in sorted(merged.values(), key=_rank):
         anchor = _norm(edit.anchor)
         if anchor and anchor in by_anchor and by_anchor[anchor].op != edit.op:
-            dropped.append(GateDecision(edit, False, f"contradicts {by_anchor[anchor].id}", stage="merge"))
+            dropped.append(
+                GateDecision(edit, False, f"contradicts {by_anchor[anchor].id}", stage="merge")
+            )
             continue
         if anchor:
             by_anchor.setdefault(anchor, edit)
-    kept = [e for e in sorted(merged.values(), key=_rank)
-            if not any(d.edit is e for d in dropped)]
+    kept = [e for e in sorted(merged.values(), key=_rank) if not any(d.edit is e for d in dropped)]
     return kept, dropped
 
 
@@ -56,6 +59,8 @@ def _rank(edit: Edit) -> tuple[int, int, int, str]:
 
 def clip(ranked: Sequence[Edit], budget: int) -> tuple[list[Edit], list[GateDecision]]:
     """The first ``budget`` edits, and a budget decision for each one left over."""
-    over = [GateDecision(e, False, f"over the step's edit budget of {budget}", stage="budget")
-            for e in ranked[budget:]]
+    over = [
+        GateDecision(e, False, f"over the step's edit budget of {budget}", stage="budget")
+        for e in ranked[budget:]
+    ]
     return list(ranked[:budget]), over

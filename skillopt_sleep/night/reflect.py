@@ -51,17 +51,23 @@ def _edit(item: object, origin: str) -> Edit | None:
         return None
     cited = item.get("tasks")
     support = len({str(t) for t in cited}) if isinstance(cited, list) and cited else 1
-    return Edit(op=op, text=str(item.get("text", "") or ""), anchor=str(item.get("anchor", "") or ""),
-                rationale=str(item.get("rationale", "") or "")[:300], support=support,
-                origin="success" if origin == "success" else "failure")
+    return Edit(
+        op=op,
+        text=str(item.get("text", "") or ""),
+        anchor=str(item.get("anchor", "") or ""),
+        rationale=str(item.get("rationale", "") or "")[:300],
+        support=support,
+        origin="success" if origin == "success" else "failure",
+    )
 
 
 def _ask(optimizer: LLM, messages: list, origin: str, seed: int, out: Reflection) -> None:
     for attempt in range(2):
         out.calls += 1
         try:
-            reply = optimizer.complete(messages, max_tokens=1500, temperature=0.7,
-                                       seed=seed * 2 + attempt)
+            reply = optimizer.complete(
+                messages, max_tokens=1500, temperature=0.7, seed=seed * 2 + attempt
+            )
             out.edits.extend(parse_edits(reply.text, origin))
             return
         except (AuthError, BudgetExceeded, HandoffPending):
@@ -71,18 +77,33 @@ def _ask(optimizer: LLM, messages: list, origin: str, seed: int, out: Reflection
                 out.failures.append(f"{origin} minibatch: {exc}")
 
 
-def reflect(optimizer: LLM, *, skill: str, scored: Sequence[tuple[Task, Rollout]],
-            rejected: Sequence[GateDecision], notes: Sequence[str], batch_size: int,
-            max_edits: int, max_success_batches: int, seed: int) -> Reflection:
+def reflect(
+    optimizer: LLM,
+    *,
+    skill: str,
+    scored: Sequence[tuple[Task, Rollout]],
+    rejected: Sequence[GateDecision],
+    notes: Sequence[str],
+    batch_size: int,
+    max_edits: int,
+    max_success_batches: int,
+    seed: int,
+) -> Reflection:
     """Edits proposed from this step's train rollouts."""
     out = Reflection()
     failures = [(t, r) for t, r in scored if r.usable and r.score.hard < 1.0]
     successes = [(t, r) for t, r in scored if r.usable and r.score.hard >= 1.0]
-    batches = [("failures", failures[i : i + batch_size]) for i in range(0, len(failures), batch_size)]
-    batches += [("successes", successes[i : i + batch_size])
-                for i in range(0, len(successes), batch_size)][:max_success_batches]
+    batches = [
+        ("failures", failures[i : i + batch_size]) for i in range(0, len(failures), batch_size)
+    ]
+    batches += [
+        ("successes", successes[i : i + batch_size]) for i in range(0, len(successes), batch_size)
+    ][:max_success_batches]
     for n, (mode, items) in enumerate(batches):
-        messages = reflect_messages(mode=mode, skill=skill, items=items, rejected=rejected,
-                                    notes=notes, max_edits=max_edits)
-        _ask(optimizer, messages, "failure" if mode == "failures" else "success", seed * 100 + n, out)
+        messages = reflect_messages(
+            mode=mode, skill=skill, items=items, rejected=rejected, notes=notes, max_edits=max_edits
+        )
+        _ask(
+            optimizer, messages, "failure" if mode == "failures" else "success", seed * 100 + n, out
+        )
     return out

@@ -54,9 +54,13 @@ class Night:
         self.rejected: list[GateDecision] = self._load_buffer()
         self.notes = self._load_notes()
         self._cache: dict[tuple[str, str, int], list[Rollout]] = {}
-        self.result = NightResult(night_id=inputs.night_id, skill=inputs.skill_name,
-                                  project=inputs.project, started_at=utcnow(),
-                                  skill_before=inputs.skill_text)
+        self.result = NightResult(
+            night_id=inputs.night_id,
+            skill=inputs.skill_name,
+            project=inputs.project,
+            started_at=utcnow(),
+            skill_before=inputs.skill_text,
+        )
 
     def _load_buffer(self) -> list[GateDecision]:
         a = self.i.archive
@@ -73,13 +77,23 @@ class Night:
         if key not in self._cache:
             with ThreadPoolExecutor(max_workers=self.cfg.workers) as pool:
                 self._cache[key] = replay(
-                    self.split[split], doc.text, self.target, samples=repeats, executor=pool,
-                    judge_for=self.i.judge_for, max_tokens=self.cfg.max_tokens,
-                    temperature=self.cfg.temperature)
+                    self.split[split],
+                    doc.text,
+                    self.target,
+                    samples=repeats,
+                    executor=pool,
+                    judge_for=self.i.judge_for,
+                    max_tokens=self.cfg.max_tokens,
+                    temperature=self.cfg.temperature,
+                )
         return self._cache[key]
 
     def _mean(self, split: str, doc: SkillDoc, repeats: int) -> float | None:
-        return mean_score(self.score(split, doc, repeats), self.cfg.metric) if self.split[split] else None
+        return (
+            mean_score(self.score(split, doc, repeats), self.cfg.metric)
+            if self.split[split]
+            else None
+        )
 
     # --- the night ------------------------------------------------------------------------
 
@@ -88,8 +102,10 @@ class Night:
         doc = parse(self.i.skill_text)
         n_val = len(self.split[Split.VALIDATION.value])
         if self.cfg.gate and n_val < self.cfg.min_val_tasks:
-            r.abstained = (f"only {n_val} validation tasks (need {self.cfg.min_val_tasks}); "
-                           "the gate cannot tell an edit from noise, so nothing was changed")
+            r.abstained = (
+                f"only {n_val} validation tasks (need {self.cfg.min_val_tasks}); "
+                "the gate cannot tell an edit from noise, so nothing was changed"
+            )
             return self._finish(doc, doc)
         try:
             doc = self._steps(doc)
@@ -106,8 +122,13 @@ class Night:
         r.baseline_test = self._mean(Split.TEST.value, doc, self.cfg.test_repeats)
         self._incumbent = doc
         for t in range(self.cfg.steps):
-            budget = edit_budget(t, self.cfg.steps, start=self.cfg.budget_start,
-                                 end=self.cfg.budget_end, schedule=self.cfg.schedule)
+            budget = edit_budget(
+                t,
+                self.cfg.steps,
+                start=self.cfg.budget_start,
+                end=self.cfg.budget_end,
+                schedule=self.cfg.schedule,
+            )
             self.i.progress(f"step {t + 1}/{self.cfg.steps} (budget {budget})")
             r.steps.append(self._step(t, budget))
         return self._incumbent
@@ -118,13 +139,24 @@ class Night:
         train = self.score(Split.TRAIN.value, doc, self.cfg.train_samples)
         by_id = {task.id: task for task in self.split[Split.TRAIN.value]}
         scored = [(by_id[ro.task_id], ro) for ro in train]
-        found = reflect(self.optimizer, skill=doc.text, scored=scored, rejected=self.rejected,
-                        notes=self.notes, batch_size=self.cfg.batch_size, max_edits=budget,
-                        max_success_batches=self.cfg.max_success_batches,
-                        seed=self.i.seed * 1000 + t)
-        step = StepResult(step=t, budget=budget, proposed=len(found.edits),
-                          train_score=mean_score(train, self.cfg.metric) or 0.0,
-                          reflect_failures=len(found.failures))
+        found = reflect(
+            self.optimizer,
+            skill=doc.text,
+            scored=scored,
+            rejected=self.rejected,
+            notes=self.notes,
+            batch_size=self.cfg.batch_size,
+            max_edits=budget,
+            max_success_batches=self.cfg.max_success_batches,
+            seed=self.i.seed * 1000 + t,
+        )
+        step = StepResult(
+            step=t,
+            budget=budget,
+            proposed=len(found.edits),
+            train_score=mean_score(train, self.cfg.metric) or 0.0,
+            reflect_failures=len(found.failures),
+        )
         self.result.notes.extend(found.failures)
         passed = self._firewall(found.edits, step)
         ranked, dropped = merge(passed, self.rejected)
@@ -149,26 +181,45 @@ class Night:
     def _reject(self, decision: GateDecision) -> None:
         self.rejected.append(decision)
         if self.i.archive is not None:
-            self.i.archive.add_rejected(self.i.project, self.i.skill_name, self.i.night_id, decision)
+            self.i.archive.add_rejected(
+                self.i.project, self.i.skill_name, self.i.night_id, decision
+            )
 
     def _gate_one(self, edit: Edit, step: int, allow_slow: bool = False) -> GateDecision:
         incumbent = self._incumbent
         assert incumbent is not None
         candidate, outcome = apply_edit(incumbent, edit, allow_slow=allow_slow)
         if outcome.value != "applied":
-            return GateDecision(edit, False, f"edit not applied: {outcome.value}", stage="apply", step=step)
+            return GateDecision(
+                edit, False, f"edit not applied: {outcome.value}", stage="apply", step=step
+            )
         if not self.cfg.gate:
             self._incumbent = candidate
             return GateDecision(edit, True, "gate disabled", step=step)
         val, reps = Split.VALIDATION.value, self.cfg.val_repeats
-        verdict = gate.decide(self.score(val, incumbent, reps), self.score(val, candidate, reps),
-                              metric=self.cfg.metric, alpha=self.cfg.alpha, margin=self.cfg.margin,
-                              test=self.cfg.test, no_regression=self.cfg.no_regression)
+        verdict = gate.decide(
+            self.score(val, incumbent, reps),
+            self.score(val, candidate, reps),
+            metric=self.cfg.metric,
+            alpha=self.cfg.alpha,
+            margin=self.cfg.margin,
+            test=self.cfg.test,
+            no_regression=self.cfg.no_regression,
+        )
         c = verdict.comparison
-        decision = GateDecision(edit, verdict.accepted, verdict.reason, metric=self.cfg.metric,
-                                mean_delta=c.mean_delta, p_value=c.p_value, n_pairs=c.n_pairs,
-                                incumbent_score=c.incumbent, candidate_score=c.candidate,
-                                task_deltas=c.task_deltas, step=step)
+        decision = GateDecision(
+            edit,
+            verdict.accepted,
+            verdict.reason,
+            metric=self.cfg.metric,
+            mean_delta=c.mean_delta,
+            p_value=c.p_value,
+            n_pairs=c.n_pairs,
+            incumbent_score=c.incumbent,
+            candidate_score=c.candidate,
+            task_deltas=c.task_deltas,
+            step=step,
+        )
         if verdict.accepted:
             self._incumbent = candidate
         else:
@@ -179,8 +230,12 @@ class Night:
         if not self.cfg.slow_update or not self.split[Split.TRAIN.value]:
             return today
         train, n = Split.TRAIN.value, self.cfg.train_samples
-        groups, persistent = slow_update.compare(self.split[train], self.score(train, yesterday, n),
-                                                 self.score(train, today, n), self.cfg.metric)
+        groups, persistent = slow_update.compare(
+            self.split[train],
+            self.score(train, yesterday, n),
+            self.score(train, today, n),
+            self.cfg.metric,
+        )
         if not persistent:
             return today
         found = reflect_slow(self, today, persistent, slow_update.summary(groups))
@@ -205,45 +260,77 @@ class Night:
         r.cost_usd = sum(r.cost_by_role.values())
         for note in meta.notes(r.decisions):
             if self.i.archive is not None:
-                self.i.archive.add_meta_note(self.i.project, self.i.skill_name, self.i.night_id, note)
+                self.i.archive.add_meta_note(
+                    self.i.project, self.i.skill_name, self.i.night_id, note
+                )
         r.ended_at = utcnow()
         return r
 
-
     def _evidence_rows(self, split: str, before: SkillDoc, after: SkillDoc) -> list[dict[str, Any]]:
         reps = self.cfg.val_repeats if split == Split.VALIDATION.value else self.cfg.test_repeats
-        old = {r.task_id: r for r in self._cache.get((split, before.hash, reps), []) if r.sample == 0}
-        new = {r.task_id: r for r in self._cache.get((split, after.hash, reps), []) if r.sample == 0}
+        old = {
+            r.task_id: r for r in self._cache.get((split, before.hash, reps), []) if r.sample == 0
+        }
+        new = {
+            r.task_id: r for r in self._cache.get((split, after.hash, reps), []) if r.sample == 0
+        }
         rows = []
         for task in self.split[split]:
             a, b = old.get(task.id), new.get(task.id)
             if a is None or b is None:
                 continue
-            rows.append({"task_id": task.id, "split": split, "intent": task.intent,
-                         "before_score": a.score.metric(self.cfg.metric),
-                         "after_score": b.score.metric(self.cfg.metric),
-                         "before_answer": a.response[:2000], "after_answer": b.response[:2000],
-                         "before_rationale": a.score.rationale, "after_rationale": b.score.rationale})
+            rows.append(
+                {
+                    "task_id": task.id,
+                    "split": split,
+                    "intent": task.intent,
+                    "before_score": a.score.metric(self.cfg.metric),
+                    "after_score": b.score.metric(self.cfg.metric),
+                    "before_answer": a.response[:2000],
+                    "after_answer": b.response[:2000],
+                    "before_rationale": a.score.rationale,
+                    "after_rationale": b.score.rationale,
+                }
+            )
         return rows
 
     def _evidence(self, before: SkillDoc, after: SkillDoc) -> list[dict[str, Any]]:
-        return [row for split in (Split.VALIDATION.value, Split.TEST.value)
-                for row in self._evidence_rows(split, before, after)]
+        return [
+            row
+            for split in (Split.VALIDATION.value, Split.TEST.value)
+            for row in self._evidence_rows(split, before, after)
+        ]
 
 
-def reflect_slow(night: Night, today: SkillDoc, persistent: list[tuple[Task, Rollout]],
-                 comparison: str) -> list[Edit]:
+def reflect_slow(
+    night: Night, today: SkillDoc, persistent: list[tuple[Task, Rollout]], comparison: str
+) -> list[Edit]:
     from .prompts import reflect_messages
     from .reflect import Reflection, _ask
 
-    messages = reflect_messages(mode="slow", skill=today.text, items=persistent[:night.cfg.batch_size],
-                                rejected=night.rejected, notes=night.notes, max_edits=2,
-                                comparison=comparison)
+    messages = reflect_messages(
+        mode="slow",
+        skill=today.text,
+        items=persistent[: night.cfg.batch_size],
+        rejected=night.rejected,
+        notes=night.notes,
+        max_edits=2,
+        comparison=comparison,
+    )
     out = Reflection()
     _ask(night.optimizer, messages, "failure", night.i.seed * 1000 + 999, out)
     night.result.notes.extend(out.failures)
-    return [Edit(op="append" if e.op != "append" else e.op, text=e.text, rationale=e.rationale,
-                 origin="slow", region="slow") for e in out.edits[:2] if e.text]
+    return [
+        Edit(
+            op="append" if e.op != "append" else e.op,
+            text=e.text,
+            rationale=e.rationale,
+            origin="slow",
+            region="slow",
+        )
+        for e in out.edits[:2]
+        if e.text
+    ]
 
 
 def _counts(r: NightResult) -> dict[str, int]:

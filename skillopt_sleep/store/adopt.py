@@ -27,12 +27,18 @@ _NAME_OK = set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
 
 def user_roots() -> list[Path]:
     claude = os.environ.get("CLAUDE_CONFIG_DIR")
-    return [(Path(claude) if claude else Path.home() / ".claude") / "skills",
-            Path.home() / ".agents" / "skills"]
+    return [
+        (Path(claude) if claude else Path.home() / ".claude") / "skills",
+        Path.home() / ".agents" / "skills",
+    ]
 
 
 def project_roots(project: Path) -> list[Path]:
-    return [project / ".claude" / "skills", project / ".agents" / "skills", project / ".github" / "skills"]
+    return [
+        project / ".claude" / "skills",
+        project / ".agents" / "skills",
+        project / ".github" / "skills",
+    ]
 
 
 def check_name(skill: str) -> str:
@@ -77,31 +83,54 @@ class Version:
 def versions(archive: Archive, skill: str) -> list[Version]:
     rows = archive.conn.execute(
         "SELECT skill, version, sha256, night_id, reason, targets, created_at FROM skill_versions"
-        " WHERE skill = ? ORDER BY version", (skill,)).fetchall()
+        " WHERE skill = ? ORDER BY version",
+        (skill,),
+    ).fetchall()
     return [Version(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6]) for r in rows]
 
 
 def _content(archive: Archive, skill: str, version: int) -> str:
-    row = archive.conn.execute("SELECT content FROM skill_versions WHERE skill = ? AND version = ?",
-                               (skill, version)).fetchone()
+    row = archive.conn.execute(
+        "SELECT content FROM skill_versions WHERE skill = ? AND version = ?", (skill, version)
+    ).fetchone()
     if row is None:
         raise StoreError(f"skill {skill!r} has no version {version}")
     return str(row[0])
 
 
-def _record(archive: Archive, skill: str, text: str, night_id: str | None, reason: str,
-            paths: list[Path]) -> int:
+def _record(
+    archive: Archive, skill: str, text: str, night_id: str | None, reason: str, paths: list[Path]
+) -> int:
     with archive.transaction() as conn:
-        row = conn.execute("SELECT MAX(version) FROM skill_versions WHERE skill = ?", (skill,)).fetchone()
+        row = conn.execute(
+            "SELECT MAX(version) FROM skill_versions WHERE skill = ?", (skill,)
+        ).fetchone()
         version = (row[0] or 0) + 1
-        conn.execute("INSERT INTO skill_versions VALUES (?,?,?,?,?,?,?,?)",
-                     (skill, version, sha256_text(text), text, night_id, reason,
-                      json.dumps([str(p) for p in paths]), utcnow().isoformat()))
+        conn.execute(
+            "INSERT INTO skill_versions VALUES (?,?,?,?,?,?,?,?)",
+            (
+                skill,
+                version,
+                sha256_text(text),
+                text,
+                night_id,
+                reason,
+                json.dumps([str(p) for p in paths]),
+                utcnow().isoformat(),
+            ),
+        )
     return version
 
 
-def _write_all(archive: Archive, skill: str, text: str, paths: list[Path], night_id: str | None,
-               reason: str, remove: bool = False) -> int:
+def _write_all(
+    archive: Archive,
+    skill: str,
+    text: str,
+    paths: list[Path],
+    night_id: str | None,
+    reason: str,
+    remove: bool = False,
+) -> int:
     """Record the prior contents (once), then write ``text`` to every path atomically
     (``remove``: delete the files instead, returning to a recorded absence)."""
     history = versions(archive, skill)
@@ -124,23 +153,28 @@ def _write_all(archive: Archive, skill: str, text: str, paths: list[Path], night
     return version
 
 
-
 def adopt(archive: Archive, night_dir: Path, skill: str, roots: list[Path]) -> int:
     """Write one staged proposal into every root; return the new version number."""
     manifest = load_manifest(night_dir)
     staged = manifest.skill(skill)
     if not staged.changed:
-        raise StoreError(f"night {manifest.night_id} accepted nothing for {skill!r}; nothing to adopt")
+        raise StoreError(
+            f"night {manifest.night_id} accepted nothing for {skill!r}; nothing to adopt"
+        )
     text = proposal(night_dir.parent, manifest.night_id, skill)
     if sha256_text(text) != staged.proposal_sha256:
-        raise StoreError(f"staged proposal for {skill!r} was modified after the night (hash mismatch)")
+        raise StoreError(
+            f"staged proposal for {skill!r} was modified after the night (hash mismatch)"
+        )
     paths = [target(root, skill) for root in roots]
     for path in paths:
         now = sha256_text(path.read_text(encoding="utf-8")) if path.is_file() else None
         read = staged.live.get(str(path), now)
         if now != read:
-            raise StaleSkillError(f"{path} changed since night {manifest.night_id} read it; "
-                                  "run a new night (or edit by hand) instead of overwriting it")
+            raise StaleSkillError(
+                f"{path} changed since night {manifest.night_id} read it; "
+                "run a new night (or edit by hand) instead of overwriting it"
+            )
     return _write_all(archive, skill, text, paths, manifest.night_id, "adopt")
 
 
@@ -161,5 +195,6 @@ def rollback(archive: Archive, skill: str, roots: list[Path], to: int | None = N
 
 def adopted_nights(archive: Archive) -> set[tuple[str, str]]:
     rows = archive.conn.execute(
-        "SELECT night_id, skill FROM skill_versions WHERE night_id IS NOT NULL AND reason = 'adopt'")
+        "SELECT night_id, skill FROM skill_versions WHERE night_id IS NOT NULL AND reason = 'adopt'"
+    )
     return {(r[0], r[1]) for r in rows}

@@ -47,12 +47,24 @@ class Manifest:
 
 
 def diff(before: str, after: str, name: str) -> str:
-    return "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                        fromfile=f"a/{name}/SKILL.md", tofile=f"b/{name}/SKILL.md"))
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            fromfile=f"a/{name}/SKILL.md",
+            tofile=f"b/{name}/SKILL.md",
+        )
+    )
 
 
-def stage(root: Path, night_id: str, project: str, results: list[NightResult],
-          live: dict[str, dict[str, str | None]], html: str) -> Path:
+def stage(
+    root: Path,
+    night_id: str,
+    project: str,
+    results: list[NightResult],
+    live: dict[str, dict[str, str | None]],
+    html: str,
+) -> Path:
     """Write a night's proposal dir atomically; return its path."""
     final = root / night_id
     tmp = root / f".{night_id}.tmp"
@@ -63,8 +75,15 @@ def stage(root: Path, night_id: str, project: str, results: list[NightResult],
         folder = tmp / "skills" / r.skill
         write_atomic(folder / "SKILL.md", r.skill_after.encode("utf-8"))
         write_atomic(folder / "diff.patch", diff(r.skill_before, r.skill_after, r.skill).encode())
-        manifest.skills.append(StagedSkill(r.skill, live.get(r.skill, {}), sha256_text(r.skill_after),
-                                           r.changed, len(r.accepted)))
+        manifest.skills.append(
+            StagedSkill(
+                r.skill,
+                live.get(r.skill, {}),
+                sha256_text(r.skill_after),
+                r.changed,
+                len(r.accepted),
+            )
+        )
     write_atomic(tmp / "report.html", html.encode("utf-8"))
     write_atomic(tmp / "report.json", json.dumps([to_dict(r) for r in results], indent=1).encode())
     write_atomic(tmp / MANIFEST, json.dumps(to_dict(manifest), indent=1).encode())
@@ -79,10 +98,9 @@ def clean_orphans(root: Path) -> list[Path]:
     removed = []
     if root.is_dir():
         for path in root.iterdir():
-            if path.name.startswith(".") and path.name.endswith(".tmp") and path.is_dir():
-                shutil.rmtree(path, ignore_errors=True)
-                removed.append(path)
-            elif path.is_dir() and not (path / MANIFEST).exists():
+            if (path.name.startswith(".") and path.name.endswith(".tmp") and path.is_dir()) or (
+                path.is_dir() and not (path / MANIFEST).exists()
+            ):
                 shutil.rmtree(path, ignore_errors=True)
                 removed.append(path)
     return removed
