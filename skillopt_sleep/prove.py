@@ -18,12 +18,11 @@ from typing import Any
 from . import persona as personas
 from .errors import AssertionFailed
 from .models.base import LLM
-from .night.config import NightConfig
+from .night.config import MIN_LIFT, NightConfig
 from .night.run import NightInputs, run_night
 from .records import NightResult
 from .store.archive import Archive
 
-MIN_LIFT = 0.10
 KINDS = ("correct", "overfit", "neutral", "harmful", "hostile")
 
 

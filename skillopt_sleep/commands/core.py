@@ -11,13 +11,14 @@ from rich.console import Console
 from rich.table import Table
 
 from ..errors import SkillOptError
-from ..night.config import NightConfig
-from ..prove import MIN_LIFT, ProofSpec, check, prove
+from ..night.config import MIN_LIFT
 
+# The night, the simulator and scipy load only when a command needs them: every process
+# imports this module (the idle daemon included) and should stay small.
 err = Console(stderr=True)
 
 
-def _models(spec: ProofSpec, persona_name: str) -> Any:
+def _models(spec: Any, persona_name: str) -> Any:
     """A model factory when a real backend is named; ``None`` keeps the simulator for both."""
     if spec.target == "simulated" and spec.optimizer == "simulated":
         return None
@@ -84,6 +85,9 @@ def prove_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
 ) -> None:
     """Run nights over a simulated persona and show that the gate makes the skill better."""
+    from ..night.config import NightConfig
+    from ..prove import ProofSpec, check, prove
+
     if full:
         _prove_full(persona, seed, nights, embedder, as_json)
         return

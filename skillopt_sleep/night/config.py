@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+MIN_LIFT = 0.10
+"""The proof's required held-out test lift (``prove --assert-improves``)."""
+
 
 @dataclass(frozen=True)
 class NightConfig:
