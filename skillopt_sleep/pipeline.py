@@ -21,7 +21,10 @@ from .config import Settings
 from .errors import ConfigError
 from .harvest.base import project_of
 from .night.config import NightConfig
+from .models.base import LLM
+from .models.meter import Ledger
 from .night.run import NightInputs, run_night
+from .pipeline_steps import build_models, collect_tasks, harvest_new, preflight
 from .records import NightResult, Task, sha256_text, utcnow
 from .skilldoc import new_skill
 from .store import adopt as adoption
@@ -146,8 +149,6 @@ def _run(
     outcome: RunOutcome,
     say: Callable[[str], None],
 ) -> None:
-    from .pipeline_steps import collect_tasks, harvest_new
-
     nights_root = paths.staging_dir(state)
     staging.clean_orphans(nights_root)
     say("harvesting new sessions")
@@ -167,14 +168,24 @@ def _run(
         str(project), taken=lambda i: i in known or (nights_root / i).exists()
     )
     live: dict[str, dict[str, str | None]] = {}
+    ledger = Ledger()
+    models = build_models(settings, ledger)
+    estimate = preflight(settings, *models, by_skill)
+    if estimate is not None:
+        outcome.counts["estimate_usd"] = round(estimate, 4)
+        say(f"pre-flight estimate: at most ${estimate:.2f} (caps: "
+            f"${settings.max_usd_per_night:.2f} a night, ${settings.max_usd_per_skill:.2f} a skill)")
     for skill, skill_tasks in sorted(by_skill.items()):
         say(f"night for skill {skill} ({len(skill_tasks)} tasks)")
         text, live[skill] = adoption.read_live(roots, skill)
         if text is None:
             text = new_skill(skill, MANAGED_DESCRIPTION if skill == MANAGED_SKILL else skill)
-        outcome.nights.append(
-            _night(archive, settings, str(project), outcome.night_id, skill, text, skill_tasks, say)
-        )
+        with ledger.skill_scope(skill):
+            night = _night(archive, settings, str(project), outcome.night_id, skill, text,
+                           skill_tasks, models, say)
+        outcome.nights.append(night)
+    outcome.counts["calls"] = len(ledger.calls)
+    outcome.counts["cost_by_role"] = ledger.cost_by_role()
     for result in outcome.nights:
         archive.record_night(result, "staged" if result.changed else "unchanged")
     if outcome.dry_run:
@@ -197,11 +208,10 @@ def _night(
     skill: str,
     text: str,
     tasks: list[Task],
+    models: tuple[LLM, LLM],
     say: Callable[[str], None],
 ) -> NightResult:
-    from .pipeline_steps import build_models
-
-    target, optimizer = build_models(settings)
+    target, optimizer = models
     config = NightConfig(
         steps=settings.steps,
         val_repeats=settings.val_repeats,

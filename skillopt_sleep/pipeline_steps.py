@@ -100,3 +100,23 @@ def build_models(settings: Settings, ledger: Ledger | None = None) -> tuple[LLM,
         made.append(MeteredLLM(llm, role, ledger, max_usd_per_night=settings.max_usd_per_night,
                                max_usd_per_skill=settings.max_usd_per_skill))
     return made[0], made[1]
+
+
+def preflight(settings: Settings, target: LLM, optimizer: LLM,
+              by_skill: dict[str, list[Task]]) -> float | None:
+    """Worst-case dollars for tonight, or None when a model has no price (the simulator)."""
+    from .models.meter import NightShape, estimate_night
+
+    target_price = getattr(target, "price", None)
+    optimizer_price = getattr(optimizer, "price", None)
+    if target_price is None or optimizer_price is None:
+        return None
+    total = 0.0
+    for tasks in by_skill.values():
+        shape = NightShape(
+            train_tasks=sum(t.split == "train" for t in tasks),
+            val_tasks=sum(t.split == "validation" for t in tasks),
+            test_tasks=sum(t.split == "test" for t in tasks),
+            val_repeats=settings.val_repeats, steps=settings.steps)
+        total += estimate_night(shape, target=target_price, optimizer=optimizer_price).total_usd
+    return total
