@@ -46,22 +46,20 @@ class SimulatedTarget:
         self.name = "simulated"
         self._intents = self._index_intents()
 
-    def _index_intents(self) -> list[tuple[re.Pattern[str], str]]:
+    def _index_intents(self) -> list[tuple[str, tuple[str, str, str]]]:
+        """Every intent the persona can utter, longest first, with what it asks for."""
         found = []
         for did, spec in self.persona.deliverables.items():
             for template in spec["intents"]:
-                pattern = re.escape(template).replace(re.escape("{subject}"), "(?P<subject>.+?)")
-                found.append((re.compile(pattern, re.IGNORECASE), did))
-        return found
+                for domain, subjects in self.persona.domains.items():
+                    for subject in subjects:
+                        text = template.format(subject=subject).lower()
+                        found.append((text, (did, domain, subject)))
+        return sorted(found, key=lambda item: len(item[0]), reverse=True)
 
     def _locate(self, intent: str) -> tuple[str, str, str] | None:
-        for pattern, deliverable in self._intents:
-            if match := pattern.search(intent):
-                subject = match.group("subject")
-                for domain, subjects in self.persona.domains.items():
-                    if subject in subjects:
-                        return deliverable, domain, subject
-        return None
+        low = intent.lower()
+        return next((where for text, where in self._intents if text in low), None)
 
     def complete(
         self,
