@@ -34,6 +34,9 @@ AcOption = Annotated[bool | None, typer.Option(
     "--require-ac-power/--allow-battery", help="Skip nights on battery (where detectable).")]
 DebounceOption = Annotated[float, typer.Option(
     "--debounce", help="Seconds a transcript must stay unchanged before it is harvested.")]
+MaxLoadOption = Annotated[float | None, typer.Option(
+    "--max-load", help="Hold a night while the 5-minute load average per CPU is above this"
+    " (e.g. 0.5; retried every 15 minutes for 3 hours). Default: off.")]
 WatchOption = Annotated[bool, typer.Option("--watch/--no-watch",
                                            help="Harvest sessions as they end.")]
 ProjectOption = Annotated[Path | None, typer.Option(
@@ -57,7 +60,13 @@ def _overrides(hour: int | None, minute: int | None, target: str | None,
     return {k: v for k, v in values.items() if v is not None}
 
 
-def _as_flags(overrides: dict[str, Any], debounce: float, watch: bool) -> list[str]:
+def _check_load(max_load: float | None) -> None:
+    if max_load is not None and not max_load > 0:
+        raise ConfigError(f"--max-load {max_load:g}: must be above 0 (load per CPU)")
+
+
+def _as_flags(overrides: dict[str, Any], debounce: float, watch: bool,
+              max_load: float | None = None) -> list[str]:
     flags: list[str] = []
     for key, value in overrides.items():
         if key == "require_ac_power":
@@ -65,6 +74,8 @@ def _as_flags(overrides: dict[str, Any], debounce: float, watch: bool) -> list[s
         else:
             flags += [f"--{key.replace('_', '-')}", str(value)]
     flags += ["--debounce", f"{debounce:g}"]
+    if max_load is not None:
+        flags += ["--max-load", f"{max_load:g}"]
     if not watch:
         flags.append("--no-watch")
     return flags
@@ -93,13 +104,14 @@ def run_command(hour: HourOption = None, minute: MinuteOption = None,
                 target: TargetOption = None, optimizer: OptimizerOption = None,
                 adopt: AdoptOption = None, min_new_sessions: MinNewOption = None,
                 require_ac_power: AcOption = None, debounce: DebounceOption = 120.0,
-                watch: WatchOption = True) -> None:
+                watch: WatchOption = True, max_load: MaxLoadOption = None) -> None:
     """Run the service in the foreground (what the installed user service runs)."""
     from ..daemon.foreground import serve
 
     overrides = _overrides(hour, minute, target, optimizer, adopt, min_new_sessions,
                            require_ac_power)
-    raise typer.Exit(serve(overrides, watch=watch, debounce=debounce))
+    _check_load(max_load)
+    raise typer.Exit(serve(overrides, watch=watch, debounce=debounce, max_load=max_load))
 
 
 @daemon_app.command("status")
@@ -118,14 +130,25 @@ def status_command(as_json: Annotated[bool, typer.Option("--json")] = False) -> 
         state += ")"
     typer.echo(f"daemon: {state}; log {report['log']}")
     for project in report["projects"]:
-        last = project["last_night"] or {}
         typer.echo(f"  {project['project']}: next {project['next_run']}, adopt "
-                   f"{project['adopt']}; last night {last.get('status', 'none')}"
-                   + (f" ({last['why']})" if last.get("why") else ""))
+                   f"{project['adopt']}; last night {_last_night(project)}")
+        own = project.get("daemon_last_result") or {}
+        if own and own is not project["last_night"] and own.get("status") != "ok":
+            typer.echo(f"    daemon's last attempt {own.get('at')}: {own.get('status')}"
+                       + (f" ({own['why']})" if own.get("why") else ""))
     if not report["projects"]:
         typer.echo("  no project enrolled (skillopt-sleep enroll --project PATH)")
     for watched in report["watched"]:
         typer.echo(f"  watching {watched['source']}: {watched['path']}")
+
+
+def _last_night(project: dict[str, Any]) -> str:
+    last = project["last_night"] or {}
+    if last.get("from") == "archive":
+        accepted = sum(s["accepted"] for s in last["skills"])
+        return (f"{last['night_id']} {last['status']} ({len(last['skills'])} skill(s),"
+                f" {accepted} edit(s) accepted, ${last['cost_usd']:.2f})")
+    return str(last.get("status", "none")) + (f" ({last['why']})" if last.get("why") else "")
 
 
 @daemon_app.command("install")
@@ -137,13 +160,15 @@ def install_command(
     optimizer: OptimizerOption = None, adopt: AdoptOption = None,
     min_new_sessions: MinNewOption = None, require_ac_power: AcOption = None,
     debounce: DebounceOption = 120.0, watch: WatchOption = True,
+    max_load: MaxLoadOption = None,
 ) -> None:
     """Install the daemon as a user service running this interpreter with these flags."""
     from ..daemon.install import install
 
     overrides = _overrides(hour, minute, target, optimizer, adopt, min_new_sessions,
                            require_ac_power)
-    done = install(kind, _as_flags(overrides, debounce, watch), dry_run=dry_run)
+    _check_load(max_load)
+    done = install(kind, _as_flags(overrides, debounce, watch, max_load), dry_run=dry_run)
     typer.echo(f"{'would write' if dry_run else 'wrote'} {done.kind}: {done.path}")
     typer.echo(done.content.rstrip("\n"))
     for hint in done.hints:

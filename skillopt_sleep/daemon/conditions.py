@@ -13,7 +13,8 @@ from datetime import UTC, datetime
 
 import psutil
 
-__all__ = ["HEAVY_MODULES", "MODEL_MODULES", "ac_power", "heavy_modules", "new_sessions_since"]
+__all__ = ["HEAVY_MODULES", "MODEL_MODULES", "ac_power", "heavy_modules", "load_per_cpu",
+           "new_sessions_since"]
 
 log = logging.getLogger("skillopt_sleep.daemon")
 
@@ -33,6 +34,25 @@ def ac_power() -> bool | None:
     if battery is None:
         return None
     return battery.power_plugged
+
+
+def load_per_cpu() -> float | None:
+    """The 5-minute load average per logical CPU (1.0: every core busy), None when unknown.
+
+    "Machine idle" is judged by load alone, on every platform. The other half of idleness,
+    time since the user last touched keyboard or mouse, has no portable source: on Linux
+    it exists only through a display server (X11's screensaver extension, or a Wayland
+    compositor's idle protocol), which a user service started without a display cannot
+    rely on; macOS (IOKit's HIDIdleTime) and Windows (GetLastInputInfo) each have their
+    own. A night at 03:17 rarely competes with a user, but often with a backup or a build,
+    and load sees those. The 5-minute figure, so a blip does not decide.
+    """
+    try:
+        # psutil's version also works on Windows (emulated; zeros for its first seconds).
+        _, five, _ = psutil.getloadavg()
+    except (AttributeError, NotImplementedError, OSError, RuntimeError):
+        return None
+    return float(five) / (psutil.cpu_count() or 1)
 
 
 def new_sessions_since(project: str, since: datetime | None) -> int:

@@ -22,6 +22,7 @@ from .state import DaemonLock
 __all__ = ["LOG_NAME", "serve", "setup_logging"]
 
 LOG_NAME = "daemon.log"
+QUEUE_DEBOUNCE = 2.0
 log = logging.getLogger("skillopt_sleep.daemon")
 
 
@@ -43,25 +44,38 @@ def setup_logging(folder: Path | None = None, *, to_stderr: bool = True) -> Path
     return logfile
 
 
-def _build(overrides: dict[str, Any], watch: bool, debounce: float) -> Any:
+def _build(overrides: dict[str, Any], watch: bool, debounce: float,
+           max_load: float | None) -> Any:
     from ..config import load
     from ..harvest.runner import make_source
+    from .queue import QueueWatcher
     from .service import Service, enrolled_projects
     from .watch import SessionWatcher
 
     projects = enrolled_projects(overrides)
-    watcher = None
+    watcher = queue = None
     if watch:
+        _migrate_archive()
         settings = load(flags={k: v for k, v in overrides.items()
                                if v is not None and k != "adopt"})
         sources = [make_source(name, include_headless=True) for name in settings.sources]
         watcher = SessionWatcher(sources, quiet=debounce)
-    return Service(projects, watcher=watcher)
+        # The queue names finished sessions: a short pause only gathers a burst of hooks.
+        queue = QueueWatcher(watcher=watcher, quiet=min(debounce, QUEUE_DEBOUNCE))
+    return Service(projects, watcher=watcher, queue=queue, max_load=max_load)
+
+
+def _migrate_archive() -> None:
+    """Open the archive once before the harvesting threads start: on a fresh state dir,
+    two first opens at once (the queue's and the watcher's) would race to migrate it."""
+    from ..store.archive import Archive
+
+    Archive(paths.archive_path()).close()
 
 
 def serve(overrides: dict[str, Any] | None = None, *, watch: bool = True,
           debounce: float = 120.0, stop: threading.Event | None = None,
-          heartbeat: float = 60.0) -> int:
+          heartbeat: float = 60.0, max_load: float | None = None) -> int:
     """Run until SIGTERM/SIGINT (or ``stop`` is set). Raises ``LockHeld`` when another
     daemon serves this state dir."""
     lock = DaemonLock()
@@ -71,7 +85,7 @@ def serve(overrides: dict[str, Any] | None = None, *, watch: bool = True,
         logfile = setup_logging()
         if lock.stale_pid:
             log.info("took over from daemon pid %d, which had died", lock.stale_pid)
-        service = _build(overrides or {}, watch, debounce)
+        service = _build(overrides or {}, watch, debounce, max_load)
         service.heartbeat = heartbeat
         _on_signals(stop)
         service.start()

@@ -12,8 +12,13 @@ catch-up: a project whose last successful night is older than 24 h gets a night 
 ``run_night`` is the single door every night goes through; it skips a project that
 succeeded recently, so a misfire and a catch-up arriving together still make one night.
 
+Sessions are harvested as they end by the SessionEnd queue's watcher (``queue.py``), with
+the transcript watcher (``watch.py``) as the fallback; both run on their own executors,
+never on the night's.
+
 Everything with a side effect is injectable (the night job, the clock, the scheduler,
-the power and session-count probes, the watcher) so tests drive it with a fake clock.
+the power, load and session-count probes, the watchers) so tests drive it with a fake
+clock.
 """
 
 from __future__ import annotations
@@ -36,7 +41,8 @@ from apscheduler.triggers.date import DateTrigger
 from .. import config
 from ..config import Settings
 from ..errors import LockHeld, SkillOptError
-from .conditions import ac_power, new_sessions_since
+from .conditions import ac_power, load_per_cpu, new_sessions_since
+from .queue import QueueWatcher
 from .state import DaemonState, write_status
 from .watch import SessionWatcher
 
@@ -51,6 +57,10 @@ RECENT_SUCCESS = timedelta(hours=20)
 """A night this recent makes another one pointless: it is how a misfire and a catch-up
 arriving together (or a restart loop) still give one night."""
 RETRY_AFTER_FAILURE = timedelta(hours=1)
+IDLE_RETRY = timedelta(minutes=15)
+IDLE_RETRIES = 12
+"""A night put off because the machine is busy is tried again every 15 minutes for up to
+3 hours, then left to the next night."""
 ENTRY_SETTINGS = ("hour", "minute", "target", "optimizer")
 """Enrolment keys that are ``Settings`` fields (``adopt`` is handled on its own)."""
 
@@ -132,18 +142,26 @@ class Service:
     def __init__(self, projects: list[Enrolled], *, job: NightJob = pipeline_job,
                  clock: Callable[[], datetime] = _utcnow,
                  scheduler: BaseScheduler | None = None, timezone: tzinfo | None = None,
-                 watcher: SessionWatcher | None = None, state: DaemonState | None = None,
+                 watcher: SessionWatcher | None = None, queue: QueueWatcher | None = None,
+                 state: DaemonState | None = None,
                  on_ac_power: Callable[[], bool | None] = ac_power,
                  count_new: Callable[[str, datetime | None], int] = new_sessions_since,
+                 max_load: float | None = None,
+                 machine_load: Callable[[], float | None] = load_per_cpu,
                  heartbeat: float = 60.0):
         self.projects = {p.key: p for p in projects}
         self.job = job
         self.clock = clock
         self.scheduler = scheduler or _default_scheduler(timezone)
         self.watcher = watcher
+        self.queue = queue
         self.state = state or DaemonState()
         self.on_ac_power = on_ac_power
         self.count_new = count_new
+        self.max_load = max_load
+        """Hold a night while the load per CPU is above this (None: never held)."""
+        self.machine_load = machine_load
+        self._idle_retries: dict[str, int] = {}
         self.heartbeat = heartbeat
         self.running: str | None = None
         self.started_at: datetime | None = None
@@ -173,6 +191,8 @@ class Service:
             self.scheduler.add_job(self.refresh_watches, "interval", hours=1,
                                    id="watch:refresh", executor="watch", coalesce=True,
                                    max_instances=1, misfire_grace_time=None)
+        if self.queue is not None:
+            self._start_queue(self.queue)
         self.scheduler.start()
         log.info("daemon started: %d project(s) enrolled", len(self.projects))
         self.catch_up(now)
@@ -181,12 +201,44 @@ class Service:
     def stop(self, wait: bool = True) -> None:
         """Stop scheduling, stop watching, harvest what the watcher still holds, then
         wait for a night in progress (the pipeline checkpoints its own steps)."""
+        if self.queue is not None:
+            self.queue.stop()
+            self.queue.drain()
         if self.watcher is not None:
             self.watcher.stop()
             self.watcher.flush(now=float("inf"))
         if self.scheduler.running:
             self.scheduler.shutdown(wait=wait)
         log.info("daemon stopped")
+
+    def _start_queue(self, queue: QueueWatcher) -> None:
+        # Its own single thread: a long fallback harvest on "watch" must not delay it, and
+        # two drains of one process must not overlap (max_instances=2 queues the second).
+        self.scheduler.add_executor(ThreadPoolExecutor(1), "queue")
+        queue.arm = self._arm_queue
+        queue.busy = lambda: self.running is not None
+        queue.start()
+
+    def _arm_queue(self, delay: float) -> None:
+        assert self.queue is not None
+        self.scheduler.add_job(self._drain_queue,
+                               DateTrigger(run_date=self.clock() + timedelta(seconds=delay)),
+                               id="queue:drain", executor="queue", replace_existing=True,
+                               max_instances=2, misfire_grace_time=None)
+
+    def _drain_queue(self) -> None:
+        if self.queue is not None and self.queue.drain():
+            self.publish()
+
+    def _mark_running(self, key: str | None) -> None:
+        """Under the queue's lock, so no queue drain is half done when a night starts."""
+        if self.queue is None:
+            self.running = key
+            return
+        with self.queue.lock:
+            self.running = key
+        if key is None:
+            self.queue.resume()
 
     def refresh_watches(self) -> None:
         """Pick up transcript folders created since the start (an agent installed later)."""
@@ -243,20 +295,50 @@ class Service:
                 return {"at": now.isoformat(), "reason": reason, "status": "duplicate",
                         "why": duplicate}
             skip = self._skip_reason(project, now)
-            if skip:
-                result = {"at": now.isoformat(), "reason": reason, "status": "skipped",
-                          "why": skip}
-                log.info("night of %s skipped: %s", key, skip)
-                self.state.update(key, last_result=result)
-                return result
+            busy = "" if skip else self._busy_reason()
+            if skip or busy:
+                return self._skip(key, now, reason, skip, busy)
+            self._idle_retries.pop(key, None)
             self.state.update(key, last_attempt=now)
-            self.running = key
+            self._mark_running(key)
             try:
                 result = self._execute(project, now, reason)
             finally:
-                self.running = None
+                self._mark_running(None)
             self.publish()
             return result
+
+    def _skip(self, key: str, now: datetime, reason: str, skip: str,
+              busy: str) -> dict[str, Any]:
+        result: dict[str, Any] = {"at": now.isoformat(), "reason": reason, "status": "skipped",
+                  "why": skip or busy}
+        if busy:
+            retry = self._retry_when_idle(key, now, reason)
+            result["retry_at"] = retry.isoformat() if retry else None
+        log.info("night of %s skipped: %s", key, skip or busy)
+        self.state.update(key, last_result=result)
+        return result
+
+    def _busy_reason(self) -> str:
+        if self.max_load is None:
+            return ""
+        load = self.machine_load()
+        if load is None or load <= self.max_load:  # unknown load does not hold a night back
+            return ""
+        return f"machine busy: load {load:.2f} per CPU, above max_load = {self.max_load:g}"
+
+    def _retry_when_idle(self, key: str, now: datetime, reason: str) -> datetime | None:
+        tries = self._idle_retries.get(key, 0)
+        if tries >= IDLE_RETRIES:
+            self._idle_retries.pop(key, None)
+            log.info("night of %s left to the next one: busy for %d tries", key, tries)
+            return None
+        self._idle_retries[key] = tries + 1
+        when = now + IDLE_RETRY
+        self.scheduler.add_job(self.run_night, DateTrigger(run_date=when), args=[key, reason],
+                               id=f"idle-retry:{key}", executor="night",
+                               replace_existing=True, misfire_grace_time=None)
+        return when
 
     def _execute(self, project: Enrolled, now: datetime, reason: str) -> dict[str, Any]:
         log.info("night of %s starts (%s, adopt=%s)", project.key, reason, project.adopt)
@@ -323,8 +405,16 @@ class Service:
             "running": self.running,
             "watched": [{"source": s, "path": str(d), "recursive": r} for s, d, r in watched],
             "harvested_files": self.watcher.harvested_files if self.watcher else 0,
+            "queue": self._queue_counts(),
             "heavy_modules": heavy_modules(),
         }
+
+    def _queue_counts(self) -> dict[str, Any] | None:
+        if self.queue is None:
+            return None
+        return {"path": str(self.queue.path), "entries": self.queue.drained_entries,
+                "sessions": self.queue.harvested_sessions, "skipped": self.queue.skipped,
+                "failures": self.queue.failures}
 
     def publish(self) -> None:
         try:

@@ -3,11 +3,16 @@
 Read from the files a running daemon keeps (``status.json``, ``state.json``) and the
 config; when no daemon runs, next runs are computed from the config's schedule so the
 answer is still useful ("would run at …, but the daemon is not running").
+
+The last night comes from the archive's nights table (what a night did, skill by skill,
+whoever ran it: the daemon or ``run``), else from the daemon's own record; the daemon's
+record is reported beside it too, because only it knows of nights it skipped.
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,6 +20,7 @@ import psutil
 from apscheduler.triggers.cron import CronTrigger
 
 from .. import paths
+from ..errors import StoreError
 from .state import DaemonState, read_status, running_pid
 
 __all__ = ["daemon_status"]
@@ -38,6 +44,49 @@ def _installed() -> dict[str, Any] | None:
         else None
 
 
+def _archived_nights(projects: list[str]) -> dict[str, dict[str, Any]]:
+    """The latest night of each project in the archive (all its skills), by project key."""
+    path = paths.archive_path()
+    if not path.exists():  # a status query never creates the archive
+        return {}
+    from ..store.archive import Archive
+
+    found: dict[str, dict[str, Any]] = {}
+    try:
+        archive = Archive(path)
+        try:
+            for project in projects:
+                rows = archive.nights(project, limit=50)
+                if rows:
+                    found[project] = _night_summary(rows)
+        finally:
+            archive.close()
+    except (StoreError, sqlite3.Error, ValueError, TypeError):
+        return found  # unreadable: the daemon's own record stands in
+    return found
+
+
+def _night_summary(rows: list[tuple[str, Any]]) -> dict[str, Any]:
+    """One night's rows (newest first, one per skill) as one JSON-ready object."""
+    night_id = rows[0][1].night_id
+    mine = [(status, r) for status, r in rows if r.night_id == night_id]
+    statuses = sorted({status for status, _ in mine})
+    ends = [r.ended_at for _, r in mine if r.ended_at]
+    starts = [r.started_at for _, r in mine if r.started_at]
+    return {
+        "from": "archive", "night_id": night_id,
+        "status": statuses[0] if len(statuses) == 1 else "+".join(statuses),
+        "started_at": min(starts).isoformat() if starts else None,
+        "ended_at": max(ends).isoformat() if ends else None,
+        "cost_usd": round(sum(r.cost_usd for _, r in mine), 6),
+        "skills": [{"skill": r.skill, "status": status, "accepted": len(r.accepted),
+                    "baseline_val": r.baseline_val, "after_val": r.after_val,
+                    "baseline_test": r.baseline_test, "after_test": r.after_test,
+                    "abstained": r.abstained, "stopped": r.stopped}
+                   for status, r in sorted(mine, key=lambda m: m[1].skill)],
+    }
+
+
 def daemon_status(now: datetime | None = None) -> dict[str, Any]:
     """One JSON-ready object: running?, pid, RSS, per-project next run and last night."""
     from .service import enrolled_projects
@@ -46,14 +95,18 @@ def daemon_status(now: datetime | None = None) -> dict[str, Any]:
     pid = running_pid()
     snapshot = read_status() if pid else {}
     history = DaemonState().projects
+    enrolled = enrolled_projects()
+    archived = _archived_nights([p.key for p in enrolled])
     projects = []
-    for project in enrolled_projects():
+    for project in enrolled:
         next_run = (snapshot.get("next_runs") or {}).get(project.key)
         if next_run is None:
             trigger = CronTrigger(hour=project.settings.hour, minute=project.settings.minute)
             fire = trigger.get_next_fire_time(None, now.astimezone(trigger.timezone))
             next_run = fire.isoformat() if fire else None
         state = history.get(project.key)
+        own = {"from": "daemon", **state.last_result} if state and state.last_result \
+            else None
         projects.append({
             "project": project.key, "hour": project.settings.hour,
             "minute": project.settings.minute, "adopt": project.adopt,
@@ -61,7 +114,8 @@ def daemon_status(now: datetime | None = None) -> dict[str, Any]:
             "next_run": next_run,
             "last_success": state.last_success.isoformat() if state and state.last_success
             else None,
-            "last_night": state.last_result if state else None,
+            "last_night": archived.get(project.key) or own,
+            "daemon_last_result": own,
         })
     return {
         "running": pid is not None, "pid": pid if pid and pid > 0 else None,

@@ -135,6 +135,16 @@ class SessionWatcher:
             else:
                 self.overflowed.add(index)
 
+    def forget(self, files: list[Path], before: float) -> int:
+        """Drop pending files another path has just harvested (the SessionEnd queue), unless
+        they changed again at or after ``before``; returns how many were dropped."""
+        names = {str(p) for p in files}
+        with self._lock:
+            done = [k for k, t in self.pending.items() if k[1] in names and t < before]
+            for key in done:
+                del self.pending[key]
+        return len(done)
+
     def due(self, now: float | None = None) -> tuple[dict[int, list[Path]], set[int]]:
         """Take the files quiet for ``quiet`` seconds, and the sources that overflowed."""
         now = self.clock() if now is None else now
