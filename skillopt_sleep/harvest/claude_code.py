@@ -145,28 +145,50 @@ class _Scan:
         self.last = ""
 
     def add(self, offset: int, record: dict[str, Any]) -> None:
-        kind = record.get("type")
+        get = record.get
+        kind = get("type")
         if kind == "file-history-snapshot":
             _snapshot(record, self.b)
             return
-        uuid = record.get("uuid")
-        if not isinstance(uuid, str) or record.get("isSidechain") is True:
+        uuid = get("uuid")
+        if type(uuid) is not str or get("isSidechain") is True:
             return
-        _envelope(record, self.b, self.cwds)
-        parent = record.get("parentUuid")
+        self.envelope(get)
+        parent = get("parentUuid")
         if parent is None and kind == "system":
-            parent = record.get("logicalParentUuid")
-        when = record.get("timestamp")
-        if isinstance(when, str) and when:
-            self.first = min(self.first, when) if self.first else when
-            self.last = max(self.last, when)
-        events = _events(record, self.b)
+            parent = get("logicalParentUuid")
+        when = get("timestamp")
+        if type(when) is str and when:
+            if not self.first or when < self.first:
+                self.first = when
+            if when > self.last:
+                self.last = when
+        else:
+            when = None
+        events = _events(record, self.b) if kind == "user" or kind == "assistant" else ()
         self.position[uuid] = len(self.parents)
         # A parent seen earlier is stored as its index: no second copy of its uuid.
-        self.parents.append(self.position.get(parent, parent) if isinstance(parent, str)
+        self.parents.append(self.position.get(parent, parent) if type(parent) is str
                             else None)
         self.payloads.append(offset if self.spill and events else events)
-        self.stamps.append(when if events and isinstance(when, str) else None)
+        self.stamps.append(when if events else None)
+
+    def envelope(self, get: Any) -> None:
+        b = self.b
+        if not b.session_id:
+            sid = get("sessionId")
+            if isinstance(sid, str):
+                b.session_id = sid
+        if not b.format_version:
+            version = get("version")
+            if isinstance(version, str):
+                b.format_version = version
+        cwd = get("cwd")
+        if type(cwd) is str and cwd:
+            self.cwds[cwd] += 1
+        entry = get("entrypoint")
+        if isinstance(entry, str) and entry.startswith("sdk"):
+            b.headless = True
 
     def live_events(self, handle: Any) -> Iterator[tuple[Events, str | None]]:
         for index in _live(self.parents, self.position):
@@ -192,19 +214,6 @@ def _events(record: dict[str, Any], b: SessionBuilder) -> Events:
     if kind == "assistant" and not record.get("isApiErrorMessage"):
         return _assistant_events(record)
     return ()
-
-
-def _envelope(record: dict[str, Any], b: SessionBuilder, cwds: Counter[str]) -> None:
-    if not b.session_id and isinstance(record.get("sessionId"), str):
-        b.session_id = record["sessionId"]
-    if not b.format_version and isinstance(record.get("version"), str):
-        b.format_version = record["version"]
-    cwd = record.get("cwd")
-    if isinstance(cwd, str) and cwd:
-        cwds[cwd] += 1
-    entry = record.get("entrypoint")
-    if isinstance(entry, str) and entry.startswith("sdk"):
-        b.headless = True
 
 
 def _user_events(record: dict[str, Any], b: SessionBuilder) -> Events:

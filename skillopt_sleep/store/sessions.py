@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..harvest.base import Checkpoint
-from ..records import Session, ToolCall, Turn, from_dict, to_dict, utcnow
+from ..records import Session, ToolCall, Turn, from_dict, utcnow
 from .archive import Archive
 
 __all__ = [
@@ -65,11 +65,17 @@ def _insert(conn: sqlite3.Connection, sessions: Iterable[Session]) -> int:
             " final_answer, tool_calls_json, signals_json, reaction, timestamp)"
             " VALUES (?,?,?,?,?,?,?,?,?,?)",
             [(t.id, s.source, s.session_id, t.index, t.request, t.final_answer,
-              json.dumps(to_dict(t.tool_calls)), json.dumps(t.signals), t.reaction,
+              _calls_json(t.tool_calls), json.dumps(t.signals), t.reaction,
               _ts(t.timestamp)) for t in s.turns],
         )
         count += 1
     return count
+
+
+def _calls_json(calls: list[ToolCall]) -> str:
+    # The same JSON as ``to_dict``, built directly: the generic walk was a tenth of a harvest.
+    return json.dumps([{"name": c.name, "ok": c.ok, "args": c.args, "error_head": c.error_head}
+                       for c in calls])
 
 
 def load_sessions(
