@@ -111,6 +111,11 @@ def prove(spec: ProofSpec, models: ModelFactory | None = None,
         "final_skill": gated[-1].skill_after,
         "seconds": round(time.monotonic() - start, 2),
     }
+    failures = [n for r in gated for n in r.notes]
+    summary["reflect_failures"] = len(failures)
+    summary["no_valid_edits"] = (
+        f"the optimizer proposed nothing usable ({failures[0]})" if failures and
+        not summary["edits_proposed"] else "")
     summary["lift"] = _round((summary["after_test"] or 0.0) - (summary["baseline_test"] or 0.0))
     return summary
 

@@ -25,7 +25,9 @@ def _models(spec: Any, persona_name: str) -> Any:
     from ..models.registry import build_llm
 
     def factory(name: str, role: str, seed: int) -> Any:
-        return build_llm(name, base_url=spec.base_url, persona=persona_name, seed=seed, role=role)
+        # --base-url belongs to the openai kinds; Anthropic reads ANTHROPIC_BASE_URL itself.
+        url = spec.base_url if name.startswith("openai") else None
+        return build_llm(name, base_url=url, persona=persona_name, seed=seed, role=role)
 
     return factory
 
@@ -107,6 +109,8 @@ def prove_cmd(
         typer.echo(json.dumps({k: v for k, v in summary.items() if k != "final_skill"}))
     else:
         _print_summary(summary, Console())
+    if summary["no_valid_edits"] and not as_json:
+        err.print(f"[yellow]no valid edits[/yellow]: {summary['no_valid_edits']}")
     if assert_improves:
         check(summary)
         if not as_json:
