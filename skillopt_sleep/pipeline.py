@@ -20,9 +20,9 @@ from . import paths
 from .config import Settings
 from .errors import ConfigError
 from .harvest.base import project_of
-from .night.config import NightConfig
 from .models.base import LLM
 from .models.meter import Ledger
+from .night.config import NightConfig
 from .night.run import NightInputs, run_night
 from .pipeline_steps import build_models, collect_tasks, harvest_new, preflight
 from .records import NightResult, Task, sha256_text, utcnow
@@ -173,16 +173,27 @@ def _run(
     estimate = preflight(settings, *models, by_skill)
     if estimate is not None:
         outcome.counts["estimate_usd"] = round(estimate, 4)
-        say(f"pre-flight estimate: at most ${estimate:.2f} (caps: "
-            f"${settings.max_usd_per_night:.2f} a night, ${settings.max_usd_per_skill:.2f} a skill)")
+        say(
+            f"pre-flight estimate: at most ${estimate:.2f} (caps: "
+            f"${settings.max_usd_per_night:.2f} a night, ${settings.max_usd_per_skill:.2f} a skill)"
+        )
     for skill, skill_tasks in sorted(by_skill.items()):
         say(f"night for skill {skill} ({len(skill_tasks)} tasks)")
         text, live[skill] = adoption.read_live(roots, skill)
         if text is None:
             text = new_skill(skill, MANAGED_DESCRIPTION if skill == MANAGED_SKILL else skill)
         with ledger.skill_scope(skill):
-            night = _night(archive, settings, str(project), outcome.night_id, skill, text,
-                           skill_tasks, models, say)
+            night = _night(
+                archive,
+                settings,
+                str(project),
+                outcome.night_id,
+                skill,
+                text,
+                skill_tasks,
+                models,
+                say,
+            )
         outcome.nights.append(night)
     outcome.counts["calls"] = len(ledger.calls)
     outcome.counts["cost_by_role"] = ledger.cost_by_role()

@@ -34,15 +34,28 @@ def world(tmp_path: Path, isolated_home: Path) -> dict:
     (project / ".skillopt-sleep.toml").write_text(
         f'target = "simulated"\noptimizer = "simulated"\npersona = "{persona.path}"\n'
         f'embedder = "hashing"\nsources = ["claude-code", "codex"]\n'
-        f"skill_roots = {json.dumps([str(r) for r in roots])}\n", encoding="utf-8")
-    env = dict(os.environ, HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"),
-               CODEX_HOME=str(home / ".codex"), SKILLOPT_SLEEP_HOME=str(isolated_home))
+        f"skill_roots = {json.dumps([str(r) for r in roots])}\n",
+        encoding="utf-8",
+    )
+    env = dict(
+        os.environ,
+        HOME=str(home),
+        CLAUDE_CONFIG_DIR=str(home / ".claude"),
+        CODEX_HOME=str(home / ".codex"),
+        SKILLOPT_SLEEP_HOME=str(isolated_home),
+    )
     return {"home": home, "project": project, "roots": roots, "env": env, "state": isolated_home}
 
 
 def cli(world: dict, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "skillopt_sleep", *args], capture_output=True,
-                          text=True, env=world["env"], cwd=world["project"], timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "skillopt_sleep", *args],
+        capture_output=True,
+        text=True,
+        env=world["env"],
+        cwd=world["project"],
+        timeout=300,
+    )
     if check:
         assert done.returncode == 0, done.stderr
     return done
@@ -63,8 +76,12 @@ def test_run_stage_status_report_adopt_versions_rollback(world: dict):
 
     status = lines(cli(world, "status", "--json"))
     assert status[-1]["summary"]["pending"] == 1
-    assert {"kind": "pending", "night_id": run["night_id"], "skill": skill["skill"],
-            "accepted": skill["accepted"]} in status
+    assert {
+        "kind": "pending",
+        "night_id": run["night_id"],
+        "skill": skill["skill"],
+        "accepted": skill["accepted"],
+    } in status
 
     report = json.loads(cli(world, "report", "--json").stdout)
     assert report["night_id"] == run["night_id"] and Path(report["report"]).exists()
@@ -93,8 +110,12 @@ def test_dry_run_stages_nothing_and_writes_no_state(world: dict):
 def test_auto_adopt_and_a_rejected_night_never_hides_a_pending_one(world: dict):
     first = json.loads(cli(world, "run", "--json").stdout)
     nights = world["state"] / "state" / "nights"
-    later = NightResult(night_id="29990101-000000-00000000", skill="skillopt-sleep-learned",
-                        skill_before="x", skill_after="x")
+    later = NightResult(
+        night_id="29990101-000000-00000000",
+        skill="skillopt-sleep-learned",
+        skill_before="x",
+        skill_after="x",
+    )
     staging.stage(nights, later.night_id, first["project"], [later], {}, "")
     status = lines(cli(world, "status", "--json"))
     assert [r["night_id"] for r in status if r.get("kind") == "pending"] == [first["night_id"]]
@@ -133,8 +154,13 @@ def test_killing_a_night_at_random_points_leaves_skills_old_or_new(world: dict, 
     cmd = [sys.executable, "-m", "skillopt_sleep", "run", "--adopt", "auto", "--json"]
     for trial in range(30):
         old = _live(world["roots"])
-        proc = subprocess.Popen(cmd, env=world["env"], cwd=world["project"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            cmd,
+            env=world["env"],
+            cwd=world["project"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(rng.uniform(0.3, 3.0))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
@@ -145,7 +171,10 @@ def test_killing_a_night_at_random_points_leaves_skills_old_or_new(world: dict, 
             assert after == before or after in staged, f"trial {trial}: a torn or unknown skill"
         Archive(world["state"] / "state" / "archive.sqlite3").close()  # still opens cleanly
     cli(world, "run", "--json", "--adopt", "auto")
-    leftovers = [p for p in (world["state"] / "state" / "nights").iterdir()
-                 if not (p / "manifest.json").exists()]
+    leftovers = [
+        p
+        for p in (world["state"] / "state" / "nights").iterdir()
+        if not (p / "manifest.json").exists()
+    ]
     assert leftovers == []
     shutil.rmtree(world["state"] / "state" / "nights")

@@ -14,8 +14,10 @@ from tests.fakes import FakeLLMServer, Text
 from tests.fakes.llm_server import RecordedRequest
 
 RULE = "Start every answer with a one-line 'TL;DR:' summary."
-BODY = ("Here is the work you asked for. It sets up a careful comparison, reports what "
-        "changed and why it matters, and the main result is supported by the evidence given.")
+BODY = (
+    "Here is the work you asked for. It sets up a careful comparison, reports what "
+    "changed and why it matters, and the main result is supported by the evidence given."
+)
 
 
 def provider(optimizer_reply: str):
@@ -25,7 +27,11 @@ def provider(optimizer_reply: str):
         body = json.dumps(request.body)
         if "<mode>" in body:
             return Text(optimizer_reply, input_tokens=2000, output_tokens=80)
-        answer = f"TL;DR: it holds.\n\n{BODY}" if RULE.replace("'", "") in body.replace("'", "") else BODY
+        answer = (
+            f"TL;DR: it holds.\n\n{BODY}"
+            if RULE.replace("'", "") in body.replace("'", "")
+            else BODY
+        )
         return Text(answer, input_tokens=900, output_tokens=60)
 
     return reply
@@ -40,7 +46,8 @@ class Server(FakeLLMServer):
         return self._reply(request)
 
 
-PERSONA = """
+PERSONA = (
+    """
 name = "tiny"
 skill = "notes"
 skill_description = "Writes notes"
@@ -50,13 +57,17 @@ follow = 0.9
 base = 0.1
 [optimizer]
 neutral_texts = ["Be clear."]
-""" + "".join(
-    f'[[deliverables]]\nid = "d{i}"\nintents = ["Write note {i} about {{subject}}."]\n'
-    'checks = [{ op = "min_chars", n = 100 }]\n' for i in range(6)
-) + "".join(
-    f'[[domains]]\nid = "m{j}"\nsubjects = ["topic {j}a", "topic {j}b", "topic {j}c"]\n'
-    for j in range(4)
-) + f"""
+"""
+    + "".join(
+        f'[[deliverables]]\nid = "d{i}"\nintents = ["Write note {i} about {{subject}}."]\n'
+        'checks = [{ op = "min_chars", n = 100 }]\n'
+        for i in range(6)
+    )
+    + "".join(
+        f'[[domains]]\nid = "m{j}"\nsubjects = ["topic {j}a", "topic {j}b", "topic {j}c"]\n'
+        for j in range(4)
+    )
+    + f"""
 [[rules]]
 id = "tldr"
 text = "{RULE}"
@@ -65,17 +76,41 @@ check = {{ op = "regex", pattern = "^TL;DR:" }}
 satisfy = "TL;DR: it holds."
 deliverables = ["d0", "d1", "d2", "d3", "d4", "d5"]
 """
+)
 
 
 def prove(server: Server, tmp: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, ANTHROPIC_API_KEY="dummy", ANTHROPIC_BASE_URL=server.url,
-               OPENAI_API_KEY="dummy", SKILLOPT_SLEEP_HOME=str(tmp / "home"))
+    env = dict(
+        os.environ,
+        ANTHROPIC_API_KEY="dummy",
+        ANTHROPIC_BASE_URL=server.url,
+        OPENAI_API_KEY="dummy",
+        SKILLOPT_SLEEP_HOME=str(tmp / "home"),
+    )
     persona = tmp / "tiny.toml"
     persona.write_text(PERSONA, encoding="utf-8")
-    cmd = [sys.executable, "-m", "skillopt_sleep", "prove", "--persona", str(persona), "--json",
-           "--nights", "1", "--steps", "1", "--val-repeats", "1",
-           "--target", "anthropic:claude-haiku-4-5", "--optimizer", "openai:gpt-5-mini",
-           "--base-url", server.openai_base_url, *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "skillopt_sleep",
+        "prove",
+        "--persona",
+        str(persona),
+        "--json",
+        "--nights",
+        "1",
+        "--steps",
+        "1",
+        "--val-repeats",
+        "1",
+        "--target",
+        "anthropic:claude-haiku-4-5",
+        "--optimizer",
+        "openai:gpt-5-mini",
+        "--base-url",
+        server.openai_base_url,
+        *extra,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
 
 
