@@ -9,12 +9,16 @@ import subprocess
 import sys
 import time
 import tomllib
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from skillopt_sleep.daemon.state import DaemonLock
+from skillopt_sleep import paths
+from skillopt_sleep.daemon.state import DaemonLock, DaemonState
 from skillopt_sleep.errors import LockHeld
+from skillopt_sleep.records import NightResult
+from skillopt_sleep.store.archive import Archive
 
 
 @pytest.fixture
@@ -129,3 +133,42 @@ def test_a_lock_left_by_a_dead_daemon_is_taken_over(isolated_home: Path) -> None
     finally:
         lock.release()
     assert not (folder / "daemon.pid").exists()
+
+
+def test_status_reports_the_last_night_from_the_archive_else_the_daemons_record(
+        tmp_path: Path, env: dict[str, str], isolated_home: Path) -> None:
+    served, fresh = tmp_path / "served", tmp_path / "fresh"
+    for project in (served, fresh):
+        project.mkdir()
+        assert _cli("enroll", "--project", str(project), env=env).returncode == 0
+    archive = Archive(paths.archive_path())
+    try:
+        old = NightResult("20250101-031700-aaaaaaaa", "old-skill", str(served),
+                          started_at=datetime(2025, 1, 1, 3, 17, tzinfo=UTC))
+        archive.record_night(old, "unchanged")
+        for skill, cost in (("deploy", 0.25), ("review", 0.5)):
+            night = NightResult("20250102-031700-aaaaaaaa", skill, str(served),
+                                started_at=datetime(2025, 1, 2, 3, 17, tzinfo=UTC),
+                                ended_at=datetime(2025, 1, 2, 3, 40, tzinfo=UTC),
+                                baseline_val=0.5, after_val=0.75, cost_usd=cost)
+            archive.record_night(night, "staged" if skill == "deploy" else "unchanged")
+    finally:
+        archive.close()
+    state = DaemonState()
+    skipped = {"at": "2025-01-03T03:17:00+00:00", "reason": "scheduled", "status": "skipped",
+               "why": "on battery (require_ac_power)"}
+    state.update(str(served), last_result=skipped)
+    state.update(str(fresh), last_result=skipped)
+    report = json.loads(_cli("daemon", "status", "--json", env=env).stdout)
+    by_key = {p["project"]: p for p in report["projects"]}
+    last = by_key[str(served)]["last_night"]
+    assert last["from"] == "archive" and last["night_id"] == "20250102-031700-aaaaaaaa"
+    assert last["status"] == "staged+unchanged" and last["cost_usd"] == 0.75
+    assert [(s["skill"], s["status"], s["after_val"]) for s in last["skills"]] == [
+        ("deploy", "staged", 0.75), ("review", "unchanged", 0.75)]
+    assert last["ended_at"] == "2025-01-02T03:40:00+00:00"
+    assert by_key[str(served)]["daemon_last_result"]["status"] == "skipped"
+    assert by_key[str(fresh)]["last_night"] == {"from": "daemon", **skipped}
+    text = _cli("daemon", "status", env=env).stdout
+    assert "last night 20250102-031700-aaaaaaaa staged+unchanged (2 skill(s)" in text
+    assert "on battery" in text

@@ -138,10 +138,14 @@ def test_cli_dry_run_writes_nothing_and_unknown_kind_is_an_error(home: Path,
                                                                  isolated_home: Path) -> None:
     env = os.environ | {"HOME": str(home)}
     before = _files(home)
-    dry = _cli("daemon", "install", "--kind", "systemd", "--dry-run", "--hour", "2", env=env)
+    dry = _cli("daemon", "install", "--kind", "systemd", "--dry-run", "--hour", "2",
+               "--max-load", "0.5", env=env)
     assert dry.returncode == 0, dry.stderr
     assert "would write systemd" in dry.stdout and '"--hour" "2"' in dry.stdout
+    assert '"--max-load" "0.5"' in dry.stdout  # the idle condition is kept too
     assert _files(home) == before
+    no_load = _cli("daemon", "install", "--dry-run", "--max-load", "0", env=env)
+    assert no_load.returncode == 2 and "must be above 0" in no_load.stderr
     bad = _cli("daemon", "install", "--kind", "upstart", env=env)
     assert bad.returncode == 2 and "choose one of systemd, launchd, cron" in bad.stderr
     real = _cli("daemon", "install", "--kind", "launchd", env=env)

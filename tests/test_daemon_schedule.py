@@ -1,4 +1,5 @@
-"""The nightly schedule: catch-up, coalescing after sleep, conditions, adoption policy.
+"""The nightly schedule: catch-up, coalescing after sleep, conditions (new sessions, AC
+power, machine idle), adoption policy.
 
 APScheduler runs for real; only its clock is replaced (a fake ``datetime`` in the two
 modules that read the time), so "the laptop slept three nights" takes milliseconds.
@@ -18,7 +19,10 @@ import pytest
 
 from skillopt_sleep import config
 from skillopt_sleep.config import Settings
+from skillopt_sleep.daemon.conditions import load_per_cpu
 from skillopt_sleep.daemon.service import (
+    IDLE_RETRIES,
+    IDLE_RETRY,
     MISFIRE_GRACE,
     Enrolled,
     NightReport,
@@ -197,3 +201,49 @@ def test_enrolled_projects_resolve_settings_and_adopt_policy(tmp_path: Path) -> 
     assert flagged[str(plain)].settings.hour == 1  # the enrolment beats the daemon's flag
     assert flagged[str(reviewed)].settings.hour == 6
     assert flagged[str(plain)].adopt == "review"
+
+
+def test_a_busy_machine_holds_the_night_and_it_is_retried_when_idle(clock: Clock,
+                                                                    tmp_path: Path) -> None:
+    nights = Nights(clock)
+    load = [2.0]
+    service = _service(clock, nights, tmp_path, max_load=0.5, machine_load=lambda: load[0])
+    service.start()
+    try:
+        held = service.run_night("/work/demo", "scheduled")
+        assert held["status"] == "skipped" and "load 2.00 per CPU" in held["why"]
+        assert held["retry_at"] == (START + IDLE_RETRY).isoformat()
+        assert service.scheduler.get_job("idle-retry:/work/demo") is not None
+        load[0] = 0.1  # the backup finished
+        clock.now = START + IDLE_RETRY
+        service.scheduler.wakeup()
+        nights.wait(1)
+        assert len(nights.calls) == 1 and nights.calls[0][2] == START + IDLE_RETRY
+        assert service.state.projects["/work/demo"].last_result["reason"] == "scheduled"
+    finally:
+        service.stop()
+
+
+def test_the_idle_condition_is_off_by_default_and_gives_up_after_three_hours(
+        clock: Clock, tmp_path: Path) -> None:
+    probed: list[int] = []
+
+    def busy() -> float:
+        probed.append(1)
+        return 9.0
+
+    nights = Nights(clock)
+    assert _service(clock, nights, tmp_path, machine_load=busy).run_night(
+        "/work/demo")["status"] == "ok"
+    assert probed == []  # max_load unset: the probe is never asked
+    held = _service(clock, nights, tmp_path / "b", max_load=1.0, machine_load=busy)
+    retries = [held.run_night("/work/demo")["retry_at"] for _ in range(IDLE_RETRIES + 1)]
+    assert all(retries[:IDLE_RETRIES]) and retries[-1] is None  # left to the next night
+    unknown = _service(clock, nights, tmp_path / "c", max_load=1.0, machine_load=lambda: None)
+    assert unknown.run_night("/work/demo")["status"] == "ok"  # cannot tell: not held back
+    assert len(nights.calls) == 2
+
+
+def test_load_probe_reads_this_machine() -> None:
+    load = load_per_cpu()
+    assert load is not None and load >= 0.0  # psutil reads a load average on every platform

@@ -27,9 +27,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
-from pathlib import Path
 from typing import Any
 
 from apscheduler.executors.pool import ThreadPoolExecutor
@@ -38,10 +36,9 @@ from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 
-from .. import config
-from ..config import Settings
-from ..errors import LockHeld, SkillOptError
+from ..errors import LockHeld
 from .conditions import ac_power, load_per_cpu, new_sessions_since
+from .projects import Enrolled, NightJob, NightReport, enrolled_projects, pipeline_job
 from .queue import QueueWatcher
 from .state import DaemonState, write_status
 from .watch import SessionWatcher
@@ -61,66 +58,6 @@ IDLE_RETRY = timedelta(minutes=15)
 IDLE_RETRIES = 12
 """A night put off because the machine is busy is tried again every 15 minutes for up to
 3 hours, then left to the next night."""
-ENTRY_SETTINGS = ("hour", "minute", "target", "optimizer")
-"""Enrolment keys that are ``Settings`` fields (``adopt`` is handled on its own)."""
-
-
-@dataclass
-class NightReport:
-    ok: bool
-    result: dict[str, Any] = field(default_factory=dict)
-
-
-NightJob = Callable[[Path, Settings, str], NightReport]
-"""``(project, settings, adopt) -> NightReport``; may raise (the service records it)."""
-
-
-def pipeline_job(project: Path, settings: Settings, adopt: str) -> NightReport:
-    """The real night: the pipeline's ``run_once`` (imported only when a night starts)."""
-    from ..pipeline import run_once
-
-    outcome = run_once(project, settings=settings, adopt=adopt,
-                       progress=lambda line: log.info("%s: %s", project, line))
-    return NightReport(bool(outcome.ok), outcome.to_dict())
-
-
-@dataclass
-class Enrolled:
-    key: str
-    path: Path
-    settings: Settings
-    adopt: str
-
-
-def _adopt_for(entry: dict[str, Any], overrides: dict[str, Any], path: Path) -> str:
-    """The enrolment's policy, else the daemon's flag, else the project file's, else auto."""
-    for value in (entry.get("adopt"), overrides.get("adopt"),
-                  config.read_toml(path / config.PROJECT_FILE).get("adopt")):
-        if value is not None:
-            if value not in config.ADOPT_POLICIES:
-                raise SkillOptError(f"adopt = {value!r}: choose review or auto")
-            return str(value)
-    return "auto"
-
-
-def enrolled_projects(overrides: dict[str, Any] | None = None) -> list[Enrolled]:
-    """Every project in the user config's ``projects`` table, with its settings resolved.
-
-    A project whose configuration is invalid is logged and left out (the others still run).
-    """
-    overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
-    base = config.load(Path.cwd(), flags={k: v for k, v in overrides.items() if k != "adopt"})
-    found: list[Enrolled] = []
-    for key, entry in sorted(base.projects.items()):
-        path = Path(key)
-        flags = {**overrides, **{k: entry[k] for k in ENTRY_SETTINGS if k in entry}}
-        flags.pop("adopt", None)
-        try:
-            settings = config.load(path, flags=flags)
-            found.append(Enrolled(key, path, settings, _adopt_for(entry, overrides, path)))
-        except SkillOptError as exc:
-            log.error("project %s is enrolled with a bad configuration: %s", key, exc)
-    return found
 
 
 def _default_scheduler(timezone: tzinfo | None) -> BaseScheduler:
