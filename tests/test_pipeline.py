@@ -1,4 +1,4 @@
-"""The product end to end: transcripts on disk → run → stage → status → report → adopt → rollback."""
+"""The product end to end: transcripts → run → stage → status → report → adopt → rollback."""
 
 from __future__ import annotations
 
