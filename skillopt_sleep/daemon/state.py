@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -146,7 +147,7 @@ class DaemonLock:
         try:
             self._lock.acquire()
         except Timeout:
-            holder = _pid_in(self.pid_file)
+            holder = self._holder()
             who = f" (pid {holder})" if holder else ""
             raise LockHeld(
                 f"a skillopt-sleep daemon is already running for {self.folder.parent}{who};"
@@ -156,6 +157,16 @@ class DaemonLock:
         if previous and previous != os.getpid() and not psutil.pid_exists(previous):
             self.stale_pid = previous  # a daemon that died without cleaning up
         write_atomic(self.pid_file, str(os.getpid()).encode())
+
+    def _holder(self, patience: float = 1.0) -> int | None:
+        """The holder's pid. It writes its pid file just after taking the lock, so a daemon
+        started at the same moment may look in between: wait a little for a live pid."""
+        deadline = time.monotonic() + patience
+        while True:
+            pid = _pid_in(self.pid_file)
+            if (pid and psutil.pid_exists(pid)) or time.monotonic() >= deadline:
+                return pid
+            time.sleep(0.02)
 
     def release(self) -> None:
         if self._lock.is_locked:
