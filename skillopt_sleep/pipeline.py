@@ -125,7 +125,6 @@ def run_once(
     progress: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     """One night for ``project``: see the module docstring. ``adopt`` overrides the policy."""
-    say = progress or (lambda _m: None)
     policy = adopt or settings.adopt
     if policy not in ("review", "auto"):
         raise ConfigError(f"adopt must be review or auto, not {policy!r}")
@@ -134,115 +133,111 @@ def run_once(
     with night_lock(paths.ensure(paths.state_dir())), _state(dry_run) as state:
         archive = Archive(paths.archive_path(state))
         try:
-            _run(archive, state, where, settings, policy, outcome, say)
+            _Run(archive, state, where, settings, outcome, progress or (lambda _m: None)).go(policy)
         finally:
             archive.close()
     return outcome
 
 
-def _run(
-    archive: Archive,
-    state: Path,
-    project: Path,
-    settings: Settings,
-    policy: str,
-    outcome: RunOutcome,
-    say: Callable[[str], None],
-) -> None:
-    nights_root = paths.staging_dir(state)
-    staging.clean_orphans(nights_root)
-    say("harvesting new sessions")
-    outcome.counts["harvest"] = harvest_new(archive, state, settings)
-    say("mining tasks")
-    roots = skill_roots(settings, project)
-    tasks, mined = collect_tasks(archive, state, settings, str(project), roots)
-    outcome.counts["mining"] = mined
-    by_skill: dict[str, list[Task]] = defaultdict(list)
-    for task in tasks:
-        by_skill[task.skill or MANAGED_SKILL].append(task)
-    if not by_skill:
-        outcome.message = "no recurring, replayable tasks yet; nothing to train tonight"
-        return
-    known = {r.night_id for _, r in archive.nights(str(project), limit=20)}
-    outcome.night_id = night_id(
-        str(project), taken=lambda i: i in known or (nights_root / i).exists()
-    )
-    live: dict[str, dict[str, str | None]] = {}
-    ledger = Ledger()
-    models = build_models(settings, ledger)
-    estimate = preflight(settings, *models, by_skill)
-    if estimate is not None:
-        outcome.counts["estimate_usd"] = round(estimate, 4)
-        say(
-            f"pre-flight estimate: at most ${estimate:.2f} (caps: "
-            f"${settings.max_usd_per_night:.2f} a night, ${settings.max_usd_per_skill:.2f} a skill)"
+@dataclass
+class _Run:
+    """One pass of the pipeline, holding what every step needs."""
+
+    archive: Archive
+    state: Path
+    project: Path
+    settings: Settings
+    outcome: RunOutcome
+    say: Callable[[str], None]
+
+    def go(self, policy: str) -> None:
+        nights_root = paths.staging_dir(self.state)
+        staging.clean_orphans(nights_root)
+        by_skill, roots = self.tasks()
+        if not by_skill:
+            self.outcome.message = "no recurring, replayable tasks yet; nothing to train tonight"
+            return
+        known = {r.night_id for _, r in self.archive.nights(str(self.project), limit=20)}
+        self.outcome.night_id = night_id(
+            str(self.project), taken=lambda i: i in known or (nights_root / i).exists()
         )
-    for skill, skill_tasks in sorted(by_skill.items()):
-        say(f"night for skill {skill} ({len(skill_tasks)} tasks)")
-        text, live[skill] = adoption.read_live(roots, skill)
-        if text is None:
-            text = new_skill(skill, MANAGED_DESCRIPTION if skill == MANAGED_SKILL else skill)
-        with ledger.skill_scope(skill):
-            night = _night(
-                archive,
-                settings,
-                str(project),
-                outcome.night_id,
-                skill,
-                text,
-                skill_tasks,
-                models,
-                say,
-            )
-        outcome.nights.append(night)
-    outcome.counts["calls"] = len(ledger.calls)
-    outcome.counts["cost_by_role"] = ledger.cost_by_role()
-    for result in outcome.nights:
-        archive.record_night(result, "staged" if result.changed else "unchanged")
-    if outcome.dry_run:
-        outcome.message = "dry run: nothing staged, no state written"
-        return
-    outcome.staged = str(_stage(archive, nights_root, outcome, live))
-    if policy == "auto":
-        for result in outcome.nights:
-            if result.changed:
-                outcome.adopted[result.skill] = adoption.adopt(
-                    archive, Path(outcome.staged), result.skill, roots
-                )
+        live = self.train(by_skill, roots)
+        for result in self.outcome.nights:
+            self.archive.record_night(result, "staged" if result.changed else "unchanged")
+        if self.outcome.dry_run:
+            self.outcome.message = "dry run: nothing staged, no state written"
+            return
+        staged = _stage(self.archive, nights_root, self.outcome, live)
+        self.outcome.staged = str(staged)
+        if policy == "auto":
+            for result in self.outcome.nights:
+                if result.changed:
+                    version = adoption.adopt(self.archive, staged, result.skill, roots)
+                    self.outcome.adopted[result.skill] = version
 
+    def tasks(self) -> tuple[dict[str, list[Task]], list[Path]]:
+        """Harvest what is new, mine, and group the replayable tasks by routed skill."""
+        self.say("harvesting new sessions")
+        self.outcome.counts["harvest"] = harvest_new(self.archive, self.state, self.settings)
+        self.say("mining tasks")
+        roots = skill_roots(self.settings, self.project)
+        found, mined = collect_tasks(
+            self.archive, self.state, self.settings, str(self.project), roots
+        )
+        self.outcome.counts["mining"] = mined
+        by_skill: dict[str, list[Task]] = defaultdict(list)
+        for task in found:
+            by_skill[task.skill or MANAGED_SKILL].append(task)
+        return dict(by_skill), roots
 
-def _night(
-    archive: Archive,
-    settings: Settings,
-    project: str,
-    nid: str,
-    skill: str,
-    text: str,
-    tasks: list[Task],
-    models: tuple[LLM, LLM],
-    say: Callable[[str], None],
-) -> NightResult:
-    target, optimizer = models
-    config = NightConfig(
-        steps=settings.steps,
-        val_repeats=settings.val_repeats,
-        alpha=settings.alpha,
-        margin=settings.margin,
-    )
-    return run_night(
-        NightInputs(
+    def train(
+        self, by_skill: dict[str, list[Task]], roots: list[Path]
+    ) -> dict[str, dict[str, str | None]]:
+        """A night per skill under one ledger; returns the live hashes each night read."""
+        ledger = Ledger()
+        models = build_models(self.settings, ledger)
+        self._preflight(models, by_skill)
+        live: dict[str, dict[str, str | None]] = {}
+        for skill, skill_tasks in sorted(by_skill.items()):
+            self.say(f"night for skill {skill} ({len(skill_tasks)} tasks)")
+            text, live[skill] = adoption.read_live(roots, skill)
+            if text is None:
+                text = new_skill(skill, MANAGED_DESCRIPTION if skill == MANAGED_SKILL else skill)
+            with ledger.skill_scope(skill):
+                self.outcome.nights.append(self._night(skill, text, skill_tasks, models))
+        self.outcome.counts["calls"] = len(ledger.calls)
+        self.outcome.counts["cost_by_role"] = ledger.cost_by_role()
+        return live
+
+    def _preflight(self, models: tuple[LLM, LLM], by_skill: dict[str, list[Task]]) -> None:
+        estimate = preflight(self.settings, *models, by_skill)
+        if estimate is None:
+            return
+        self.outcome.counts["estimate_usd"] = round(estimate, 4)
+        s = self.settings
+        caps = f"${s.max_usd_per_night:.2f} a night, ${s.max_usd_per_skill:.2f} a skill"
+        self.say(f"pre-flight estimate: at most ${estimate:.2f} (caps: {caps})")
+
+    def _night(
+        self, skill: str, text: str, tasks: list[Task], models: tuple[LLM, LLM]
+    ) -> NightResult:
+        s = self.settings
+        config = NightConfig(
+            steps=s.steps, val_repeats=s.val_repeats, alpha=s.alpha, margin=s.margin
+        )
+        inputs = NightInputs(
             tasks=tasks,
             skill_text=text,
             skill_name=skill,
-            target=target,
-            optimizer=optimizer,
-            night_id=nid,
-            project=project,
+            target=models[0],
+            optimizer=models[1],
+            night_id=self.outcome.night_id,
+            project=str(self.project),
             config=config,
-            archive=archive,
-            progress=say,
+            archive=self.archive,
+            progress=self.say,
         )
-    )
+        return run_night(inputs)
 
 
 def _stage(
@@ -252,10 +247,6 @@ def _stage(
 
     history = [r for _, r in reversed(archive.nights(outcome.project, limit=60))]
     diffs = {n.skill: staging.diff(n.skill_before, n.skill_after, n.skill) for n in outcome.nights}
-    html = render(
-        outcome.nights,
-        history=history,
-        diffs=diffs,
-        title=f"skillopt-sleep night {outcome.night_id}",
-    )
+    title = f"skillopt-sleep night {outcome.night_id}"
+    html = render(outcome.nights, history=history, diffs=diffs, title=title)
     return staging.stage(root, outcome.night_id, outcome.project, outcome.nights, live, html)

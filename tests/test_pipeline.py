@@ -90,7 +90,14 @@ def test_run_stage_status_report_adopt_versions_rollback(world: dict):
     proposal = (staged / "skills" / skill["skill"] / "SKILL.md").read_bytes()
     for root in world["roots"]:
         assert (root / skill["skill"] / "SKILL.md").read_bytes() == proposal
-    assert lines(cli(world, "status", "--json"))[-1]["summary"]["pending"] == 0
+    after = lines(cli(world, "status", "--json"))
+    assert after[-1]["summary"]["pending"] == 0
+    (row,) = [r for r in after if r.get("kind") == "adopted"]
+    assert set(row["on_disk"].values()) == {"current"}
+    (world["roots"][0] / skill["skill"] / "SKILL.md").write_text("my own edit\n")
+    row = next(r for r in lines(cli(world, "status", "--json")) if r.get("kind") == "adopted")
+    assert sorted(row["on_disk"].values()) == ["current", "modified since"]
+    (world["roots"][0] / skill["skill"] / "SKILL.md").write_bytes(proposal)
 
     versions = lines(cli(world, "versions", "--skill", skill["skill"], "--json"))
     assert [v["reason"] for v in versions[:-1]] == ["absent before the first write", "adopt"]

@@ -97,72 +97,95 @@ def _pending(archive: Archive) -> list[dict[str, Any]]:
     return rows
 
 
-def status_cmd(as_json: JsonOpt = False) -> None:
-    """What the last nights did, what is pending review, what is adopted where."""
-    archive = Archive(paths.archive_path())
-    try:
-        nights = [
-            {
-                "night_id": r.night_id,
-                "skill": r.skill,
-                "project": r.project,
-                "status": st,
-                "accepted": len(r.accepted),
-                "baseline_val": r.baseline_val,
-                "after_val": r.after_val,
-                "abstained": r.abstained,
-                "stopped": r.stopped,
-            }
-            for st, r in archive.nights(limit=10)
-        ]
-        pending = _pending(archive)
-        skills = sorted(
-            {row[0] for row in archive.conn.execute("SELECT skill FROM skill_versions")}
-        )
-        adopted = [
-            {
-                "skill": s,
-                "version": v.version,
-                "night_id": v.night_id,
-                "reason": v.reason,
-                "targets": v.targets,
-            }
-            for s in skills
-            for v in adoption.versions(archive, s)[-1:]
-        ]
-    finally:
-        archive.close()
-    if as_json:
-        for kind, rows in (("night", nights), ("pending", pending), ("adopted", adopted)):
-            for row in rows:
-                _emit({"kind": kind, **row})
-        _emit(
-            {
-                "summary": {
-                    "nights": len(nights),
-                    "pending": len(pending),
-                    "adopted": len(adopted),
-                    "state_dir": str(paths.state_dir()),
-                }
-            }
-        )
-        return
+def _disk_state(version: adoption.Version) -> dict[str, str]:
+    """For each path a version was written to: is it still that version on disk?"""
+    from ..records import sha256_text
+
+    found = {}
+    for target in version.targets:
+        path = Path(target)
+        if not path.is_file():
+            found[target] = "absent" if version.reason == adoption.ABSENT else "missing"
+        else:
+            same = sha256_text(path.read_text(encoding="utf-8")) == version.sha256
+            found[target] = "current" if same else "modified since"
+    return found
+
+
+def _status(archive: Archive) -> dict[str, list[dict[str, Any]]]:
+    nights = [
+        {
+            "night_id": r.night_id,
+            "skill": r.skill,
+            "project": r.project,
+            "status": st,
+            "accepted": len(r.accepted),
+            "baseline_val": r.baseline_val,
+            "after_val": r.after_val,
+            "abstained": r.abstained,
+            "stopped": r.stopped,
+        }
+        for st, r in archive.nights(limit=10)
+    ]
+    skills = sorted({row[0] for row in archive.conn.execute("SELECT skill FROM skill_versions")})
+    adopted = [
+        {
+            "skill": s,
+            "version": v.version,
+            "night_id": v.night_id,
+            "reason": v.reason,
+            "targets": v.targets,
+            "on_disk": _disk_state(v),
+        }
+        for s in skills
+        for v in adoption.versions(archive, s)[-1:]
+    ]
+    return {"night": nights, "pending": _pending(archive), "adopted": adopted}
+
+
+def _print_status(found: dict[str, list[dict[str, Any]]]) -> None:
     out = Console()
     out.print(f"state: {paths.state_dir()}")
-    for n in nights:
+    for n in found["night"]:
+        note = n["abstained"] or n["stopped"]
         out.print(
             f"night {n['night_id']} {n['skill']}: {n['status']}, {n['accepted']} accepted"
-            + (f" ({n['abstained'] or n['stopped']})" if n["abstained"] or n["stopped"] else "")
+            + (f" ({note})" if note else "")
         )
-    for p in pending:
+    for p in found["pending"]:
         out.print(
             f"[yellow]pending review[/yellow]: {p['skill']} from night {p['night_id']} "
             f"(skillopt-sleep adopt {p['night_id']} --skill {p['skill']})"
         )
-    for a in adopted:
-        out.print(
-            f"adopted {a['skill']} v{a['version']} ({a['reason']}) at {', '.join(a['targets'])}"
-        )
+    for a in found["adopted"]:
+        where = ", ".join(f"{t} ({state})" for t, state in a["on_disk"].items())
+        out.print(f"adopted {a['skill']} v{a['version']} ({a['reason']}) at {where}")
+
+
+def status_cmd(as_json: JsonOpt = False) -> None:
+    """What the last nights did, what is pending review, what is adopted where."""
+    archive = Archive(paths.archive_path())
+    try:
+        found = _status(archive)
+    finally:
+        archive.close()
+    if not as_json:
+        _print_status(found)
+        return
+    for kind, rows in found.items():
+        for row in rows:
+            _emit({"kind": kind, **row})
+    summary = {kind: len(rows) for kind, rows in found.items()}
+    _emit(
+        {
+            "summary": {
+                "nights": summary["night"],
+                "pending": summary["pending"],
+                "adopted": summary["adopted"],
+                "state_dir": str(paths.state_dir()),
+            }
+        }
+    )
 
 
 def _night_dir(night: str | None, archive: Archive | None = None) -> Path:
