@@ -77,67 +77,43 @@ def _claude_session(path: Path, cwd: str, turns: list[tuple[str, str]], start: d
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
 
 
+def _codex_turn(at: str, cwd: str, user: str, assistant: str) -> list[dict[str, Any]]:
+    """One Codex turn as the CLI records it: each message twice (item and event mirror)."""
+
+    def line(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": at, "type": kind, "payload": payload}
+
+    def message(role: str, part: str, text: str) -> dict[str, Any]:
+        return {"type": "message", "role": role, "content": [{"type": part, "text": text}]}
+
+    return [
+        line("turn_context", {"cwd": cwd, "model": "gpt-5"}),
+        line("response_item", message("user", "input_text", user)),
+        line("event_msg", {"type": "user_message", "message": user}),
+        line("response_item", message("assistant", "output_text", assistant)),
+        line("event_msg", {"type": "agent_message", "message": assistant}),
+    ]
+
+
 def _codex_session(
     root: Path, cwd: str, turns: list[tuple[str, str]], start: datetime, sid: str
 ) -> None:
     day = root / "sessions" / f"{start:%Y}" / f"{start:%m}" / f"{start:%d}"
     path = day / f"rollout-{start:%Y-%m-%dT%H-%M-%S}-{sid}.jsonl"
+    meta = {
+        "id": sid,
+        "timestamp": _iso(start),
+        "cwd": cwd,
+        "originator": "codex_cli_rs",
+        "cli_version": "0.169.0",
+        "source": "cli",
+        "model_provider": "openai",
+    }
     lines: list[dict[str, Any]] = [
-        {
-            "timestamp": _iso(start),
-            "type": "session_meta",
-            "payload": {
-                "id": sid,
-                "timestamp": _iso(start),
-                "cwd": cwd,
-                "originator": "codex_cli_rs",
-                "cli_version": "0.169.0",
-                "source": "cli",
-                "model_provider": "openai",
-            },
-        }
+        {"timestamp": _iso(start), "type": "session_meta", "payload": meta}
     ]
     for i, (user, assistant) in enumerate(turns):
-        at = _iso(start + timedelta(minutes=2 * i))
-        lines.append(
-            {"timestamp": at, "type": "turn_context", "payload": {"cwd": cwd, "model": "gpt-5"}}
-        )
-        lines.append(
-            {
-                "timestamp": at,
-                "type": "response_item",
-                "payload": {
-                    "type": "message",
-                    "role": "user",
-                    "content": [{"type": "input_text", "text": user}],
-                },
-            }
-        )
-        lines.append(
-            {
-                "timestamp": at,
-                "type": "event_msg",
-                "payload": {"type": "user_message", "message": user},
-            }
-        )
-        lines.append(
-            {
-                "timestamp": at,
-                "type": "response_item",
-                "payload": {
-                    "type": "message",
-                    "role": "assistant",
-                    "content": [{"type": "output_text", "text": assistant}],
-                },
-            }
-        )
-        lines.append(
-            {
-                "timestamp": at,
-                "type": "event_msg",
-                "payload": {"type": "agent_message", "message": assistant},
-            }
-        )
+        lines += _codex_turn(_iso(start + timedelta(minutes=2 * i)), cwd, user, assistant)
     day.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
 

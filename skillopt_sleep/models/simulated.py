@@ -225,55 +225,57 @@ class SimulatedOptimizer:
         items: list[dict[str, Any]],
         entries: list[str],
     ) -> dict[str, Any] | None:
+        """One proposal, of a kind drawn with the persona's optimizer weights."""
         opt = self.persona.optimizer
         kinds = ["correct", "overfit", "neutral", "harmful", "hostile"]
         kind = rng.choices(kinds, weights=[float(opt.get(k, 0.0)) for k in kinds])[0]
         ids = [str(i.get("task_id", "")) for i in items]
         if kind in ("correct", "overfit") and failing:
-            names = list(failing)
-            rule = self.persona.rule(
-                rng.choices(names, weights=[len(failing[n]) for n in names])[0]
-            )
-            wording = rule.text
-            if rng.random() < float(opt.get("paraphrase", 0.5)) and rule.paraphrases:
-                wording = rng.choice(rule.paraphrases)
-            cited = failing[rule.id]
-            if kind == "overfit" and items:
-                item = rng.choice(items)
-                subject = subject_in(self.persona, str(item.get("intent", "")))
-                if subject:
-                    wording = f"When working on {subject}: {wording[0].lower()}{wording[1:]}"
-                    cited = [str(item.get("task_id", ""))]
-            return {
-                "op": "append",
-                "text": wording,
-                "rationale": f"fixes {rule.id}",
-                "tasks": cited,
-            }
+            return self._rule_edit(rng, failing, items if kind == "overfit" else [])
         if kind == "harmful":
-            cited = rng.sample(ids, k=min(len(ids), rng.randint(1, 3))) if ids else []
-            if entries and rng.random() < 0.3:
-                return {
-                    "op": "delete",
-                    "anchor": rng.choice(entries),
-                    "rationale": "prune",
-                    "tasks": cited,
-                }
-            rule = rng.choice(self.persona.harmful)
-            wording = rng.choice((rule.text, *rule.paraphrases))
-            return {
-                "op": "append",
-                "text": wording,
-                "rationale": "answers were too long",
-                "tasks": cited,
-            }
+            return self._harmful_edit(rng, ids, entries)
         if kind == "hostile" and opt.get("hostile_texts"):
             return {"op": "append", "text": rng.choice(opt["hostile_texts"]), "rationale": "setup"}
         cited = [rng.choice(ids)] if ids and rng.random() < 0.5 else []
+        text = rng.choice(opt["neutral_texts"])
+        return {"op": "append", "text": text, "rationale": "clarity", "tasks": cited}
+
+    def _rule_edit(
+        self, rng: random.Random, failing: dict[str, list[str]], overfit_to: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """A failing rule, often paraphrased; scoped to one subject when overfitting."""
+        names = list(failing)
+        rule = self.persona.rule(rng.choices(names, weights=[len(failing[n]) for n in names])[0])
+        wording = rule.text
+        if rng.random() < float(self.persona.optimizer.get("paraphrase", 0.5)) and rule.paraphrases:
+            wording = rng.choice(rule.paraphrases)
+        cited = failing[rule.id]
+        if overfit_to:
+            item = rng.choice(overfit_to)
+            subject = subject_in(self.persona, str(item.get("intent", "")))
+            if subject:
+                wording = f"When working on {subject}: {wording[0].lower()}{wording[1:]}"
+                cited = [str(item.get("task_id", ""))]
+        return {"op": "append", "text": wording, "rationale": f"fixes {rule.id}", "tasks": cited}
+
+    def _harmful_edit(
+        self, rng: random.Random, ids: list[str], entries: list[str]
+    ) -> dict[str, Any]:
+        """A harmful rule, or pruning an existing entry, blamed on a few failures."""
+        cited = rng.sample(ids, k=min(len(ids), rng.randint(1, 3))) if ids else []
+        if entries and rng.random() < 0.3:
+            return {
+                "op": "delete",
+                "anchor": rng.choice(entries),
+                "rationale": "prune",
+                "tasks": cited,
+            }
+        rule = rng.choice(self.persona.harmful)
+        wording = rng.choice((rule.text, *rule.paraphrases))
         return {
             "op": "append",
-            "text": rng.choice(opt["neutral_texts"]),
-            "rationale": "clarity",
+            "text": wording,
+            "rationale": "answers were too long",
             "tasks": cited,
         }
 
