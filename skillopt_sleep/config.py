@@ -32,6 +32,7 @@ class Settings:
     sources: tuple[str, ...] = SOURCES
     include_headless: bool = False
     embedder: str = "minilm"
+    cache: str = ""
     persona: str = ""
     steps: int = 3
     val_repeats: int = 3
@@ -96,6 +97,8 @@ def _validate(values: dict[str, Any]) -> None:
         raise ConfigError(f"unknown source(s) {unknown}; known: {', '.join(SOURCES)}")
     if not 0 <= values.get("hour", 3) <= 23 or not 0 <= values.get("minute", 0) <= 59:
         raise ConfigError("hour must be 0–23 and minute 0–59")
+    if values.get("cache", "") not in ("", "record", "replay-only"):
+        raise ConfigError(f"cache must be record or replay-only, not {values['cache']!r}")
     if not 0 < values.get("alpha", 0.05) < 1:
         raise ConfigError("alpha must be between 0 and 1")
 

@@ -64,8 +64,9 @@ def harvest_new(archive: Archive, state: Path, settings: Settings) -> dict[str, 
     return counts
 
 
-def collect_tasks(archive: Archive, state: Path, settings: Settings, project: str,
-                  roots: list[Path]) -> tuple[list[Task], dict[str, Any]]:
+def collect_tasks(
+    archive: Archive, state: Path, settings: Settings, project: str, roots: list[Path]
+) -> tuple[list[Task], dict[str, Any]]:
     """Replayable tasks of ``project``, mined from the archive and routed to skills."""
     from .mine.catalog import Catalog, CatalogSettings
     from .mine.embed import make_embedder
@@ -79,31 +80,55 @@ def collect_tasks(archive: Archive, state: Path, settings: Settings, project: st
     if not requests:
         return [], {"requests": 0}
     family = FamilySettings(min_sessions=settings.min_family_sessions)
-    catalog = Catalog(archive, make_embedder(settings.embedder), skills=discover_skills(roots),
-                      settings=CatalogSettings(family=family), index_base=state / "index")
+    catalog = Catalog(
+        archive,
+        make_embedder(settings.embedder),
+        skills=discover_skills(roots),
+        settings=CatalogSettings(family=family),
+        index_base=state / "index",
+    )
     result = catalog.refresh(requests)
     tasks = [t for t in result.tasks if t.project == project and t.meta.get("replayable", True)]
-    counts = dict(result.report.counts) | {"requests": len(requests), "tasks": len(tasks),
-                                           "uncovered_families": len(result.uncovered)}
+    counts = dict(result.report.counts) | {
+        "requests": len(requests),
+        "tasks": len(tasks),
+        "uncovered_families": len(result.uncovered),
+    }
     return tasks, counts
 
 
 def build_models(settings: Settings, ledger: Ledger | None = None) -> tuple[LLM, LLM]:
     """Target and optimizer from the settings, metered against the dollar caps."""
+    from .models.cache import Cache
     from .models.registry import build_llm
 
     ledger = ledger or Ledger()
+    cache = Cache(mode=settings.cache) if settings.cache else None
     made = []
     for role, spec in (("target", settings.target), ("optimizer", settings.optimizer)):
-        llm = build_llm(spec, base_url=settings.base_url, pricing=settings.pricing,
-                        persona=settings.persona or None, role=role)
-        made.append(MeteredLLM(llm, role, ledger, max_usd_per_night=settings.max_usd_per_night,
-                               max_usd_per_skill=settings.max_usd_per_skill))
+        llm = build_llm(
+            spec,
+            base_url=settings.base_url,
+            pricing=settings.pricing,
+            persona=settings.persona or None,
+            cache=cache,
+            role=role,
+        )
+        made.append(
+            MeteredLLM(
+                llm,
+                role,
+                ledger,
+                max_usd_per_night=settings.max_usd_per_night,
+                max_usd_per_skill=settings.max_usd_per_skill,
+            )
+        )
     return made[0], made[1]
 
 
-def preflight(settings: Settings, target: LLM, optimizer: LLM,
-              by_skill: dict[str, list[Task]]) -> float | None:
+def preflight(
+    settings: Settings, target: LLM, optimizer: LLM, by_skill: dict[str, list[Task]]
+) -> float | None:
     """Worst-case dollars for tonight, or None when a model has no price (the simulator)."""
     from .models.meter import NightShape, estimate_night
 
@@ -117,6 +142,8 @@ def preflight(settings: Settings, target: LLM, optimizer: LLM,
             train_tasks=sum(t.split == "train" for t in tasks),
             val_tasks=sum(t.split == "validation" for t in tasks),
             test_tasks=sum(t.split == "test" for t in tasks),
-            val_repeats=settings.val_repeats, steps=settings.steps)
+            val_repeats=settings.val_repeats,
+            steps=settings.steps,
+        )
         total += estimate_night(shape, target=target_price, optimizer=optimizer_price).total_usd
     return total

@@ -36,6 +36,7 @@ class ProofSpec:
     target: str = "simulated"
     optimizer: str = "simulated"
     base_url: str | None = None
+    cache: str = ""
 
 
 ModelFactory = Callable[[str, str, int], LLM]
@@ -47,8 +48,13 @@ def _simulated_models(p: personas.Persona) -> ModelFactory:
     return lambda spec, role, seed: build(p, seed, role)
 
 
-def run_nights(p: personas.Persona, spec: ProofSpec, gate: bool, models: ModelFactory,
-               progress: Callable[[str], None] = lambda _m: None) -> list[NightResult]:
+def run_nights(
+    p: personas.Persona,
+    spec: ProofSpec,
+    gate: bool,
+    models: ModelFactory,
+    progress: Callable[[str], None] = lambda _m: None,
+) -> list[NightResult]:
     """``spec.nights`` consecutive nights, each starting from the last one's skill."""
     tasks = personas.tasks(p, spec.seed)
     skill = p.initial_skill()
@@ -60,11 +66,17 @@ def run_nights(p: personas.Persona, spec: ProofSpec, gate: bool, models: ModelFa
             for n in range(spec.nights):
                 progress(f"night {n + 1}/{spec.nights}{'' if gate else ' (gate off)'}")
                 inputs = NightInputs(
-                    tasks=tasks, skill_text=skill, skill_name=p.skill, target=target,
+                    tasks=tasks,
+                    skill_text=skill,
+                    skill_name=p.skill,
+                    target=target,
                     optimizer=models(spec.optimizer, "optimizer", spec.seed * 7919 + n),
-                    night_id=f"prove-{p.name}-{spec.seed}-{n}", project=f"persona:{p.name}",
-                    config=replace(spec.config, gate=gate), archive=archive,
-                    seed=spec.seed * 100 + n)
+                    night_id=f"prove-{p.name}-{spec.seed}-{n}",
+                    project=f"persona:{p.name}",
+                    config=replace(spec.config, gate=gate),
+                    archive=archive,
+                    seed=spec.seed * 100 + n,
+                )
                 result = run_night(inputs)
                 results.append(result)
                 skill = result.skill_after
@@ -83,8 +95,11 @@ def _kind_counts(p: personas.Persona, results: list[NightResult]) -> dict[str, i
     return {f"{k}_{w}": counts[f"{k}_{w}"] for k in KINDS for w in ("proposed", "accepted")}
 
 
-def prove(spec: ProofSpec, models: ModelFactory | None = None,
-          progress: Callable[[str], None] = lambda _m: None) -> dict[str, Any]:
+def prove(
+    spec: ProofSpec,
+    models: ModelFactory | None = None,
+    progress: Callable[[str], None] = lambda _m: None,
+) -> dict[str, Any]:
     """Run the proof and return its summary (the JSON ``prove --json`` prints)."""
     p = personas.load(spec.persona)
     models = models or _simulated_models(p)
@@ -93,20 +108,27 @@ def prove(spec: ProofSpec, models: ModelFactory | None = None,
     ungated = run_nights(p, spec, False, models, progress) if spec.gate else gated
     decisions = [d for r in gated for d in r.decisions]
     summary: dict[str, Any] = {
-        "persona": p.name, "seed": spec.seed, "nights": spec.nights, "gate": spec.gate,
-        "target": spec.target, "optimizer": spec.optimizer,
+        "persona": p.name,
+        "seed": spec.seed,
+        "nights": spec.nights,
+        "gate": spec.gate,
+        "target": spec.target,
+        "optimizer": spec.optimizer,
         "baseline_test": _round(gated[0].baseline_test),
         "after_test": _round(gated[-1].after_test),
         "ungated_after_test": _round(ungated[-1].after_test),
-        "baseline_val": _round(gated[0].baseline_val), "after_val": _round(gated[-1].after_val),
+        "baseline_val": _round(gated[0].baseline_val),
+        "after_val": _round(gated[-1].after_val),
         "edits_proposed": sum(s.proposed for r in gated for s in r.steps),
         "edits_accepted": sum(1 for d in decisions if d.accepted),
         **_kind_counts(p, gated),
         "firewall_rejected": sum(1 for d in decisions if d.stage == "firewall"),
-        "model_calls": sum(r.model_calls for r in gated) + (
-            sum(r.model_calls for r in ungated) if spec.gate else 0),
-        "cost_usd": round(sum(r.cost_usd for r in gated) + (
-            sum(r.cost_usd for r in ungated) if spec.gate else 0), 6),
+        "model_calls": sum(r.model_calls for r in gated)
+        + (sum(r.model_calls for r in ungated) if spec.gate else 0),
+        "cost_usd": round(
+            sum(r.cost_usd for r in gated) + (sum(r.cost_usd for r in ungated) if spec.gate else 0),
+            6,
+        ),
         "stopped": next((r.stopped for r in gated if r.stopped), ""),
         "final_skill": gated[-1].skill_after,
         "seconds": round(time.monotonic() - start, 2),
@@ -114,8 +136,10 @@ def prove(spec: ProofSpec, models: ModelFactory | None = None,
     failures = [n for r in gated for n in r.notes]
     summary["reflect_failures"] = len(failures)
     summary["no_valid_edits"] = (
-        f"the optimizer proposed nothing usable ({failures[0]})" if failures and
-        not summary["edits_proposed"] else "")
+        f"the optimizer proposed nothing usable ({failures[0]})"
+        if failures and not summary["edits_proposed"]
+        else ""
+    )
     summary["lift"] = _round((summary["after_test"] or 0.0) - (summary["baseline_test"] or 0.0))
     return summary
 

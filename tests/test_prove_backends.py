@@ -80,37 +80,19 @@ deliverables = ["d0", "d1", "d2", "d3", "d4", "d5"]
 
 
 def prove(server: Server, tmp: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    env = dict(
-        os.environ,
-        ANTHROPIC_API_KEY="dummy",
-        ANTHROPIC_BASE_URL=server.url,
-        OPENAI_API_KEY="dummy",
-        SKILLOPT_SLEEP_HOME=str(tmp / "home"),
-    )
+    return prove_at(server.url, tmp, *extra)
+
+
+def prove_at(url: str, tmp: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """``prove`` with an Anthropic target and an OpenAI optimizer, both served from ``url``."""
+    env = dict(os.environ, ANTHROPIC_API_KEY="dummy", ANTHROPIC_BASE_URL=url,
+               OPENAI_API_KEY="dummy", SKILLOPT_SLEEP_HOME=str(tmp / "home"))
     persona = tmp / "tiny.toml"
     persona.write_text(PERSONA, encoding="utf-8")
-    cmd = [
-        sys.executable,
-        "-m",
-        "skillopt_sleep",
-        "prove",
-        "--persona",
-        str(persona),
-        "--json",
-        "--nights",
-        "1",
-        "--steps",
-        "1",
-        "--val-repeats",
-        "1",
-        "--target",
-        "anthropic:claude-haiku-4-5",
-        "--optimizer",
-        "openai:gpt-5-mini",
-        "--base-url",
-        server.openai_base_url,
-        *extra,
-    ]
+    cmd = [sys.executable, "-m", "skillopt_sleep", "prove", "--persona", str(persona), "--json",
+           "--nights", "1", "--steps", "1", "--val-repeats", "1",
+           "--target", "anthropic:claude-haiku-4-5", "--optimizer", "openai:gpt-5-mini",
+           "--base-url", f"{url}/v1", *extra]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
 
 
@@ -137,3 +119,19 @@ def test_garbage_optimizer_completes_with_no_valid_edits_and_the_reason(tmp_path
     assert s["edits_proposed"] == 0 and s["edits_accepted"] == 0
     assert "not edit JSON" in s["no_valid_edits"]
     assert s["after_test"] == s["baseline_test"]
+
+
+@pytest.mark.timeout(300)
+def test_recorded_night_replays_offline_with_identical_results(tmp_path: Path):
+    edit = json.dumps({"edits": [{"op": "append", "text": RULE, "tasks": ["a", "b"]}]})
+    with Server(provider(edit)) as server:
+        recorded = prove(server, tmp_path, "--record")
+        url = server.url
+    assert recorded.returncode == 0, recorded.stderr
+    # The server is gone: every answer must now come from the recording.
+    replayed = prove_at(url, tmp_path, "--replay-only")
+    assert replayed.returncode == 0, replayed.stderr
+    a, b = json.loads(recorded.stdout), json.loads(replayed.stdout)
+    for key in ("seconds", "cost_usd"):
+        a.pop(key), b.pop(key)
+    assert a == b

@@ -24,10 +24,18 @@ def _models(spec: Any, persona_name: str) -> Any:
         return None
     from ..models.registry import build_llm
 
+    cache = None
+    if spec.cache:
+        from ..models.cache import Cache
+
+        cache = Cache(mode=spec.cache)
+
     def factory(name: str, role: str, seed: int) -> Any:
         # --base-url belongs to the openai kinds; Anthropic reads ANTHROPIC_BASE_URL itself.
         url = spec.base_url if name.startswith("openai") else None
-        return build_llm(name, base_url=url, persona=persona_name, seed=seed, role=role)
+        return build_llm(
+            name, base_url=url, persona=persona_name, seed=seed, role=role, cache=cache
+        )
 
     return factory
 
@@ -74,6 +82,10 @@ def prove_cmd(
     target: Annotated[str, typer.Option(help="target model spec")] = "simulated",
     optimizer: Annotated[str, typer.Option(help="optimizer model spec")] = "simulated",
     base_url: Annotated[str | None, typer.Option(help="base URL for openai kinds")] = None,
+    record: Annotated[bool, typer.Option("--record", help="record model calls for replay")] = False,
+    replay_only: Annotated[
+        bool, typer.Option("--replay-only", help="answer only from recorded calls")
+    ] = False,
     full: Annotated[
         bool,
         typer.Option(
@@ -102,6 +114,7 @@ def prove_cmd(
         target=target,
         optimizer=optimizer,
         base_url=base_url,
+        cache="replay-only" if replay_only else "record" if record else "",
     )
     show = (lambda m: err.print(f"[dim]{m}[/dim]")) if not as_json else (lambda m: None)
     summary = prove(spec, _models(spec, persona), progress=show)

@@ -43,39 +43,47 @@ def run_cmd(
     base_url: Annotated[str | None, typer.Option(help="base URL for openai kinds")] = None,
     max_usd_per_night: Annotated[float | None, typer.Option(help="dollar cap per night")] = None,
     max_usd_per_skill: Annotated[float | None, typer.Option(help="dollar cap per skill")] = None,
+    record: Annotated[bool, typer.Option("--record", help="record model calls for replay")] = False,
+    replay_only: Annotated[
+        bool, typer.Option("--replay-only", help="answer only from recorded calls")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Harvest what is new, mine tasks, run the night, stage the proposal."""
     from ..pipeline import run_once
 
     where = _project(project)
-    settings = config.load(
-        where,
-        flags={
-            "target": target,
-            "optimizer": optimizer,
-            "base_url": base_url,
-            "max_usd_per_night": max_usd_per_night,
-            "max_usd_per_skill": max_usd_per_skill,
-        },
-    )
-    say = (lambda m: None) if as_json else (lambda m: err.print(f"[dim]{m}[/dim]"))
-    outcome = run_once(
-        where, settings=settings, dry_run=dry_run, adopt=adopt or "review", progress=say
-    )
+    cache = "replay-only" if replay_only else "record" if record else None
+    flags = {
+        "target": target,
+        "optimizer": optimizer,
+        "base_url": base_url,
+        "cache": cache,
+        "max_usd_per_night": max_usd_per_night,
+        "max_usd_per_skill": max_usd_per_skill,
+    }
+    settings = config.load(where, flags=flags)
     if as_json:
-        _emit(outcome.to_dict())
+        _emit(run_once(where, settings=settings, dry_run=dry_run, adopt=adopt).to_dict())
         return
+    with err.status("starting the night") as status:
+
+        def say(message: str) -> None:
+            err.print(f"[dim]{message}[/dim]")
+            status.update(message)
+
+        outcome = run_once(where, settings=settings, dry_run=dry_run, adopt=adopt, progress=say)
+    _print_run(outcome)
+
+
+def _print_run(outcome: Any) -> None:
     out = Console()
     for skill in outcome.to_dict()["skills"]:
+        note = skill["abstained"] or skill["stopped"]
         out.print(
             f"{skill['skill']}: {skill['accepted']} edit(s) accepted; validation "
             f"{skill['baseline_val']:.3f} → {skill['after_val']:.3f}"
-            + (
-                f"  [yellow]{skill['abstained'] or skill['stopped']}[/yellow]"
-                if skill["abstained"] or skill["stopped"]
-                else ""
-            )
+            + (f"  [yellow]{note}[/yellow]" if note else "")
         )
     if outcome.staged:
         out.print(
