@@ -21,12 +21,20 @@ class Counted:
         self.cost_usd = 0.0
         self._lock = threading.Lock()
 
-    def complete(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
-                 seed: int, tools: Sequence[dict[str, Any]] | None = None) -> Completion:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int,
+        tools: Sequence[dict[str, Any]] | None = None,
+    ) -> Completion:
         with self._lock:
             self.calls += 1
-        done = self.inner.complete(messages, max_tokens=max_tokens, temperature=temperature,
-                                   seed=seed, tools=tools)
+        done = self.inner.complete(
+            messages, max_tokens=max_tokens, temperature=temperature, seed=seed, tools=tools
+        )
         with self._lock:
             self.cost_usd += done.cost_usd
         return done

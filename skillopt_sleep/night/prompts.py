@@ -47,25 +47,49 @@ def replay_messages(skill: str, task: Task) -> list[Message]:
 
 
 def minibatch_json(items: Sequence[tuple[Task, Rollout]], excerpt: int = 600) -> str:
-    return json.dumps([
-        {"task_id": t.id, "intent": t.intent, "score": round(r.score.soft, 3),
-         "passed": r.score.hard >= 1.0, "rationale": r.score.rationale,
-         "response": r.response[:excerpt]}
-        for t, r in items
-    ], ensure_ascii=False, indent=1)
+    return json.dumps(
+        [
+            {
+                "task_id": t.id,
+                "intent": t.intent,
+                "score": round(r.score.soft, 3),
+                "passed": r.score.hard >= 1.0,
+                "rationale": r.score.rationale,
+                "response": r.response[:excerpt],
+            }
+            for t, r in items
+        ],
+        ensure_ascii=False,
+        indent=1,
+    )
 
 
 def rejected_json(rejected: Sequence[GateDecision], limit: int = 30) -> str:
-    return json.dumps([
-        {"op": d.edit.op, "text": d.edit.text, "anchor": d.edit.anchor, "stage": d.stage,
-         "reason": d.reason, "mean_delta": round(d.mean_delta, 4)}
-        for d in rejected[:limit]
-    ], ensure_ascii=False, indent=1)
+    return json.dumps(
+        [
+            {
+                "op": d.edit.op,
+                "text": d.edit.text,
+                "anchor": d.edit.anchor,
+                "stage": d.stage,
+                "reason": d.reason,
+                "mean_delta": round(d.mean_delta, 4),
+            }
+            for d in rejected[:limit]
+        ],
+        ensure_ascii=False,
+        indent=1,
+    )
 
 
 def reflect_messages(
-    *, mode: str, skill: str, items: Sequence[tuple[Task, Rollout]],
-    rejected: Sequence[GateDecision], notes: Sequence[str], max_edits: int,
+    *,
+    mode: str,
+    skill: str,
+    items: Sequence[tuple[Task, Rollout]],
+    rejected: Sequence[GateDecision],
+    notes: Sequence[str],
+    max_edits: int,
     comparison: str = "",
 ) -> list[Message]:
     body = [

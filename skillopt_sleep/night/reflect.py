@@ -107,3 +107,34 @@ def reflect(
             optimizer, messages, "failure" if mode == "failures" else "success", seed * 100 + n, out
         )
     return out
+
+
+def reflect_slow(
+    optimizer: LLM,
+    *,
+    skill: str,
+    persistent: Sequence[tuple[Task, Rollout]],
+    comparison: str,
+    rejected: Sequence[GateDecision],
+    notes: Sequence[str],
+    batch_size: int,
+    seed: int,
+) -> Reflection:
+    """At most two entries of durable guidance for the slow region, from what still fails."""
+    messages = reflect_messages(
+        mode="slow",
+        skill=skill,
+        items=persistent[:batch_size],
+        rejected=rejected,
+        notes=notes,
+        max_edits=2,
+        comparison=comparison,
+    )
+    out = Reflection()
+    _ask(optimizer, messages, "failure", seed, out)
+    out.edits = [
+        Edit(op="append", text=e.text, rationale=e.rationale, origin="slow", region="slow")
+        for e in out.edits[:2]
+        if e.text
+    ]
+    return out

@@ -35,12 +35,24 @@ def default_judge_for(task: Task) -> Judge:
     return build_judge(task.judge)
 
 
-def replay_one(task: Task, sample: int, skill: str, target: LLM, judge_for: JudgeFor,
-               *, max_tokens: int, temperature: float) -> Rollout:
+def replay_one(
+    task: Task,
+    sample: int,
+    skill: str,
+    target: LLM,
+    judge_for: JudgeFor,
+    *,
+    max_tokens: int,
+    temperature: float,
+) -> Rollout:
     skill_hash = sha256_text(skill)
     try:
-        done = target.complete(replay_messages(skill, task), max_tokens=max_tokens,
-                               temperature=temperature, seed=sample)
+        done = target.complete(
+            replay_messages(skill, task),
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=sample,
+        )
     except (AuthError, BudgetExceeded, HandoffPending):
         raise
     except ModelError as exc:
@@ -49,17 +61,39 @@ def replay_one(task: Task, sample: int, skill: str, target: LLM, judge_for: Judg
         score = judge_for(task).score(task, done.text, done.tool_calls)
     except Exception as exc:  # a judge must not end the night; record why instead
         score = Score(failed=True, rationale=f"judge error: {type(exc).__name__}: {exc}")
-    return Rollout(task.id, sample, skill_hash, response=done.text, score=score,
-                   tool_calls=list(done.tool_calls), usage=done.usage, cost_usd=done.cost_usd)
+    return Rollout(
+        task.id,
+        sample,
+        skill_hash,
+        response=done.text,
+        score=score,
+        tool_calls=list(done.tool_calls),
+        usage=done.usage,
+        cost_usd=done.cost_usd,
+    )
 
 
-def replay(tasks: Sequence[Task], skill: str, target: LLM, *, samples: int,
-           executor: Executor, judge_for: JudgeFor = default_judge_for,
-           max_tokens: int = 1024, temperature: float = 0.7) -> list[Rollout]:
+def replay(
+    tasks: Sequence[Task],
+    skill: str,
+    target: LLM,
+    *,
+    samples: int,
+    executor: Executor,
+    judge_for: JudgeFor = default_judge_for,
+    max_tokens: int = 1024,
+    temperature: float = 0.7,
+) -> list[Rollout]:
     """All (task, sample) rollouts, in task-then-sample order, run through ``executor``."""
     jobs: Iterable[tuple[Task, int]] = [(t, s) for t in tasks for s in range(samples)]
-    run = functools.partial(replay_one, skill=skill, target=target, judge_for=judge_for,
-                            max_tokens=max_tokens, temperature=temperature)
+    run = functools.partial(
+        replay_one,
+        skill=skill,
+        target=target,
+        judge_for=judge_for,
+        max_tokens=max_tokens,
+        temperature=temperature,
+    )
     return list(executor.map(lambda job: run(job[0], job[1]), jobs))
 
 

@@ -22,8 +22,9 @@ from . import gate, meta, slow_update
 from .budget import edit_budget
 from .config import NightConfig
 from .counted import Counted
+from .evidence import evidence_rows
 from .merge import clip, merge
-from .reflect import reflect
+from .reflect import reflect, reflect_slow
 from .replay import JudgeFor, default_judge_for, mean_score, replay
 
 
@@ -54,6 +55,8 @@ class Night:
         self.rejected: list[GateDecision] = self._load_buffer()
         self.notes = self._load_notes()
         self._cache: dict[tuple[str, str, int], list[Rollout]] = {}
+        self.incumbent: SkillDoc = parse(inputs.skill_text)
+        """The best skill validated so far tonight; every gate compares against it."""
         self.result = NightResult(
             night_id=inputs.night_id,
             skill=inputs.skill_name,
@@ -112,15 +115,13 @@ class Night:
             doc = self._slow(parse(self.i.skill_text), doc)
         except BudgetExceeded as exc:
             r.stopped = f"stopped at the cost cap: {exc}; kept what was validated before it"
-        return self._finish(parse(self.i.skill_text), self._incumbent or doc)
-
-    _incumbent: SkillDoc | None = None
+        return self._finish(parse(self.i.skill_text), self.incumbent)
 
     def _steps(self, doc: SkillDoc) -> SkillDoc:
         r = self.result
         r.baseline_val = self._mean(Split.VALIDATION.value, doc, self.cfg.val_repeats) or 0.0
         r.baseline_test = self._mean(Split.TEST.value, doc, self.cfg.test_repeats)
-        self._incumbent = doc
+        self.incumbent = doc
         for t in range(self.cfg.steps):
             budget = edit_budget(
                 t,
@@ -131,11 +132,10 @@ class Night:
             )
             self.i.progress(f"step {t + 1}/{self.cfg.steps} (budget {budget})")
             r.steps.append(self._step(t, budget))
-        return self._incumbent
+        return self.incumbent
 
     def _step(self, t: int, budget: int) -> StepResult:
-        doc = self._incumbent
-        assert doc is not None
+        doc = self.incumbent
         train = self.score(Split.TRAIN.value, doc, self.cfg.train_samples)
         by_id = {task.id: task for task in self.split[Split.TRAIN.value]}
         scored = [(by_id[ro.task_id], ro) for ro in train]
@@ -186,15 +186,14 @@ class Night:
             )
 
     def _gate_one(self, edit: Edit, step: int, allow_slow: bool = False) -> GateDecision:
-        incumbent = self._incumbent
-        assert incumbent is not None
+        incumbent = self.incumbent
         candidate, outcome = apply_edit(incumbent, edit, allow_slow=allow_slow)
         if outcome.value != "applied":
             return GateDecision(
                 edit, False, f"edit not applied: {outcome.value}", stage="apply", step=step
             )
         if not self.cfg.gate:
-            self._incumbent = candidate
+            self.incumbent = candidate
             return GateDecision(edit, True, "gate disabled", step=step)
         val, reps = Split.VALIDATION.value, self.cfg.val_repeats
         verdict = gate.decide(
@@ -221,7 +220,7 @@ class Night:
             step=step,
         )
         if verdict.accepted:
-            self._incumbent = candidate
+            self.incumbent = candidate
         else:
             self._reject(decision)
         return decision
@@ -238,10 +237,21 @@ class Night:
         )
         if not persistent:
             return today
-        found = reflect_slow(self, today, persistent, slow_update.summary(groups))
-        for edit in self._firewall(found, StepResult(step=self.cfg.steps, budget=2, proposed=0)):
+        found = reflect_slow(
+            self.optimizer,
+            skill=today.text,
+            persistent=persistent,
+            comparison=slow_update.summary(groups),
+            rejected=self.rejected,
+            notes=self.notes,
+            batch_size=self.cfg.batch_size,
+            seed=self.i.seed * 1000 + 999,
+        )
+        self.result.notes.extend(found.failures)
+        slow_step = StepResult(step=self.cfg.steps, budget=2, proposed=len(found.edits))
+        for edit in self._firewall(found.edits, slow_step):
             self.result.slow_updates.append(self._gate_one(edit, self.cfg.steps, allow_slow=True))
-        return self._incumbent or today
+        return self.incumbent
 
     def _finish(self, before: SkillDoc, after: SkillDoc) -> NightResult:
         r = self.result
@@ -266,71 +276,20 @@ class Night:
         r.ended_at = utcnow()
         return r
 
-    def _evidence_rows(self, split: str, before: SkillDoc, after: SkillDoc) -> list[dict[str, Any]]:
-        reps = self.cfg.val_repeats if split == Split.VALIDATION.value else self.cfg.test_repeats
-        old = {
-            r.task_id: r for r in self._cache.get((split, before.hash, reps), []) if r.sample == 0
-        }
-        new = {
-            r.task_id: r for r in self._cache.get((split, after.hash, reps), []) if r.sample == 0
-        }
+    def _evidence(self, before: SkillDoc, after: SkillDoc) -> list[dict[str, Any]]:
         rows = []
-        for task in self.split[split]:
-            a, b = old.get(task.id), new.get(task.id)
-            if a is None or b is None:
-                continue
-            rows.append(
-                {
-                    "task_id": task.id,
-                    "split": split,
-                    "intent": task.intent,
-                    "before_score": a.score.metric(self.cfg.metric),
-                    "after_score": b.score.metric(self.cfg.metric),
-                    "before_answer": a.response[:2000],
-                    "after_answer": b.response[:2000],
-                    "before_rationale": a.score.rationale,
-                    "after_rationale": b.score.rationale,
-                }
+        for split, reps in (
+            (Split.VALIDATION.value, self.cfg.val_repeats),
+            (Split.TEST.value, self.cfg.test_repeats),
+        ):
+            rows += evidence_rows(
+                self.split[split],
+                split,
+                self.cfg.metric,
+                self._cache.get((split, before.hash, reps), []),
+                self._cache.get((split, after.hash, reps), []),
             )
         return rows
-
-    def _evidence(self, before: SkillDoc, after: SkillDoc) -> list[dict[str, Any]]:
-        return [
-            row
-            for split in (Split.VALIDATION.value, Split.TEST.value)
-            for row in self._evidence_rows(split, before, after)
-        ]
-
-
-def reflect_slow(
-    night: Night, today: SkillDoc, persistent: list[tuple[Task, Rollout]], comparison: str
-) -> list[Edit]:
-    from .prompts import reflect_messages
-    from .reflect import Reflection, _ask
-
-    messages = reflect_messages(
-        mode="slow",
-        skill=today.text,
-        items=persistent[: night.cfg.batch_size],
-        rejected=night.rejected,
-        notes=night.notes,
-        max_edits=2,
-        comparison=comparison,
-    )
-    out = Reflection()
-    _ask(night.optimizer, messages, "failure", night.i.seed * 1000 + 999, out)
-    night.result.notes.extend(out.failures)
-    return [
-        Edit(
-            op="append" if e.op != "append" else e.op,
-            text=e.text,
-            rationale=e.rationale,
-            origin="slow",
-            region="slow",
-        )
-        for e in out.edits[:2]
-        if e.text
-    ]
 
 
 def _counts(r: NightResult) -> dict[str, int]:

@@ -13,13 +13,18 @@ from collections.abc import Sequence
 from ..records import Rollout, Task
 
 
-def compare(tasks: Sequence[Task], before: Sequence[Rollout], after: Sequence[Rollout],
-            metric: str) -> tuple[dict[str, list[str]], list[tuple[Task, Rollout]]]:
+def compare(
+    tasks: Sequence[Task], before: Sequence[Rollout], after: Sequence[Rollout], metric: str
+) -> tuple[dict[str, list[str]], list[tuple[Task, Rollout]]]:
     """Task ids by category, and the persistent failures with today's rollout."""
     by_task = {t.id: t for t in tasks}
     old = {(r.task_id, r.sample): r for r in before if r.usable}
-    groups: dict[str, list[str]] = {"improved": [], "regressed": [], "persistent_failures": [],
-                                    "stable_successes": []}
+    groups: dict[str, list[str]] = {
+        "improved": [],
+        "regressed": [],
+        "persistent_failures": [],
+        "stable_successes": [],
+    }
     persistent: list[tuple[Task, Rollout]] = []
     for r in after:
         o = old.get((r.task_id, r.sample))

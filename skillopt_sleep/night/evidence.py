@@ -1,0 +1,39 @@
+"""Per-task evidence for the report: each held-out task's answer before and after tonight."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..records import Rollout, Task
+
+
+def evidence_rows(
+    tasks: Sequence[Task],
+    split: str,
+    metric: str,
+    before: Sequence[Rollout],
+    after: Sequence[Rollout],
+) -> list[dict[str, Any]]:
+    """One row per task scored both ways (sample 0), in task order."""
+    old = {r.task_id: r for r in before if r.sample == 0}
+    new = {r.task_id: r for r in after if r.sample == 0}
+    rows = []
+    for task in tasks:
+        a, b = old.get(task.id), new.get(task.id)
+        if a is None or b is None:
+            continue
+        rows.append(
+            {
+                "task_id": task.id,
+                "split": split,
+                "intent": task.intent,
+                "before_score": a.score.metric(metric),
+                "after_score": b.score.metric(metric),
+                "before_answer": a.response[:2000],
+                "after_answer": b.response[:2000],
+                "before_rationale": a.score.rationale,
+                "after_rationale": b.score.rationale,
+            }
+        )
+    return rows
