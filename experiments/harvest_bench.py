@@ -60,17 +60,60 @@ def build_tree(root: Path, megabytes: int) -> int:
 
 
 def append_one_percent(root: Path, total: int, seed: int = 7) -> int:
-    """Append fresh turns (the rewind fixture's lines) to random files up to 1 % of bytes."""
-    extra = (CLAUDE / "claude-code-log__dag_compact_after_rewind.jsonl").read_bytes()
+    """Continue random sessions with fresh turns until 1 % of the bytes were added.
+
+    The new records chain onto each file's last record, with the file's session id, as
+    a session that goes on after a harvest does (one more round of a real session).
+    """
+    template = [json.loads(line) for line in
+                (CLAUDE / "claude-code-log__dag_compact_after_rewind.jsonl").read_bytes()
+                .splitlines() if line.strip()]
     files = sorted((root / "projects").rglob("*.jsonl"))
     rng = random.Random(seed)
-    added = 0
+    added, round_ = 0, 0
     while added < total // 100:
         path = rng.choice(files)
+        envelope = _tail_ids(path)
+        blob = _continuation(template, envelope, f"a{round_}")
         with path.open("ab") as fh:
-            fh.write(extra)
-        added += len(extra)
+            fh.write(blob)
+        added += len(blob)
+        round_ += 1
     return added
+
+
+def _tail_ids(path: Path) -> dict[str, object]:
+    """Session id, working folder and last record's uuid of a session file."""
+    found: dict[str, object] = {"sessionId": path.stem, "cwd": "/tmp", "leaf": None}
+    for line in path.read_bytes().splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("uuid"), str) \
+                and not record.get("isSidechain"):
+            found["leaf"] = record["uuid"]
+            for key in ("sessionId", "cwd"):
+                found[key] = record.get(key) or found[key]
+    return found
+
+
+def _continuation(template: list[dict[str, object]], envelope: dict[str, object],
+                  tag: str) -> bytes:
+    """``template``'s records with fresh uuids, its roots hung under the file's leaf."""
+    out = []
+    for original in template:
+        record = dict(original)
+        for key in ("uuid", "parentUuid", "logicalParentUuid"):
+            if isinstance(record.get(key), str):
+                record[key] = f"{record[key]}-{tag}"
+        if record.get("parentUuid") is None and record.get("type") != "system":
+            record["parentUuid"] = envelope["leaf"]
+        for key in ("sessionId", "cwd"):
+            if key in record:
+                record[key] = envelope[key]
+        out.append(json.dumps(record).encode() + b"\n")
+    return b"".join(out)
 
 
 def timed_harvest(root: Path) -> dict[str, float]:
@@ -86,7 +129,8 @@ def timed_harvest(root: Path) -> dict[str, float]:
     seconds = time.perf_counter() - start
     archive.close()
     return {"seconds": seconds, "bytes_read": stats.bytes_read, "sessions": sessions,
-            "files_read": stats.files_read, "files_unchanged": stats.files_unchanged}
+            "files_read": stats.files_read, "files_unchanged": stats.files_unchanged,
+            "files_resumed": stats.files_resumed, "resume_fallbacks": stats.resume_fallbacks}
 
 
 _RSS_CHILD = """
@@ -177,8 +221,8 @@ def main() -> None:
     print(f"no-change pass: {unchanged['seconds']:.3f} s = "
           f"{result['no_change']['pct_of_full']}% of full (target <= 5%)")
     print(f"after +1 %:     {appended['seconds']:.2f} s = {result['append_1pct']['pct_of_full']}%"
-          f" of full; {appended['files_read']} grown files re-read "
-          f"({appended['bytes_read'] / 2**20:.1f} MB)")
+          f" of full; {appended['files_resumed']} grown files resumed, "
+          f"{appended['resume_fallbacks']} read whole; {appended['bytes_read'] / 2**20:.1f} MB read")
     print(f"one {big['file_mb']:.0f} MB file: peak RSS {big['peak_rss_mb']:.0f} MB "
           f"(target <= 100), {big['seconds']:.1f} s")
 

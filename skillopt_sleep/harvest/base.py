@@ -7,8 +7,6 @@ only a store that cannot be read at all is a ``HarvestError``.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections import Counter
 from collections.abc import Iterator
@@ -18,16 +16,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-import orjson
-
 from ..errors import ConfigError
 from ..records import Session
+from .lines import MAX_LINE_BYTES, JsonLines, tail_hash
 
 __all__ = [
     "MAX_LINE_BYTES",
     "Checkpoint",
+    "FileRead",
     "HarvestStats",
+    "Resume",
     "Source",
+    "checkpoint_from",
     "checkpoint_of",
     "file_changed",
     "iter_json_lines",
@@ -37,11 +37,7 @@ __all__ = [
     "to_utc",
 ]
 
-MAX_LINE_BYTES = 16 * 1024 * 1024
-"""Longer lines are skipped (and counted) without ever being held in memory whole."""
-
-_CHUNK = 1 << 20
-_TAIL = 4096
+_CHUNK = 1 << 16
 
 
 @runtime_checkable
@@ -71,12 +67,35 @@ class Source(Protocol):
 
 
 @dataclass
+class Resume:
+    """Where a grown file's earlier read stopped: its line offset, the per-file state that
+    read saved, and the session it archived (which the new records extend)."""
+
+    offset: int
+    state: dict[str, Any]
+    session: Session
+
+
+@dataclass
+class FileRead:
+    """One file's sessions, the checkpoint of what was read, and the state a later read can
+    resume from (None: the next read of this file starts from its beginning)."""
+
+    sessions: list[Session]
+    checkpoint: Checkpoint | None = None
+    state: dict[str, Any] | None = None
+    failed: bool = False
+
+
+@dataclass
 class HarvestStats:
     """What a harvest read and what it threw away, for the summary line and the tests."""
 
     files_read: int = 0
     files_unchanged: int = 0
     files_failed: int = 0
+    files_resumed: int = 0
+    resume_fallbacks: int = 0
     bytes_read: int = 0
     lines_read: int = 0
     lines_skipped: int = 0
@@ -91,6 +110,8 @@ class HarvestStats:
             "files_read": self.files_read,
             "files_unchanged": self.files_unchanged,
             "files_failed": self.files_failed,
+            "files_resumed": self.files_resumed,
+            "resume_fallbacks": self.resume_fallbacks,
             "bytes_read": self.bytes_read,
             "lines_read": self.lines_read,
             "lines_skipped": self.lines_skipped,
@@ -100,6 +121,13 @@ class HarvestStats:
             "sessions_dropped": dict(self.dropped),
             "errors": self.errors[:20],
         }
+
+    def add_counts(self, lines: JsonLines) -> None:
+        """Add what one file's reader counted."""
+        self.bytes_read += lines.bytes_read
+        self.lines_read += lines.lines_read
+        self.lines_skipped += lines.lines_skipped
+        self.lines_too_long += lines.lines_too_long
 
     def fail(self, path: Path, exc: BaseException) -> None:
         self.files_failed += 1
@@ -129,76 +157,12 @@ def iter_records(
     max_line: int = MAX_LINE_BYTES,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """``iter_json_lines`` with each record's byte offset in the file."""
-    with open(path, "rb", buffering=_CHUNK) as handle:
-        size = os.fstat(handle.fileno()).st_size
-        handle.seek(start)
-        remaining = size - start
+    with JsonLines(path, start=start, stop_at_bad=stop_at_bad, max_line=max_line) as lines:
         stats.files_read += 1
-        offset = start
-        while remaining > 0:
-            line = handle.readline(min(max_line + 1, remaining))
-            if not line:
-                break
-            at = offset
-            offset += len(line)
-            remaining -= len(line)
-            stats.bytes_read += len(line)
-            if len(line) > max_line and not line.endswith(b"\n"):
-                skipped = _discard_rest(handle, remaining, stats)
-                remaining -= skipped
-                offset += skipped
-                stats.lines_too_long += 1
-                stats.lines_skipped += 1
-                if stop_at_bad:
-                    return
-                continue
-            if not line.strip():
-                continue
-            stats.lines_read += 1
-            record = _decode(line)
-            if record is None:
-                stats.lines_skipped += 1
-                if stop_at_bad:
-                    return
-                continue
-            yield at, record
-
-
-def _discard_rest(handle: Any, remaining: int, stats: HarvestStats) -> int:
-    skipped = 0
-    while skipped < remaining:
-        part = handle.readline(min(_CHUNK, remaining - skipped))
-        if not part:
-            break
-        skipped += len(part)
-        if part.endswith(b"\n"):
-            break
-    stats.bytes_read += skipped
-    return skipped
-
-
-def _decode(line: bytes) -> dict[str, Any] | None:
-    # orjson is several times faster and agrees with the stdlib on valid JSON, except that
-    # integers beyond 64 bits come back as floats. What it refuses (invalid UTF-8, lone
-    # surrogates, NaN, a BOM) goes to the lenient stdlib path, so nothing more is skipped.
-    try:
-        value = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return _decode_lenient(line)
-    return value if type(value) is dict else None
-
-
-def _decode_lenient(line: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(line)
-    except UnicodeDecodeError:
         try:
-            value = json.loads(line.decode("utf-8", errors="replace"))
-        except ValueError:
-            return None
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
+            yield from lines
+        finally:
+            stats.add_counts(lines)
 
 
 # --- identity and time ------------------------------------------------------------------
@@ -275,12 +239,7 @@ class Checkpoint:
     offset: int
     tail_hash: str
     sessions: list[str] = field(default_factory=list)
-
-
-def _tail_hash(handle: Any, offset: int) -> str:
-    start = max(0, offset - _TAIL)
-    handle.seek(start)
-    return hashlib.blake2b(handle.read(offset - start), digest_size=16).hexdigest()
+    resume: dict[str, Any] | None = None
 
 
 def checkpoint_of(path: Path, source: str, sessions: list[str]) -> Checkpoint | None:
@@ -289,11 +248,18 @@ def checkpoint_of(path: Path, source: str, sessions: list[str]) -> Checkpoint | 
         with open(path, "rb") as handle:
             st = os.fstat(handle.fileno())
             offset = _last_newline(handle, st.st_size)
-            digest = _tail_hash(handle, offset)
+            digest = tail_hash(handle, offset)
     except OSError:
         return None
     return Checkpoint(str(path), source, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
                       offset, digest, sessions)
+
+
+def checkpoint_from(lines: JsonLines, path: Path, source: str) -> Checkpoint:
+    """The checkpoint of what ``lines`` read, from the same open file."""
+    st = lines.stat
+    return Checkpoint(str(path), source, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+                      lines.end, lines.tail_hash(), [])
 
 
 def _last_newline(handle: Any, size: int) -> int:
@@ -328,7 +294,7 @@ def file_changed(path: Path, previous: Checkpoint | None) -> str:
         return "rewritten"
     try:
         with open(path, "rb") as handle:
-            digest = _tail_hash(handle, previous.offset)
+            digest = tail_hash(handle, previous.offset)
     except OSError:
         return "unchanged"
     return "appended" if digest == previous.tail_hash else "rewritten"

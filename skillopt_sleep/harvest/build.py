@@ -58,6 +58,12 @@ class SessionBuilder:
         self.skills: dict[str, None] = {}
         self.calls: dict[str, ToolCall] = {}
         self.overflow = False
+        self.turn_base = 0  # turns of an earlier read that were dropped (resumed sessions)
+        self.files_redacted = 0
+        # Objects carried over from an archived copy: their text is already clipped and
+        # redacted, and redacting it again could change it (see ``resume``).
+        self._done: set[int] = set()
+        self._raw: set[int] = set()
 
     @property
     def current(self) -> Turn | None:
@@ -74,7 +80,7 @@ class SessionBuilder:
     def start_turn(self, request: str, when: datetime | None = None) -> Turn | None:
         if SENTINEL in request:
             self.sentinel = True
-        if len(self.turns) >= MAX_TURNS:
+        if len(self.turns) + self.turn_base >= MAX_TURNS:
             self.overflow = True
             return None
         turn = Turn(id="", index=len(self.turns), request=_clip(request.strip(), MAX_REQUEST),
@@ -102,12 +108,14 @@ class SessionBuilder:
             return
         call.ok = False
         call.error_head = _clip(error.strip(), MAX_ERROR_HEAD)
+        self._raw.add(id(call))
         self.signal(signal)
 
     def answer(self, text: str) -> None:
         turn = self.current
         if turn is not None and text.strip() and not self.overflow:
             turn.final_answer = text
+            self._raw.add(id(turn))
 
     def signal(self, signal: Signal) -> None:
         turn = self.current
@@ -133,7 +141,9 @@ class SessionBuilder:
             turn.id = f"{self.source}:{session_id}:{index}"
             self._redact_turn(turn)
         set_reactions(turns)
+        before = self.stats.secrets_redacted
         files = [self._redact(f) for f in self.files]
+        self.files_redacted = self.stats.secrets_redacted - before
         return Session(
             source=self.source, session_id=session_id, project=self.project,
             started_at=self.started_at, ended_at=self.ended_at,
@@ -147,12 +157,45 @@ class SessionBuilder:
         return clean
 
     def _redact_turn(self, turn: Turn) -> None:
-        turn.request = self._redact(turn.request)
-        turn.final_answer = self._redact(_clip(turn.final_answer.strip(), MAX_ANSWER))
+        done, raw = self._done, self._raw
+        if id(turn) not in done:
+            turn.request = self._redact(turn.request)
+        if id(turn) not in done or id(turn) in raw:
+            turn.final_answer = self._redact(_clip(turn.final_answer.strip(), MAX_ANSWER))
         for call in turn.tool_calls:
-            call.error_head = self._redact(call.error_head)
-            call.args = {k: self._redact(v) if isinstance(v, str) else v
-                         for k, v in call.args.items()}
+            if id(call) not in done or id(call) in raw:
+                call.error_head = self._redact(call.error_head)
+            if id(call) not in done:
+                call.args = {k: self._redact(v) if isinstance(v, str) else v
+                             for k, v in call.args.items()}
+
+    def resume(self, session: Session, dropped: int, calls: dict[str, list[int]]) -> None:
+        """Continue ``session``, as archived from an earlier read of the same file.
+
+        Its turns are final except the last, which new records may still extend; text
+        already in them is not redacted again (redaction is not idempotent when a secret
+        sits inside another shape). ``dropped`` counts turns the earlier read dropped;
+        ``calls`` maps the tool-call ids still awaiting a failure to ``[turn, call]``
+        positions in ``session.turns`` (turn -1: a call of a dropped turn).
+        """
+        self.session_id = session.session_id
+        self.turns = list(session.turns)
+        self.turn_base = dropped
+        self.skills = dict.fromkeys(session.skills_used)
+        self._done = {id(t) for t in self.turns}
+        self._done.update(id(c) for t in self.turns for c in t.tool_calls)
+        for call_id, (turn, position) in calls.items():
+            self.calls[call_id] = (self.turns[turn].tool_calls[position] if turn >= 0
+                                   else ToolCall(name="?"))
+
+    def open_calls(self, kept: list[Turn]) -> dict[str, list[int]]:
+        """``calls`` as positions in ``kept`` (what ``finish`` returned), for ``resume``."""
+        where: dict[int, list[int]] = {}
+        for t_index, turn in enumerate(kept):
+            for c_index, call in enumerate(turn.tool_calls):
+                where[id(call)] = [t_index, c_index]
+        return {call_id: where.get(id(call), [-1, 0])
+                for call_id, call in self.calls.items() if call.ok}
 
 
 def small_args(args: Any) -> dict[str, Any]:

@@ -11,7 +11,6 @@ command output, and every record type this reader does not know.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections import Counter
@@ -20,9 +19,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..records import SENTINEL, Session, Signal
-from .base import HarvestStats, iter_records, project_of, to_utc
+from ..records import SENTINEL, Session, Signal, Turn
+from .base import FileRead, HarvestStats, Resume, checkpoint_from, project_of, to_utc
 from .build import MAX_ANSWER, SessionBuilder, small_args
+from .lines import JsonLines
 
 __all__ = ["ClaudeCodeSource", "default_root"]
 
@@ -92,38 +92,80 @@ class ClaudeCodeSource:
                     yield session
 
     def sessions_from(self, path: Path) -> Iterator[Session]:
+        yield from self.read(path).sessions
+
+    def read(self, path: Path, resume: Resume | None = None) -> FileRead:
+        """``path``'s session, its checkpoint and the state a later read can resume from.
+
+        With ``resume`` only the bytes after ``resume.offset`` are read and their records
+        extend the archived session; when they do not continue its live path (a rewind to
+        an earlier record, a parent that cannot be placed) the file is read whole instead.
+        """
         try:
-            session = _read(path, self.stats)
+            with JsonLines(path, start=resume.offset if resume else 0) as lines:
+                self.stats.files_read += 1
+                try:
+                    session, state = _read(lines, path, self.stats, resume)
+                except _CannotResume:
+                    self.stats.resume_fallbacks += 1
+                    return self.read(path)
+                finally:
+                    self.stats.add_counts(lines)
+                checkpoint = checkpoint_from(lines, path, NAME)
         except OSError as exc:
             self.stats.fail(path, exc)
-            return
+            return FileRead([], failed=True)
+        if resume is not None:
+            self.stats.files_resumed += 1
+        checkpoint.resume = state
         if session is None:
-            return
+            return FileRead([], checkpoint, state)
         if session.headless and not self.include_headless:
             self.stats.dropped["headless"] += 1
-            return
+            return FileRead([], checkpoint, None)
         self.stats.sessions[NAME] += 1
-        yield session
+        return FileRead([session], checkpoint, state)
 
 
-def _read(path: Path, stats: HarvestStats) -> Session | None:
-    scan = _Scan(SessionBuilder(NAME, stats), spill=path.stat().st_size > SPILL_BYTES)
-    for offset, record in iter_records(path, stats):
+class _CannotResume(Exception):
+    """The new records do not simply extend the archived live path: read the whole file."""
+
+
+def _read(lines: JsonLines, path: Path, stats: HarvestStats, resume: Resume | None
+          ) -> tuple[Session | None, dict[str, Any] | None]:
+    b = SessionBuilder(NAME, stats)
+    scan = _Scan(b, spill=lines.size - lines.start > SPILL_BYTES)
+    old_tool_files: list[str] = []
+    if resume is not None:
+        old_tool_files = scan.resume(resume)
+    for offset, record in lines:
         try:
             scan.add(offset, record)
         except (TypeError, AttributeError, KeyError, ValueError):
             stats.lines_skipped += 1
-    b = scan.b
+    live = scan.live()
     if scan.first:
         b.seen(to_utc(scan.first))
         b.seen(to_utc(scan.last))
     if scan.cwds:
         b.cwd = scan.cwds.most_common(1)[0][0]
         b.project = project_of(b.cwd)
+    if resume is not None and b.cwd != resume.state["cwd"]:
+        raise _CannotResume  # earlier tool paths were made relative to another folder
+    own_id = b.session_id
     b.session_id = b.session_id or path.stem
-    with open(path, "rb") as handle:
-        _replay(b, scan.live_events(handle))
-    return b.finish(str(path))
+    snapshot_files = len(b.files)
+    for name in old_tool_files:
+        b.touched(name)
+    open_slash = b.current if resume is not None and resume.state["slash"] else None
+    last = _replay(b, scan.live_events(lines, live), open_slash)
+    session = b.finish(str(path))
+    if session is None or not own_id or last == "dropped" or b.overflow or lines.past_end \
+            or b.files_redacted or not scan.clean:
+        return session, None
+    state = scan.state(session, snapshot_files)
+    state["slash"] = last == "slash"
+    return session, state
 
 
 class _Scan:
@@ -131,6 +173,8 @@ class _Scan:
 
     Events are kept inline; in a file over ``SPILL_BYTES`` only their line's offset is,
     and the few on the live path are parsed again, so memory stays flat in file size.
+    A resumed scan holds only the new records; ``base`` is how many came before, and
+    the earlier live path is represented by its leaf alone.
     """
 
     def __init__(self, builder: SessionBuilder, spill: bool):
@@ -143,6 +187,36 @@ class _Scan:
         self.stamps: list[str | None] = []
         self.first = ""
         self.last = ""
+        self.base = 0
+        self.leaf = ""
+        self.clean = True  # no live record's parent had to be guessed
+
+    def resume(self, resume: Resume) -> list[str]:
+        """Take up an earlier read's state; returns its tool-touched files, to add later."""
+        state, session = resume.state, resume.session
+        self.base, self.leaf = state["records"], state["leaf"]
+        self.position[self.leaf] = self.base - 1
+        self.cwds.update(dict(state["cwds"]))
+        self.first, self.last = state["first"], state["last"]
+        b = self.b
+        b.resume(session, state["dropped"], state["calls"])
+        b.format_version, b.headless = state["version"], state["headless"]
+        files = session.files_touched
+        for name in files[: state["snapshot_files"]]:
+            b.touched(name)
+        return files[state["snapshot_files"] :]
+
+    def state(self, session: Session, snapshot_files: int) -> dict[str, Any]:
+        """What a later read of the grown file needs to continue from here."""
+        b = self.b
+        return {
+            "records": self.base + len(self.parents), "leaf": self.leaf,
+            "cwds": list(self.cwds.items()), "first": self.first, "last": self.last,
+            "cwd": b.cwd, "version": b.format_version, "headless": b.headless,
+            "snapshot_files": snapshot_files,
+            "dropped": len(b.turns) + b.turn_base - len(session.turns),
+            "calls": b.open_calls(session.turns),
+        }
 
     def add(self, offset: int, record: dict[str, Any]) -> None:
         get = record.get
@@ -166,7 +240,8 @@ class _Scan:
         else:
             when = None
         events = _events(record, self.b) if kind == "user" or kind == "assistant" else ()
-        self.position[uuid] = len(self.parents)
+        self.position[uuid] = self.base + len(self.parents)
+        self.leaf = uuid
         # A parent seen earlier is stored as its index: no second copy of its uuid.
         self.parents.append(self.position.get(parent, parent) if type(parent) is str
                             else None)
@@ -190,12 +265,34 @@ class _Scan:
         if isinstance(entry, str) and entry.startswith("sdk"):
             b.headless = True
 
-    def live_events(self, handle: Any) -> Iterator[tuple[Events, str | None]]:
-        for index in _live(self.parents, self.position):
+    def live(self) -> list[int]:
+        """Positions in ``parents`` of the new live records, in file order."""
+        if not self.base:
+            path, self.clean = _live(self.parents, self.position)
+            return path
+        # Resumed: the path from the new leaf must come back to the old leaf through
+        # parents known when each record was read; anything else changes the old path.
+        keep: list[int] = []
+        index = len(self.parents) - 1
+        while index >= 0:
+            keep.append(index)
+            parent = self.parents[index]
+            if type(parent) is not int:
+                raise _CannotResume
+            if parent == self.base - 1:
+                break
+            if not self.base <= parent < self.base + index:
+                raise _CannotResume
+            index = parent - self.base
+        return keep[::-1]
+
+    def live_events(self, lines: JsonLines, live: list[int]
+                    ) -> Iterator[tuple[Events, str | None]]:
+        for index in live:
             payload = self.payloads[index]
             if isinstance(payload, int):
-                handle.seek(payload)
-                payload = _events(json.loads(handle.readline()), self.b)
+                record = lines.line_at(payload)
+                payload = _events(record, self.b) if record is not None else ()
             yield payload, self.stamps[index]
 
 
@@ -285,24 +382,35 @@ def _assistant_events(record: dict[str, Any]) -> Events:
     return tuple(events)
 
 
-def _live(parents: list[int | str | None], position: dict[str, int]) -> list[int]:
+def _live(parents: list[int | str | None], position: dict[str, int]
+          ) -> tuple[list[int], bool]:
     """Indices on the path from the last record back to the root, in file order.
 
     A parent that is missing (a line lost to corruption) continues with the record just
     before in the file, so one bad line cannot cut a session in half.
     """
     keep: set[int] = set()
+    clean = True
     index: int | None = len(parents) - 1 if parents else None
     while index is not None and index not in keep:
         keep.add(index)
         parent = parents[index]
         if isinstance(parent, str):  # its parent came later in the file, or never
+            clean = False
             parent = position.get(parent, index - 1 if index > 0 else None)
         index = parent
-    return sorted(keep)
+    return sorted(keep), clean
 
 
-def _replay(b: SessionBuilder, live: Iterator[tuple[Events, str | None]]) -> None:
+def _replay(b: SessionBuilder, live: Iterator[tuple[Events, str | None]],
+            open_slash: Turn | None = None) -> str:
+    """Turn the live records' events into turns.
+
+    Returns ``slash`` when the last turn is a slash command that counts, ``dropped`` when
+    it is one that does not (whether it counts may change with what follows), else "".
+    ``open_slash`` is a resumed session's last turn when that is a slash command: local
+    command output after it would remove it, which a resumed read cannot do.
+    """
     slash_turns: list[Any] = []
     local: set[int] = set()
     for events, when in live:
@@ -314,8 +422,11 @@ def _replay(b: SessionBuilder, live: Iterator[tuple[Events, str | None]]) -> Non
                     slash_turns.append(turn)
             elif tag == "int":
                 b.signal(Signal.INTERRUPTED)
-            elif tag == "local" and slash_turns and slash_turns[-1] is b.current:
-                local.add(id(b.current))
+            elif tag == "local":
+                if open_slash is not None and open_slash is b.current:
+                    raise _CannotResume
+                if slash_turns and slash_turns[-1] is b.current:
+                    local.add(id(b.current))
             elif tag == "text":
                 b.answer(event[1])
             elif tag == "tool":
@@ -327,6 +438,12 @@ def _replay(b: SessionBuilder, live: Iterator[tuple[Events, str | None]]) -> Non
         name = turn.request.split(maxsplit=1)[0].lstrip("/")
         if id(turn) in local or (name in _LOCAL_COMMANDS and not turn.final_answer):
             turn.request = ""
+    last = b.current
+    if open_slash is not None and last is open_slash:
+        return "slash"
+    if slash_turns and slash_turns[-1] is last:
+        return "slash" if last.request else "dropped"
+    return ""
 
 
 def _tool(b: SessionBuilder, event: tuple[Any, ...]) -> None:

@@ -17,8 +17,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..records import Session
-from .base import HarvestStats, Source
+from .base import FileRead, HarvestStats, Source, checkpoint_of
 
 __all__ = ["PARALLEL_MIN_FILES", "WORKERS_ENV", "read_files"]
 
@@ -31,19 +30,17 @@ shared with other work, two workers were slower than one (spawn and pickling cos
 
 _CHUNK = 16
 
-FileResult = tuple[Path, list[Session], bool]
+FileResult = tuple[Path, FileRead]
 
 
 def read_files(source: Source, paths: list[Path], workers: int | None = None
                ) -> Iterator[FileResult]:
-    """``(path, sessions, failed)`` for each path, in order; ``failed``: retry next time."""
+    """``(path, FileRead)`` for each path read whole, in order."""
     spec = _spec(source)
     workers = workers or int(os.environ.get(WORKERS_ENV, "1") or 1)
     if spec is None or workers < 2 or len(paths) < PARALLEL_MIN_FILES:
         for path in paths:
-            before = source.stats.files_failed
-            sessions = list(source.sessions_from(path))
-            yield path, sessions, source.stats.files_failed > before
+            yield path, read_one(source, path)
         return
     chunks = [paths[i : i + _CHUNK] for i in range(0, len(paths), _CHUNK)]
     context = multiprocessing.get_context("spawn")
@@ -51,6 +48,19 @@ def read_files(source: Source, paths: list[Path], workers: int | None = None
         for results, counts in pool.map(_read_chunk, [spec] * len(chunks), chunks):
             _merge(source.stats, counts)
             yield from results
+
+
+def read_one(source: Source, path: Path) -> FileRead:
+    """One file read whole: through the source's ``read`` when it has one (which checkpoints
+    from the same open file), else a checkpoint taken first and ``sessions_from``."""
+    read = getattr(source, "read", None)
+    if read is not None:
+        result: FileRead = read(path)
+        return result
+    snapshot = checkpoint_of(path, source.name, [])
+    before = source.stats.files_failed
+    sessions = list(source.sessions_from(path))
+    return FileRead(sessions, snapshot, None, source.stats.files_failed > before)
 
 
 def _spec(source: Source) -> tuple[str, Any, bool] | None:
@@ -69,11 +79,7 @@ def _read_chunk(spec: tuple[str, Any, bool], paths: list[Path]
 
     name, root, include_headless = spec
     source = make_source(name, root, include_headless=include_headless)
-    results: list[FileResult] = []
-    for path in paths:
-        before = source.stats.files_failed
-        sessions = list(source.sessions_from(path))
-        results.append((path, sessions, source.stats.files_failed > before))
+    results = [(path, read_one(source, path)) for path in paths]
     return results, {f.name: getattr(source.stats, f.name) for f in fields(HarvestStats)}
 
 

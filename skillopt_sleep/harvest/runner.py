@@ -1,23 +1,27 @@
 """Running sources against the archive: checkpoints decide which files are read at all.
 
-A file whose stat matches its checkpoint is not opened. A new, grown or rewritten file is
-read whole and its sessions replace their earlier copies, so turn ids stay stable and a
-rewind or compaction that changed the live branch is reflected. The checkpoint is taken
-before the read (the read stops at the size it saw), so bytes appended during a harvest
-are picked up by the next one, never lost.
+A file whose stat matches its checkpoint is not opened. A file that only grew (same
+identity, the bytes before its old last-line offset unchanged) is read from that offset
+when its source saved a resume state: the new records extend the archived session. A new
+or rewritten file, or one whose source cannot resume, is read whole and its sessions
+replace their earlier copies, so turn ids stay stable and a rewind or compaction that
+changed the live branch is reflected. The checkpoint describes exactly the bytes read
+(the read stops at the size the file had when opened), so bytes appended during a
+harvest are picked up by the next one, never lost.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from datetime import datetime
+from itertools import chain
 from pathlib import Path
 
 from ..errors import ConfigError
 from ..records import Session
 from ..store.archive import Archive
-from ..store.sessions import load_checkpoints, save_batch
-from .base import Checkpoint, HarvestStats, Source, checkpoint_of, file_changed, project_of
+from ..store.sessions import load_checkpoints, load_resume, load_session, save_batch
+from .base import Checkpoint, HarvestStats, Resume, Source, file_changed, project_of
 from .claude_code import ClaudeCodeSource
 from .codex import CodexSource
 from .copilot_cli import CopilotCliSource
@@ -77,14 +81,19 @@ def harvest(archive: Archive, sources: Iterable[Source], wanted: Filter | None =
         for source in sources:
             checkpoints = {} if rescan else load_checkpoints(archive, source.name)
             changed: list[Path] = []
+            grown: dict[Path, Checkpoint] = {}
             for path in source.discover():
                 if wanted.since is not None and _older_than(path, wanted.since):
                     continue
-                if file_changed(path, checkpoints.get(str(path))) == "unchanged":
+                previous = checkpoints.get(str(path))
+                change = file_changed(path, previous)
+                if change == "unchanged":
                     source.stats.files_unchanged += 1
                     continue
+                if change == "appended" and previous is not None:
+                    grown[path] = previous
                 changed.append(path)
-            yield from _harvest_paths(batch, source, changed, wanted)
+            yield from _harvest_paths(batch, source, changed, wanted, grown)
 
 
 def harvest_files(archive: Archive, items: Iterable[tuple[Source, Path]],
@@ -125,20 +134,38 @@ class _Batch:
             self.pending = []
 
 
-def _harvest_paths(batch: _Batch, source: Source, paths: list[Path],
-                   wanted: Filter) -> Iterator[Session]:
-    # Snapshots come first: bytes appended while a file is read are left for next time.
-    snapshots = {path: checkpoint_of(path, source.name, []) for path in paths}
-    for path, sessions, failed in read_files(source, paths):
-        if failed:
+def _harvest_paths(batch: _Batch, source: Source, paths: list[Path], wanted: Filter,
+                   grown: dict[Path, Checkpoint] | None = None) -> Iterator[Session]:
+    grown = grown or {}
+    resumes = {path: r for path, previous in grown.items()
+               if (r := _resume_of(batch.archive, source, previous)) is not None}
+    whole = [path for path in paths if path not in resumes]
+    # Grown files are read in-process (they are few and small); the rest may go to workers.
+    resumed = ((path, source.read(path, resumes[path]))  # type: ignore[attr-defined]
+               for path in paths if path in resumes)
+    for _path, result in chain(resumed, read_files(source, whole)):
+        if result.failed:
             continue  # not checkpointed: the next harvest tries this file again
-        snapshot = snapshots[path]
+        snapshot = result.checkpoint
         if snapshot is not None:  # None: not a file on disk (a mock source)
-            snapshot.sessions = [s.session_id for s in sessions]
-        batch.add(snapshot, sessions)
-        for session in sessions:
+            snapshot.sessions = [s.session_id for s in result.sessions]
+        batch.add(snapshot, result.sessions)
+        for session in result.sessions:
             if wanted.keep(session, source.stats):
                 yield session
+
+
+def _resume_of(archive: Archive, source: Source, previous: Checkpoint) -> Resume | None:
+    """What a grown file's read can start from: its saved state and archived session."""
+    if not hasattr(source, "read") or len(previous.sessions) != 1:
+        return None
+    state = load_resume(archive, previous.path)
+    if state is None:
+        return None
+    session = load_session(archive, source.name, previous.sessions[0])
+    if session is None or session.path != previous.path:
+        return None  # another file now holds that session id: start over
+    return Resume(previous.offset, state, session)
 
 
 def _older_than(path: Path, since: datetime) -> bool:

@@ -20,6 +20,8 @@ from .archive import Archive
 __all__ = [
     "count_sessions",
     "load_checkpoints",
+    "load_resume",
+    "load_session",
     "load_sessions",
     "save_batch",
     "save_checkpoint",
@@ -159,7 +161,36 @@ def save_batch(archive: Archive,
             if cp is None:
                 continue
             conn.execute(
-                "INSERT OR REPLACE INTO harvest_checkpoints VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO harvest_checkpoints (path, source, device, inode, size,"
+                " mtime_ns, line_offset, tail_hash, sessions_json, harvested_at, resume_json)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (cp.path, cp.source, cp.device, cp.inode, cp.size, cp.mtime_ns, cp.offset,
-                 cp.tail_hash, json.dumps(cp.sessions), now),
+                 cp.tail_hash, json.dumps(cp.sessions), now,
+                 json.dumps(cp.resume) if cp.resume is not None else None),
             )
+
+
+def load_resume(archive: Archive, path: str) -> dict[str, Any] | None:
+    """The resume state saved with ``path``'s checkpoint (None: read it from the start)."""
+    row = archive.conn.execute(
+        "SELECT resume_json FROM harvest_checkpoints WHERE path = ?", (path,)).fetchone()
+    if row is None or row[0] is None:
+        return None
+    value = json.loads(row[0])
+    return value if isinstance(value, dict) else None
+
+
+def load_session(archive: Archive, source: str, session_id: str) -> Session | None:
+    """One archived session with its turns, or None."""
+    row = archive.conn.execute(
+        "SELECT project, started_at, ended_at, format_version, headless, path, files_json,"
+        " skills_json FROM sessions WHERE source = ? AND session_id = ?",
+        (source, session_id)).fetchone()
+    if row is None:
+        return None
+    return Session(
+        source=source, session_id=session_id, project=row[0], started_at=_dt(row[1]),
+        ended_at=_dt(row[2]), format_version=row[3], headless=bool(row[4]), path=row[5],
+        files_touched=json.loads(row[6]), skills_used=json.loads(row[7]),
+        turns=_turns(archive, source, session_id),
+    )
