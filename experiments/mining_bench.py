@@ -28,11 +28,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skillopt_sleep.mine.actions import actions  # noqa: E402
 from skillopt_sleep.mine.embed import SentenceTransformerEmbedder  # noqa: E402
 from skillopt_sleep.mine.evaluate import pairwise_scores  # noqa: E402
 from skillopt_sleep.mine.families import FamilySettings, cluster, family_id  # noqa: E402
-from skillopt_sleep.mine.index import ProjectIndex  # noqa: E402
+from skillopt_sleep.mine.index import ProjectIndex, space  # noqa: E402
+from skillopt_sleep.mine.intent import parse  # noqa: E402
 from skillopt_sleep.mine.miner import Miner  # noqa: E402
 from skillopt_sleep.mine.recall import Recaller  # noqa: E402
 from skillopt_sleep.mine.requests import Request, read_requests  # noqa: E402
@@ -80,7 +80,7 @@ def build_archive(state: Path, n_tasks: int, per_family: int, dim: int) -> tuple
             conn.executemany("UPDATE mined_requests SET family_id = ? WHERE id = ?",
                              [(fid, i) for i in ids])
     start = time.perf_counter()
-    index = ProjectIndex.open(PROJECT, "bench", dim, state / "index")
+    index = ProjectIndex.open(PROJECT, space("bench"), dim, state / "index")
     index.add([r.id for r in requests], vectors)
     index.save()
     return archive, time.perf_counter() - start
@@ -125,11 +125,11 @@ def family_quality(state: Path, embedder: SentenceTransformerEmbedder) -> dict[s
     position = {r.id: i for i, r in enumerate(requests)}
     groups = [[position[m] for m in f.members] for f in first.families]
     scores = pairwise_scores(labels, groups)
-    vectors = embedder.embed([r.text for r in requests])
-    acts = [actions(r.text) for r in requests]
+    intents = [parse(r.text) for r in requests]
+    vectors = embedder.embed([i.canonical for i in intents])
     sweep = {}
-    for threshold in (0.35, 0.4, 0.45, 0.5, 0.55, 0.6):
-        s = pairwise_scores(labels, cluster(vectors, acts, threshold))
+    for threshold in (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6):
+        s = pairwise_scores(labels, cluster(vectors, intents, threshold))
         sweep[f"{threshold:.2f}"] = {k: round(v, 3) for k, v in s.items()}
     archive.close()
     return {"labelled_requests": len(requests), "labelled_families": len(set(labels)),

@@ -13,6 +13,7 @@ from skillopt_sleep.mine.actions import actions, compatible
 from skillopt_sleep.mine.embed import MockEmbedder, SentenceTransformerEmbedder
 from skillopt_sleep.mine.evaluate import pairwise_scores
 from skillopt_sleep.mine.families import FamilySettings, family_id
+from skillopt_sleep.mine.intent import parse
 from skillopt_sleep.mine.miner import Miner
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.splits import split_for
@@ -23,12 +24,14 @@ from tests._require import require
 DATA = Path(__file__).parent / "data" / "paraphrases.jsonl"
 P = "/home/dev/shop"
 
-# Two tight groups on the mock's axes: a* near e1, b* near e2.
-VECTORS = {
-    "run the tests": [1, 0.1, 0, 0], "run the tests again": [1, 0.2, 0, 0],
-    "rerun the tests": [1, 0, 0.1, 0], "bump the version": [0, 0, 1, 0.1],
-    "bump the version number": [0, 0, 1, 0.2], "summarise the diff": [0, 1, 0, 0],
+# Two tight groups on the mock's axes: a* near e1, b* near e2. Mining embeds canonical
+# forms, so the mock's table is keyed by them.
+WORDINGS = {
+    "run the tests": [1, 0.1, 0, 0], "run the tests on the server": [1, 0.2, 0, 0],
+    "rerun the tests after the merge": [1, 0, 0.1, 0], "bump the version": [0, 0, 1, 0.1],
+    "bump the version for the release": [0, 0, 1, 0.2], "summarise the diff": [0, 1, 0, 0],
 }
+VECTORS = {parse(text).canonical: v for text, v in WORDINGS.items()}
 
 
 def _req(rid: str, session: str, text: str, project: str = P) -> Request:
@@ -42,14 +45,15 @@ def _miner(archive: Archive, mock: MockEmbedder, **kw: float) -> Miner:
 def test_family_ids_and_splits_survive_new_members_and_nights(tmp_path: Path) -> None:
     archive = Archive(paths.archive_path())
     mock = MockEmbedder(dim=4, vectors=VECTORS)
-    night1 = [_req("a1", "s1", "run the tests"), _req("a2", "s2", "run the tests again"),
+    night1 = [_req("a1", "s1", "run the tests"), _req("a2", "s2", "run the tests on the server"),
               _req("b1", "s3", "bump the version")]
     report = _miner(archive, mock).mine(night1)
     (fam,) = report.families
     assert fam.id == family_id(P, ["a1", "a2"]) and fam.members == ["a1", "a2"] and fam.new
     assert report.counts["pending"] == 1  # b1 waits for a second session
 
-    night2 = [_req("a3", "s4", "rerun the tests"), _req("b2", "s5", "bump the version number")]
+    night2 = [_req("a3", "s4", "rerun the tests after the merge"),
+              _req("b2", "s5", "bump the version for the release")]
     report2 = _miner(archive, mock).mine(night2)
     by_id = {f.id: f for f in report2.families}
     assert by_id[fam.id].members == ["a1", "a2", "a3"] and not by_id[fam.id].new
@@ -69,7 +73,7 @@ def test_family_ids_and_splits_survive_new_members_and_nights(tmp_path: Path) ->
 def test_one_session_is_not_a_family() -> None:
     archive = Archive(paths.archive_path())
     mock = MockEmbedder(dim=4, vectors=VECTORS)
-    same = [_req("a1", "s1", "run the tests"), _req("a2", "s1", "run the tests again")]
+    same = [_req("a1", "s1", "run the tests"), _req("a2", "s1", "run the tests on the server")]
     assert _miner(archive, mock).mine(same).families == []
     other = Archive(paths.archive_path().with_name("other.sqlite3"))
     assert len(_miner(other, mock, min_sessions=1).mine(same).families) == 1

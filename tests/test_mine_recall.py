@@ -9,6 +9,7 @@ from skillopt_sleep import paths
 from skillopt_sleep.mine.catalog import Catalog, CatalogSettings
 from skillopt_sleep.mine.embed import MockEmbedder
 from skillopt_sleep.mine.families import FamilySettings
+from skillopt_sleep.mine.intent import parse
 from skillopt_sleep.mine.recall import Neighbour, Recaller, contrast
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.route import LEARNED_SKILL, SkillInfo, route
@@ -32,30 +33,32 @@ def _train_and_held_out_ids() -> tuple[str, str]:
 
 def test_recall_never_returns_held_out_families_and_contrasts() -> None:
     train, held = _train_and_held_out_ids()
-    texts = {f"{train} one": [1, 0, 0], f"{train} two": [1, 0.05, 0],
-             f"{train} three": [1, 0.1, 0], f"{train} three ": [1, 0.1, 0],
-             f"{held} one": [0.3, 0, 1], f"{held} two": [0.3, 0.05, 1]}
-    mock = MockEmbedder(dim=3, vectors=texts)
+    # Mining embeds canonical forms, so the mock's table is keyed by them.
+    words = {"tidy garden one": [1, 0, 0], "tidy garden two": [1, 0.05, 0],
+             "tidy garden three": [1, 0.1, 0], "tidy garden three ": [1, 0.1, 0],
+             "paint fence one": [0.3, 0, 1], "paint fence two": [0.3, 0.05, 1]}
+    mock = MockEmbedder(dim=3, vectors={parse(k).canonical: v for k, v in words.items()})
     requests = [
-        Request(f"{train}a", "s1", "/p", f"{train} one", reaction="approval"),
-        Request(f"{train}b", "s2", "/p", f"{train} two", reaction="correction", correction="no"),
-        Request(f"{train}c", "s3", "/p", f"{train} three", signal=["vote_up"]),
-        Request(f"{train}d", "s4", "/p", f"{train} three ", signal=["vote_up"]),
-        Request(f"{held}a", "s5", "/p", f"{held} one"), Request(f"{held}b", "s6", "/p",
-                                                                f"{held} two"),
+        Request(f"{train}a", "s1", "/p", "tidy garden one", reaction="approval"),
+        Request(f"{train}b", "s2", "/p", "tidy garden two", reaction="correction",
+                correction="no"),
+        Request(f"{train}c", "s3", "/p", "tidy garden three", signal=["vote_up"]),
+        Request(f"{train}d", "s4", "/p", "tidy garden three ", signal=["vote_up"]),
+        Request(f"{held}a", "s5", "/p", "paint fence one"),
+        Request(f"{held}b", "s6", "/p", "paint fence two"),
     ]
     archive = Archive(paths.archive_path())
     settings = CatalogSettings(family=FamilySettings(threshold=0.9))
     result = Catalog(archive, mock, settings=settings).refresh(requests)
     splits = {t.intent.split()[0]: t.split for t in result.tasks}
-    assert splits[train] == "train" and splits[held] != "train"
+    assert splits["tidy"] == "train" and splits["paint"] != "train"
     recaller = Recaller(archive, mock)
-    query = mock.embed([f"{train} one"])[0]
+    query = mock.embed([parse("tidy garden one").canonical])[0]
     found = recaller.recall_vector(query, "/p", k=5, current="failure")
     ids = [n.request_id for n in found]
     assert {f"{held}a", f"{held}b"}.isdisjoint(ids)  # never a validation/test family
     assert {n.family_id for n in found} == {t.family_id for t in result.tasks
-                                            if t.intent.startswith(train)}
+                                            if t.intent.startswith("tidy")}
     assert len([i for i in ids if i in (f"{train}c", f"{train}d")]) == 1  # same wording once
     assert found[0].outcome == "success"
     assert recaller.recall_vector(query, "/elsewhere", k=5) == []

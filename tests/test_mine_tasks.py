@@ -11,6 +11,7 @@ from skillopt_sleep.mine.catalog import Catalog, CatalogSettings
 from skillopt_sleep.mine.corrections import merge_checks, rules_from_correction
 from skillopt_sleep.mine.embed import MockEmbedder
 from skillopt_sleep.mine.families import FamilySettings
+from skillopt_sleep.mine.intent import parse
 from skillopt_sleep.mine.judging import propose, valid_checks
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.route import LEARNED_SKILL, Route, SkillInfo
@@ -117,7 +118,8 @@ def test_catalog_routes_dedupes_and_stores_tasks() -> None:
     texts = {"run the tests": [1, 0, 0, 0], "run the tests again": [1, 0.1, 0, 0],
              "bump the version": [0, 1, 0, 0], "bump the version number": [0, 1, 0.1, 0],
              "testing: how we run pytest": [1, 0, 0.2, 0]}
-    mock = MockEmbedder(dim=4, vectors=texts)
+    # Requests are embedded in canonical form, skills' routing text as written.
+    mock = MockEmbedder(dim=4, vectors={parse(k).canonical: v for k, v in texts.items()} | texts)
     skill = SkillInfo("testing", "how we run pytest", text="Always use pytest -q.")
     requests = [
         Request("a1", "s1", "/p", "run the tests", reaction="correction",

@@ -30,13 +30,17 @@ _CLASSES: dict[str, tuple[str, ...]] = {
     "explain": ("explain", "describe", "summarize", "summarise", "understand", "walk",
                 "tell"),
     "review": ("review", "audit", "inspect", "critique", "look"),
-    "vcs": ("commit", "push", "revert", "undo", "roll", "stage", "merge", "rebase", "pull",
-            "cherry-pick", "checkout"),
+    "vcs": ("commit", "push", "stage", "merge", "rebase", "pull", "cherry-pick", "checkout"),
+    # Undoing work is not recording it: "revert the last commit" is no "commit and push".
+    "revert": ("revert", "undo", "roll", "roll-back", "rollback"),
     "optimize": ("optimize", "optimise", "speed", "profile", "accelerate", "tune"),
+    "compare": ("compare", "contrast", "benchmark", "weigh"),
+    "plan": ("plan", "design", "outline", "propose", "estimate", "size", "schedule"),
+    "respond": ("answer", "respond", "reply", "rebut"),
 }
 VERB_CLASS: dict[str, str] = {verb: cls for cls, verbs in _CLASSES.items() for verb in verbs}
 
-_FILLERS = frozenset((
+FILLERS = frozenset((
     "please", "pls", "plz", "can", "could", "would", "will", "you", "u", "just", "now", "also",
     "quickly", "kindly", "i", "we", "need", "want", "to", "help", "me", "let's", "lets", "let",
     "us", "go", "ahead", "and", "then", "ok", "okay", "hey", "hi", "first", "again", "so",
@@ -52,7 +56,7 @@ _TOKEN = re.compile(r"[a-z][a-z'-]*")
 
 def _clause_verb(clause: str) -> str | None:
     for token in _TOKEN.findall(clause.lower()):
-        if token in _FILLERS:
+        if token in FILLERS:
             continue
         return VERB_CLASS.get(token)
     return None

@@ -1,9 +1,13 @@
 """Recurring task families: requests of the same intent, asked in several sessions.
 
-Grouping is average-linkage agglomeration over nearest-neighbour edges: two groups
-merge when the mean cosine between their members reaches ``threshold`` and no pair of
-their members names incompatible actions (``actions.compatible``). Candidate edges come
-from a k-nearest-neighbour search, so the work grows with n·k, not n².
+Each request is reduced to its intent (``intent.parse``): the vectors grouped are those
+of its canonical form ("run tests"), not of its raw wording. Grouping is average-linkage
+agglomeration over nearest-neighbour edges: two groups merge when the mean cosine
+between their members reaches ``threshold`` and every pair of their members may share
+an intent (``intent.same_intent_possible``: same action class, same object, same
+deliverable). The guards carry the precision, so the threshold can be low enough to
+join distant paraphrases. Candidate edges come from a k-nearest-neighbour search, so
+the work grows with n·k, not n².
 
 A family's id is derived from its project and its first two members (in arrival order)
 when it forms, and never changes: later requests join it, families are never merged or
@@ -19,16 +23,14 @@ import faiss
 import numpy as np
 
 from ..records import sha256_text
-from .actions import actions, compatible
-
-Actions = frozenset[str]
+from .intent import Intent, parse, same_intent_possible
 
 
 @dataclass
 class FamilySettings:
     """``threshold``: mean cosine to join; ``min_sessions``: distinct sessions to form."""
 
-    threshold: float = 0.5
+    threshold: float = 0.3
     min_sessions: int = 2
     neighbours: int = 20
     max_compare: int = 200
@@ -66,12 +68,12 @@ def neighbour_edges(vectors: np.ndarray, k: int) -> list[tuple[float, int, int]]
     return sorted(((s, i, j) for (i, j), s in edges.items()), key=lambda e: (-e[0], e[1], e[2]))
 
 
-def _all_compatible(a: Sequence[Actions], b: Sequence[Actions]) -> bool:
-    return all(compatible(x, y) for x in set(a) for y in set(b))
+def _all_compatible(a: Sequence[Intent], b: Sequence[Intent]) -> bool:
+    return all(same_intent_possible(x, y) for x in set(a) for y in set(b))
 
 
 def cluster(
-    vectors: np.ndarray, acts: Sequence[Actions], threshold: float, neighbours: int = 20
+    vectors: np.ndarray, intents: Sequence[Intent], threshold: float, neighbours: int = 20
 ) -> list[list[int]]:
     """Groups of row indices (each sorted, groups by first member); singletons included."""
     owner = list(range(len(vectors)))
@@ -83,7 +85,7 @@ def cluster(
         if a == b:
             continue
         ga, gb = groups[a], groups[b]
-        if not _all_compatible([acts[x] for x in ga], [acts[x] for x in gb]):
+        if not _all_compatible([intents[x] for x in ga], [intents[x] for x in gb]):
             continue
         if float((vectors[ga] @ vectors[gb].T).mean()) < threshold:
             continue
@@ -100,18 +102,18 @@ class Member:
 
     id: str
     session_id: str
-    vector: np.ndarray
-    acts: Actions
+    vector: np.ndarray  # of the canonical form, ``intent.canonical``
+    intent: Intent
 
 
 def best_family(
     item: Member, candidates: dict[str, list[Member]], threshold: float
 ) -> str | None:
-    """The candidate family ``item`` fits best (mean cosine ≥ threshold, actions agree)."""
+    """The candidate family ``item`` fits best (mean cosine ≥ threshold, intents agree)."""
     best, best_score = None, threshold
     for fid in sorted(candidates):
         members = candidates[fid]
-        if not _all_compatible([item.acts], [m.acts for m in members]):
+        if not _all_compatible([item.intent], [m.intent for m in members]):
             continue
         score = float(np.mean(np.stack([m.vector for m in members]) @ item.vector))
         if score >= best_score:
@@ -130,7 +132,8 @@ def new_families(
     if not pending:
         return []
     vectors = np.stack([m.vector for m in pending])
-    groups = cluster(vectors, [m.acts for m in pending], settings.threshold, settings.neighbours)
+    groups = cluster(vectors, [m.intent for m in pending], settings.threshold,
+                     settings.neighbours)
     formed = []
     for group in groups:
         if len({pending[i].session_id for i in group}) < settings.min_sessions:
@@ -141,4 +144,5 @@ def new_families(
 
 
 def member(request_id: str, session_id: str, text: str, vector: np.ndarray) -> Member:
-    return Member(request_id, session_id, vector, actions(text))
+    """``vector`` must be the embedding of ``parse(text).canonical``."""
+    return Member(request_id, session_id, vector, parse(text))

@@ -32,6 +32,14 @@ def project_key(project: str) -> str:
     return sha256_text(project)[:16]
 
 
+def space(embedder: str) -> str:
+    """Name of the vector space an index holds: the embedder and the canonical form of the
+    texts it embedded (``intent.CANONICAL_FORM``)."""
+    from .intent import CANONICAL_FORM
+
+    return f"{embedder}-{CANONICAL_FORM}"
+
+
 def index_dir(state: Path | None = None) -> Path:
     return (state or paths.state_dir()) / "index"
 

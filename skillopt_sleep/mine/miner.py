@@ -1,7 +1,8 @@
 """One mining pass: new requests in, families out, incrementally.
 
-1. New requests are stored; their texts are embedded through the vector cache (nothing
-   already seen is embedded again) and appended to the project's faiss index.
+1. New requests are stored; the canonical forms of their texts (``intent.parse``) are
+   embedded through the vector cache (nothing already seen is embedded again) and
+   appended to the project's faiss index.
 2. Each request no family holds yet tries to join an existing family, found among its
    nearest indexed neighbours.
 3. What is left is grouped; groups seen in enough sessions become new families, with
@@ -20,7 +21,8 @@ from ..records import utcnow
 from ..store.archive import Archive
 from .embed import Embedder
 from .families import Family, FamilySettings, Member, best_family, member, new_families
-from .index import ProjectIndex
+from .index import ProjectIndex, space
+from .intent import parse
 from .requests import Request
 from .splits import DEFAULT_RATIOS, split_for
 from .store import FamilyRow, MiningStore
@@ -56,8 +58,9 @@ class Miner:
 
     def open_index(self, project: str) -> ProjectIndex:
         """The project's index, brought up to date with every stored request."""
-        index = ProjectIndex.open(project, self.embedder.name, self.embedder.dim, self.index_base)
-        missing = [(r.id, r.text) for r, _ in self.store.project_requests(project)
+        index = ProjectIndex.open(project, space(self.embedder.name), self.embedder.dim,
+                                  self.index_base)
+        missing = [(r.id, parse(r.text).canonical) for r, _ in self.store.project_requests(project)
                    if r.id not in index]
         if missing:
             vectors = self.cache.vectors([text for _, text in missing])

@@ -19,7 +19,8 @@ import numpy as np
 from ..records import Split, Task
 from ..store.archive import Archive
 from .embed import Embedder
-from .index import ProjectIndex
+from .index import ProjectIndex, space
+from .intent import parse
 from .store import MiningStore
 from .vectors import VectorCache
 
@@ -79,11 +80,12 @@ class Recaller:
     def _index(self, project: str) -> ProjectIndex:
         if project not in self._indexes:
             self._indexes[project] = ProjectIndex.open(
-                project, self.embedder.name, self.embedder.dim, self.index_base)
+                project, space(self.embedder.name), self.embedder.dim, self.index_base)
         return self._indexes[project]
 
     def recall(self, task: Task, k: int = 20, scope: str = "project") -> list[Neighbour]:
-        vector = self.cache.vectors([task.intent])[0]
+        # The index holds canonical forms, so the query is one too.
+        vector = self.cache.vectors([parse(task.intent).canonical])[0]
         return self.recall_vector(vector, task.project, k, scope, task_outcome(task), task.intent)
 
     def recall_vector(self, vector: np.ndarray, project: str, k: int = 20,
