@@ -13,7 +13,7 @@ from skillopt_sleep.mine.actions import actions, compatible
 from skillopt_sleep.mine.embed import MockEmbedder, SentenceTransformerEmbedder
 from skillopt_sleep.mine.evaluate import pairwise_scores
 from skillopt_sleep.mine.families import FamilySettings, family_id
-from skillopt_sleep.mine.intent import parse
+from skillopt_sleep.mine.intent import parse, same_intent_possible
 from skillopt_sleep.mine.miner import Miner
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.splits import split_for
@@ -139,3 +139,19 @@ def test_labelled_set_shape() -> None:
     rows = [json.loads(line) for line in DATA.read_text().splitlines()]
     assert len(rows) >= 200 and len({r["family"] for r in rows}) >= 30
     assert len({r["id"] for r in rows}) == len(rows)
+
+
+def test_intents_canonicalise_and_guard_deliverables() -> None:
+    assert parse("kick off the whole test suite").canonical == "run tests"
+    assert parse("please execute the unit tests").canonical == "run tests"
+    run, write = parse("run the tests"), parse("write the tests")
+    assert run.object == write.object == "tests" and not same_intent_possible(run, write)
+    assert not same_intent_possible(parse("write the tests"), parse("write the changelog"))
+    assert not same_intent_possible(parse("revert the last commit"),
+                                    parse("commit and push the changes"))
+    summary = parse("Summarize the BERT paper.")
+    assert not same_intent_possible(summary, parse("Critique the methodology of the BERT paper."))
+    assert same_intent_possible(summary, parse("Summarize the ResNet paper."))
+    assert parse("Summarize the ResNet paper.").canonical == summary.canonical  # names dropped
+    assert not same_intent_possible(parse("Draft a related-work paragraph around X."),
+                                    parse("Draft an abstract for our follow-up to X."))
