@@ -245,6 +245,13 @@ def build_server(jobs: Jobs | None = None) -> MCPServer:
         "Nightly, validation-gated improvement of coding-agent skills. Start a night with "
         "sleep_run and follow it with sleep_job; review with sleep_report; adopt only when "
         "the user asks; sleep_rollback undoes an adoption."))
+    _night_tools(server, jobs)
+    _skill_tools(server)
+    return server
+
+
+def _night_tools(server: MCPServer, jobs: Jobs) -> None:
+    """Tools that read state or start nights: status, run, job, report, harvest preview."""
 
     @server.tool(annotations=READ_ONLY)
     async def sleep_status() -> dict[str, Any]:
@@ -280,6 +287,28 @@ def build_server(jobs: Jobs | None = None) -> MCPServer:
         """A night's summary per skill and the path of its report (default: the last night)."""
         return await run_cli("report", *_night(night), "--json")
 
+    @server.tool(annotations=RECORDS_SESSIONS)
+    async def sleep_harvest_preview(
+        source: Literal["all", "claude-code", "codex", "copilot-vscode", "copilot-cli"] = "all",
+        project: Annotated[str | None, Field(description="Absolute path of the project")] = None,
+        since: Annotated[str | None, Field(description="ISO time with a zone")] = None,
+        limit: Annotated[int, Field(ge=1, le=200, description="Sessions to list")] = 20,
+    ) -> dict[str, Any]:
+        """The sessions the next night would learn from (records new ones in the archive)."""
+        args = ["harvest", "--source", source, "--json"]
+        folder = _project(project)
+        args += ["--project", folder] if folder else []
+        args += ["--since", since] if since else []
+        result = await run_cli(*args)
+        items = result.get("items") or []
+        return {"sessions": [_session_line(s) for s in items[:limit]],
+                "shown": min(limit, len(items)), "total": len(items),
+                "summary": result.get("summary")}
+
+
+def _skill_tools(server: MCPServer) -> None:
+    """Tools that write skills (versioned, undoable): adopt and rollback."""
+
     @server.tool(annotations=WRITES_SKILLS)
     async def sleep_adopt(
         night: NightId | None = None,
@@ -301,26 +330,6 @@ def build_server(jobs: Jobs | None = None) -> MCPServer:
         args = ["rollback"] + (["--skill", _skill(skill) or ""] if skill else [])
         args += ["--to", str(to_version)] if to_version is not None else []
         return await run_cli(*args, "--json")
-
-    @server.tool(annotations=RECORDS_SESSIONS)
-    async def sleep_harvest_preview(
-        source: Literal["all", "claude-code", "codex", "copilot-vscode", "copilot-cli"] = "all",
-        project: Annotated[str | None, Field(description="Absolute path of the project")] = None,
-        since: Annotated[str | None, Field(description="ISO time with a zone")] = None,
-        limit: Annotated[int, Field(ge=1, le=200, description="Sessions to list")] = 20,
-    ) -> dict[str, Any]:
-        """The sessions the next night would learn from (records new ones in the archive)."""
-        args = ["harvest", "--source", source, "--json"]
-        folder = _project(project)
-        args += ["--project", folder] if folder else []
-        args += ["--since", since] if since else []
-        result = await run_cli(*args)
-        items = result.get("items") or []
-        return {"sessions": [_session_line(s) for s in items[:limit]],
-                "shown": min(limit, len(items)), "total": len(items),
-                "summary": result.get("summary")}
-
-    return server
 
 
 def _session_line(session: Any) -> dict[str, Any]:
