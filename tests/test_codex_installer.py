@@ -117,7 +117,7 @@ def test_unknown_option_is_an_error(tmp_path: Path) -> None:
 
 def test_installer_warns_when_the_engine_is_missing(tmp_path: Path) -> None:
     result = _install(tmp_path)
-    assert "pipx install skillopt-sleep" in result.stderr
+    assert "pipx install /path/to/skillopt-sleep" in result.stderr
 
 
 def test_shellcheck_clean() -> None:

@@ -269,7 +269,7 @@ def test_launcher_prints_the_install_command_when_the_engine_is_missing(tmp_path
     result = subprocess.run([str(LAUNCHER), "status"], env=env, capture_output=True, text=True,
                             timeout=10)
     assert result.returncode == 127
-    assert "pipx install skillopt-sleep" in result.stderr
+    assert "pipx install /path/to/skillopt-sleep" in result.stderr
 
 
 def test_launcher_runs_the_configured_interpreter(tmp_path: Path) -> None:

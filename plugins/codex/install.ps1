@@ -60,7 +60,7 @@ function Write-Warnings {
         Write-Warning "$Legacy also exists; Codex lists a skill found in both roots twice. Remove the legacy copy if it is an old install."
     }
     if (-not $Uninstall -and -not (Get-Command skillopt-sleep -ErrorAction SilentlyContinue)) {
-        Write-Warning 'the skillopt-sleep command is not on PATH; the skill runs it. Install it with: pipx install skillopt-sleep'
+        Write-Warning 'the skillopt-sleep command is not on PATH; the skill runs it. Install it from a clone of the repository: pipx install C:\path\to\skillopt-sleep'
     }
 }
 

@@ -71,7 +71,7 @@ warn_legacy() {
 warn_engine() {
     if ! command -v skillopt-sleep >/dev/null 2>&1; then
         say "note: the skillopt-sleep command is not on PATH; the skill runs it." >&2
-        say "      Install it with: pipx install skillopt-sleep" >&2
+        say "      Install it from a clone of the repository: pipx install /path/to/skillopt-sleep" >&2
     fi
 }
 
