@@ -29,7 +29,7 @@ def world(tmp_path: Path, isolated_home: Path) -> dict:
     home.mkdir()
     project.mkdir()
     persona = personas.load("researcher")
-    write_history(persona, 0, home, project)
+    written = write_history(persona, 0, home, project)
     roots = [tmp_path / "skills-claude", tmp_path / "skills-agents"]
     (project / ".skillopt-sleep.toml").write_text(
         f'target = "simulated"\noptimizer = "simulated"\npersona = "{persona.path}"\n'
@@ -44,7 +44,8 @@ def world(tmp_path: Path, isolated_home: Path) -> dict:
         CODEX_HOME=str(home / ".codex"),
         SKILLOPT_SLEEP_HOME=str(isolated_home),
     )
-    return {"home": home, "project": project, "roots": roots, "env": env, "state": isolated_home}
+    return {"home": home, "project": project, "roots": roots, "env": env, "state": isolated_home,
+            "written": written}
 
 
 def cli(world: dict, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -67,7 +68,8 @@ def lines(done: subprocess.CompletedProcess[str]) -> list[dict]:
 
 def test_run_stage_status_report_adopt_versions_rollback(world: dict):
     run = json.loads(cli(world, "run", "--json").stdout)
-    assert run["counts"]["harvest"]["sessions"] == 240 and run["staged"]
+    sessions = world["written"]["claude-code"] + world["written"]["codex"]
+    assert run["counts"]["harvest"]["sessions"] == sessions and run["staged"]
     skill = run["skills"][0]
     assert skill["skill"] == "skillopt-sleep-learned" and skill["changed"]
     staged = Path(run["staged"])
@@ -145,8 +147,16 @@ def test_unknown_config_key_and_bad_option_are_errors_that_name_them(world: dict
 
 def test_doctor_reports_sources_and_state(world: dict):
     doc = json.loads(cli(world, "doctor", "--json").stdout)
-    assert doc["sources"]["claude-code"] == 120 and doc["sources"]["codex"] == 120
+    assert doc["sources"]["claude-code"] == world["written"]["claude-code"]
+    assert doc["sources"]["codex"] == world["written"]["codex"]
     assert doc["state_dir"].startswith(str(world["state"]))
+    assert doc["backends"]["target"]["status"].startswith("ok")
+    assert doc["embedding_model"].startswith("ok (hashing")
+    cfg = world["project"] / ".skillopt-sleep.toml"
+    cfg.write_text(cfg.read_text().replace('target = "simulated"', 'target = "openai:no-such"'))
+    doc = json.loads(cli(world, "doctor", "--json").stdout)
+    assert "no-such" in doc["backends"]["target"]["status"]
+    assert doc["backends"]["target"]["status"].startswith("error")
 
 
 def _live(roots: list[Path]) -> list[bytes | None]:
