@@ -216,6 +216,7 @@ def test_worker_processes_give_the_same_archive(tmp_path: Path,
         for name in names:
             shutil.copy(folder / name, folder / f"copy{i}-{name}")
     monkeypatch.setattr(parallel, "PARALLEL_MIN_FILES", 4)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setenv(parallel.WORKERS_ENV, "2")
     stats = HarvestStats()
     pooled = list(harvest(Archive(archive_path()), [make_source("claude-code", root,

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..records import SENTINEL, Session, Signal, ToolCall, Turn
 from .base import HarvestStats
-from .redact import redact
+from .redact import may_hold_secrets, redact
 from .signals import set_reactions
 
 __all__ = ["MAX_ANSWER", "MAX_TURNS", "SessionBuilder", "skill_from_text", "small_args"]
@@ -142,7 +142,8 @@ class SessionBuilder:
             self._redact_turn(turn)
         set_reactions(turns)
         before = self.stats.secrets_redacted
-        files = [self._redact(f) for f in self.files]
+        files = ([self._redact(f) for f in self.files] if may_hold_secrets(list(self.files))
+                 else list(self.files))
         self.files_redacted = self.stats.secrets_redacted - before
         return Session(
             source=self.source, session_id=session_id, project=self.project,
@@ -158,16 +159,34 @@ class SessionBuilder:
 
     def _redact_turn(self, turn: Turn) -> None:
         done, raw = self._done, self._raw
-        if id(turn) not in done:
+        fresh = id(turn) not in done
+        if fresh or id(turn) in raw:
+            turn.final_answer = _clip(turn.final_answer.strip(), MAX_ANSWER)
+        if not may_hold_secrets(self._texts(turn)):
+            return
+        if fresh:
             turn.request = self._redact(turn.request)
-        if id(turn) not in done or id(turn) in raw:
-            turn.final_answer = self._redact(_clip(turn.final_answer.strip(), MAX_ANSWER))
+        if fresh or id(turn) in raw:
+            turn.final_answer = self._redact(turn.final_answer)
         for call in turn.tool_calls:
             if id(call) not in done or id(call) in raw:
                 call.error_head = self._redact(call.error_head)
             if id(call) not in done:
                 call.args = {k: self._redact(v) if isinstance(v, str) else v
                              for k, v in call.args.items()}
+
+    def _texts(self, turn: Turn) -> list[str]:
+        """Every text of ``turn`` that ``_redact_turn`` may change."""
+        done, raw = self._done, self._raw
+        texts = [turn.request] if id(turn) not in done else []
+        if id(turn) not in done or id(turn) in raw:
+            texts.append(turn.final_answer)
+        for call in turn.tool_calls:
+            if id(call) not in done or id(call) in raw:
+                texts.append(call.error_head)
+            if id(call) not in done:
+                texts.extend(v for v in call.args.values() if isinstance(v, str))
+        return texts
 
     def resume(self, session: Session, dropped: int, calls: dict[str, list[int]]) -> None:
         """Continue ``session``, as archived from an earlier read of the same file.

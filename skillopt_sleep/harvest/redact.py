@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["SECRET_PATTERNS", "SecretPattern", "find_secrets", "redact"]
+__all__ = ["SECRET_PATTERNS", "SecretPattern", "find_secrets", "may_hold_secrets", "redact"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,17 @@ def _spans(text: str, low: str) -> list[tuple[int, int, str]]:
             found.append((start, end, pattern.kind))
     found.sort()
     return found
+
+
+def may_hold_secrets(texts: list[str]) -> bool:
+    """False when no text of ``texts`` can hold a secret (so ``redact`` would keep each).
+
+    One test on the texts joined: the hints are ASCII without NUL and lower-casing maps
+    character by character as far as ASCII goes, so a hint found in the joined text lies
+    inside one of them. Far cheaper than a test per short text.
+    """
+    low = "\0".join(texts).lower()
+    return any(hint in low for hint in _HINTS)
 
 
 def find_secrets(text: str) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from ..records import Reaction, Signal, Turn
 
@@ -58,6 +59,7 @@ _APPROVAL_CJK = re.compile(r"ありがとう|完璧|いいね|バッチリ|谢�
 _REPEAT_THRESHOLD = 0.6
 
 
+@lru_cache(maxsize=512)  # each request is compared with the one before and the one after
 def _normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold().strip()
     return re.sub(r"\s+", " ", text.replace("’", "'"))
@@ -67,9 +69,10 @@ def _opening(text: str, limit: int = 80) -> str:
     return text[:limit]
 
 
-def _trigrams(text: str) -> set[str]:
+@lru_cache(maxsize=512)
+def _trigrams(text: str) -> frozenset[str]:
     text = f"  {text} "
-    return {text[i : i + 3] for i in range(len(text) - 2)}
+    return frozenset(text[i : i + 3] for i in range(len(text) - 2))
 
 
 def is_repeat(first: str, second: str) -> bool:

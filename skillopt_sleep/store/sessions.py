@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..harvest.base import Checkpoint
-from ..records import Session, ToolCall, Turn, from_dict, utcnow
+from ..records import Session, ToolCall, Turn, utcnow
 from .archive import Archive
 
 __all__ = [
@@ -123,10 +123,16 @@ def _turns(archive: Archive, source: str, session_id: str) -> list[Turn]:
     ).fetchall()
     return [
         Turn(id=r[0], index=r[1], request=r[2], final_answer=r[3],
-             tool_calls=[from_dict(ToolCall, c) for c in json.loads(r[4])],
+             tool_calls=[_call(c) for c in json.loads(r[4])],
              signals=json.loads(r[5]), reaction=r[6], timestamp=_dt(r[7]))
         for r in rows
     ]
+
+
+def _call(data: dict[str, Any]) -> ToolCall:
+    # Built directly: the generic ``from_dict`` walk dominated loading a session to resume.
+    return ToolCall(name=data.get("name", "?"), ok=bool(data.get("ok", True)),
+                    args=dict(data.get("args") or {}), error_head=data.get("error_head", ""))
 
 
 def count_sessions(archive: Archive) -> dict[str, int]:
