@@ -219,7 +219,7 @@ def main() -> None:
         return
     print(f"tree: {mb:.0f} MB in {full['files_read']} files")
     print(f"full pass:      {full['seconds']:.2f} s  = {mb / full['seconds']:.0f} MB/s "
-          f"(target >= 120); CPU {full['cpu_seconds']:.2f} s = "
+          f"(target >= 120); this process's CPU {full['cpu_seconds']:.2f} s = "
           f"{mb / full['cpu_seconds']:.0f} MB/s")
     print(f"no-change pass: {unchanged['seconds']:.3f} s = "
           f"{result['no_change']['pct_of_full']}% of full (target <= 5%)")
