@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 FIXTURES = Path(os.environ.get("SKILLOPT_SLEEP_FIXTURES", "/work/shared/fixtures/transcripts"))
 CLAUDE = FIXTURES / "claude-code"
@@ -138,6 +139,7 @@ def timed_harvest(root: Path) -> dict[str, float]:
 _RSS_CHILD = """
 import sys, resource
 from pathlib import Path
+from typing import Any
 from skillopt_sleep.harvest.claude_code import ClaudeCodeSource
 source = ClaudeCodeSource(Path(sys.argv[1]), include_headless=True)
 sessions = list(source.sessions_from(Path(sys.argv[2])))
@@ -205,7 +207,7 @@ def main() -> None:
         appended = timed_harvest(root)
         big = big_file_rss(tmp, args.big_mb)
     mb = total / 2**20
-    result = {
+    result: dict[str, Any] = {
         "tree_mb": round(mb, 1),
         "full": {**full, "mb_per_s": round(mb / full["seconds"], 1)},
         "no_change": {**unchanged, "pct_of_full": round(100 * unchanged["seconds"]
