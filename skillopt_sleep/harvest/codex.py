@@ -7,6 +7,10 @@ AGENTS.md, permissions) arrives as user messages and is not a request; the VS Co
 extension wraps the request in an IDE-context preamble whose tail after
 "## My request for Codex:" is the request. Failures come from exit codes, interrupts from
 ``turn_aborted``; ``compacted`` summaries are not requests.
+
+A grown rollout is read whole again (no resume state): folding the mirrored messages
+compares each message with the last user and assistant texts, which a resume state would
+have to keep unredacted in the archive. Rollouts are small next to Claude Code sessions.
 """
 
 from __future__ import annotations

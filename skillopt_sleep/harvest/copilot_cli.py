@@ -6,6 +6,10 @@ separation). Events of a subagent carry ``agentId`` / ``data.parentToolCallId``;
 attributed to the parent tool call (counted in its arguments), never to the main thread.
 The project comes from ``session.start`` ``context.cwd`` (``workspace.yaml`` as fallback);
 sessions driven by VS Code name their folder in ``vscode.metadata.json``.
+
+A grown log is read whole again (no resume state yet): a resumed read would need the
+open tool calls and subagent attributions carried over the way the Claude Code reader
+carries its own; until then re-reading is the safe choice.
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ then set / splice / delete operations on paths), the legacy single JSON document
 (a later operation depends on every earlier one; a live writer leaves a truncated tail).
 The project is the folder named by ``workspace.json`` next to ``chatSessions``.
 Stable, Insiders, VSCodium, portable and remote-server roots are all searched.
+
+A grown op-log is read whole again: each operation edits a document that earlier ones
+built, so resuming would mean keeping the whole document (unredacted) as state.
 """
 
 from __future__ import annotations
