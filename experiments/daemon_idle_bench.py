@@ -1,9 +1,12 @@
 """Idle footprint of the daemon: RSS and CPU of ``daemon run`` with nothing to do.
 
 Starts the real daemon (scheduler with one enrolled project, watchers on a Claude Code
-tree holding the shared fixtures) in a temporary home, lets it settle, then samples its
-RSS and CPU time for ``--seconds``. Targets: RSS <= 150 MB, CPU near zero, and no model
-library (torch, sentence-transformers, faiss) imported while idle.
+tree holding the shared fixtures, and on the SessionEnd queue) in a temporary home, lets
+it settle, then samples its RSS and CPU time for ``--seconds``. Targets: RSS <= 150 MB,
+CPU near zero, and no model library (torch, sentence-transformers, faiss) imported while
+idle. Then a session ends: the real SessionEnd hook queues a transcript kept outside the
+watched folders, and the bench times how long until the session is in the archive, and
+which heavy modules the daemon holds after that harvest.
 
     .venv/bin/python experiments/daemon_idle_bench.py [--seconds 20]
 """
@@ -15,6 +18,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -24,6 +28,9 @@ from pathlib import Path
 import psutil
 
 FIXTURES = Path("/work/shared/fixtures/transcripts/claude-code")
+HOOK = Path(__file__).resolve().parents[1] / "plugins" / "claude-code" / "hooks" / "session_end.py"
+ENDED = "claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+ENDED_ID = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
 MODEL_MODULES = ("torch", "sentence_transformers", "transformers", "faiss")
 
 
@@ -40,6 +47,38 @@ def _home(base: Path) -> dict[str, str]:
                     str(base / "project"), "--target", "simulated", "--optimizer",
                     "simulated"], env=env, check=True, capture_output=True)
     return env
+
+
+def _archived(home: Path, session_id: str) -> bool:
+    path = home / "state" / "archive.sqlite3"
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+        try:
+            row = conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,))
+            return row.fetchone() is not None
+        finally:
+            conn.close()
+    except sqlite3.Error:  # not created yet
+        return False
+
+
+def _session_ends(base: Path, env: dict[str, str]) -> float | None:
+    """Seconds from the real hook firing to the session being archived (None: not in 30 s)."""
+    elsewhere = base / "elsewhere"  # not watched: only the queue can bring it in
+    elsewhere.mkdir()
+    transcript = elsewhere / f"{ENDED_ID}.jsonl"
+    shutil.copy(FIXTURES / ENDED, transcript)
+    payload = {"session_id": ENDED_ID, "transcript_path": str(transcript),
+               "cwd": "/path/to/Demo", "hook_event_name": "SessionEnd", "reason": "other"}
+    fired = time.monotonic()
+    subprocess.run([sys.executable, str(HOOK)], input=json.dumps(payload).encode(), env=env,
+                   check=True, capture_output=True)
+    home = Path(env["SKILLOPT_SLEEP_HOME"])
+    while time.monotonic() - fired < 30:
+        if _archived(home, ENDED_ID):
+            return time.monotonic() - fired
+        time.sleep(0.05)
+    return None
 
 
 def main() -> int:
@@ -65,6 +104,12 @@ def main() -> int:
             cpu = sum(proc.cpu_times()[:2]) - cpu0
             wall = time.monotonic() - wall0
             snapshot = json.loads(status_file.read_text())
+            latency = _session_ends(Path(tmp), env)
+            time.sleep(0.5)  # the status file is rewritten just after the harvest
+            after = json.loads(status_file.read_text())
+            rss_after = proc.memory_info().rss
+            log_file = Path(env["SKILLOPT_SLEEP_HOME"]) / "logs" / "daemon.log"
+            log_tail = log_file.read_text().splitlines()[-8:] if latency is None else []
         finally:
             daemon.send_signal(signal.SIGTERM)
             daemon.wait(timeout=30)
@@ -75,7 +120,13 @@ def main() -> int:
         "watched": [w["path"] for w in snapshot.get("watched", [])],
         "heavy_modules_loaded": snapshot.get("heavy_modules", []),
         "model_modules_loaded": loaded,
-        "ok": peak <= 150 * 2**20 and cpu / wall < 0.01 and not loaded,
+        "queued_session_archived_after_s": round(latency, 2) if latency is not None else None,
+        "queue": after.get("queue"),
+        "heavy_modules_after_queue_harvest": after.get("heavy_modules", []),
+        "rss_after_queue_harvest_mb": round(rss_after / 2**20, 1),
+        "log_tail_when_not_archived": log_tail,
+        "ok": peak <= 150 * 2**20 and cpu / wall < 0.01 and not loaded
+        and latency is not None and latency < 10,
     }
     print(json.dumps(result, indent=1))
     return 0 if result["ok"] else 1

@@ -164,7 +164,11 @@ class Service:
                                max_instances=2, misfire_grace_time=None)
 
     def _drain_queue(self) -> None:
-        if self.queue is not None and self.queue.drain():
+        if self.queue is None:
+            return
+        before = self._queue_counts()
+        self.queue.drain()
+        if self._queue_counts() != before:  # failures and skips show in the status too
             self.publish()
 
     def _mark_running(self, key: str | None) -> None:
