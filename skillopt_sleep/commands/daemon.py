@@ -16,31 +16,54 @@ import typer
 
 from ..errors import ConfigError
 
-daemon_app = typer.Typer(help="The background service: nightly runs and session watching.",
-                         no_args_is_help=True)
+daemon_app = typer.Typer(
+    help="The background service: nightly runs and session watching.", no_args_is_help=True
+)
 
-HourOption = Annotated[int | None, typer.Option("--hour", help="Hour of the nightly run (0-23,"
-                                                " local time; default 3).")]
+HourOption = Annotated[
+    int | None,
+    typer.Option("--hour", help="Hour of the nightly run (0-23, local time; default 3)."),
+]
 MinuteOption = Annotated[int | None, typer.Option("--minute", help="Minute (default 17).")]
 TargetOption = Annotated[str | None, typer.Option("--target", help="Target model spec.")]
-OptimizerOption = Annotated[str | None, typer.Option("--optimizer",
-                                                     help="Optimizer model spec.")]
-AdoptOption = Annotated[str | None, typer.Option(
-    "--adopt", help="review (stage only) or auto (write validated skills back; the daemon's"
-    " default).")]
-MinNewOption = Annotated[int | None, typer.Option(
-    "--min-new-sessions", help="Skip a night with fewer new sessions than this.")]
-AcOption = Annotated[bool | None, typer.Option(
-    "--require-ac-power/--allow-battery", help="Skip nights on battery (where detectable).")]
-DebounceOption = Annotated[float, typer.Option(
-    "--debounce", help="Seconds a transcript must stay unchanged before it is harvested.")]
-MaxLoadOption = Annotated[float | None, typer.Option(
-    "--max-load", help="Hold a night while the 5-minute load average per CPU is above this"
-    " (e.g. 0.5; retried every 15 minutes for 3 hours). Default: off.")]
-WatchOption = Annotated[bool, typer.Option("--watch/--no-watch",
-                                           help="Harvest sessions as they end.")]
-ProjectOption = Annotated[Path | None, typer.Option(
-    "--project", help="The project folder (default: the current one).")]
+OptimizerOption = Annotated[str | None, typer.Option("--optimizer", help="Optimizer model spec.")]
+AdoptOption = Annotated[
+    str | None,
+    typer.Option(
+        "--adopt",
+        help="review (stage only) or auto (write validated skills back; the daemon's default).",
+    ),
+]
+MinNewOption = Annotated[
+    int | None,
+    typer.Option("--min-new-sessions", help="Skip a night with fewer new sessions than this."),
+]
+AcOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--require-ac-power/--allow-battery", help="Skip nights on battery (where detectable)."
+    ),
+]
+DebounceOption = Annotated[
+    float,
+    typer.Option(
+        "--debounce", help="Seconds a transcript must stay unchanged before it is harvested."
+    ),
+]
+MaxLoadOption = Annotated[
+    float | None,
+    typer.Option(
+        "--max-load",
+        help="Hold a night while the 5-minute load average per CPU is above this"
+        " (e.g. 0.5; retried every 15 minutes for 3 hours). Default: off.",
+    ),
+]
+WatchOption = Annotated[
+    bool, typer.Option("--watch/--no-watch", help="Harvest sessions as they end.")
+]
+ProjectOption = Annotated[
+    Path | None, typer.Option("--project", help="The project folder (default: the current one).")
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -50,13 +73,26 @@ def register(app: typer.Typer) -> None:
     app.command("unenroll")(unenroll_command)
 
 
-def _overrides(hour: int | None, minute: int | None, target: str | None,
-               optimizer: str | None, adopt: str | None, min_new: int | None,
-               ac: bool | None) -> dict[str, Any]:
+def _overrides(
+    hour: int | None,
+    minute: int | None,
+    target: str | None,
+    optimizer: str | None,
+    adopt: str | None,
+    min_new: int | None,
+    ac: bool | None,
+) -> dict[str, Any]:
     _check_time(hour, minute)
     _check_specs(target, optimizer, adopt)
-    values = {"hour": hour, "minute": minute, "target": target, "optimizer": optimizer,
-              "adopt": adopt, "min_new_sessions": min_new, "require_ac_power": ac}
+    values = {
+        "hour": hour,
+        "minute": minute,
+        "target": target,
+        "optimizer": optimizer,
+        "adopt": adopt,
+        "min_new_sessions": min_new,
+        "require_ac_power": ac,
+    }
     return {k: v for k, v in values.items() if v is not None}
 
 
@@ -65,8 +101,9 @@ def _check_load(max_load: float | None) -> None:
         raise ConfigError(f"--max-load {max_load:g}: must be above 0 (load per CPU)")
 
 
-def _as_flags(overrides: dict[str, Any], debounce: float, watch: bool,
-              max_load: float | None = None) -> list[str]:
+def _as_flags(
+    overrides: dict[str, Any], debounce: float, watch: bool, max_load: float | None = None
+) -> list[str]:
     flags: list[str] = []
     for key, value in overrides.items():
         if key == "require_ac_power":
@@ -100,16 +137,24 @@ def _check_specs(target: str | None, optimizer: str | None, adopt: str | None) -
 
 
 @daemon_app.command("run")
-def run_command(hour: HourOption = None, minute: MinuteOption = None,
-                target: TargetOption = None, optimizer: OptimizerOption = None,
-                adopt: AdoptOption = None, min_new_sessions: MinNewOption = None,
-                require_ac_power: AcOption = None, debounce: DebounceOption = 120.0,
-                watch: WatchOption = True, max_load: MaxLoadOption = None) -> None:
+def run_command(
+    hour: HourOption = None,
+    minute: MinuteOption = None,
+    target: TargetOption = None,
+    optimizer: OptimizerOption = None,
+    adopt: AdoptOption = None,
+    min_new_sessions: MinNewOption = None,
+    require_ac_power: AcOption = None,
+    debounce: DebounceOption = 120.0,
+    watch: WatchOption = True,
+    max_load: MaxLoadOption = None,
+) -> None:
     """Run the service in the foreground (what the installed user service runs)."""
     from ..daemon.foreground import serve
 
-    overrides = _overrides(hour, minute, target, optimizer, adopt, min_new_sessions,
-                           require_ac_power)
+    overrides = _overrides(
+        hour, minute, target, optimizer, adopt, min_new_sessions, require_ac_power
+    )
     _check_load(max_load)
     raise typer.Exit(serve(overrides, watch=watch, debounce=debounce, max_load=max_load))
 
@@ -130,12 +175,16 @@ def status_command(as_json: Annotated[bool, typer.Option("--json")] = False) -> 
         state += ")"
     typer.echo(f"daemon: {state}; log {report['log']}")
     for project in report["projects"]:
-        typer.echo(f"  {project['project']}: next {project['next_run']}, adopt "
-                   f"{project['adopt']}; last night {_last_night(project)}")
+        typer.echo(
+            f"  {project['project']}: next {project['next_run']}, adopt "
+            f"{project['adopt']}; last night {_last_night(project)}"
+        )
         own = project.get("daemon_last_result") or {}
         if own and own is not project["last_night"] and own.get("status") != "ok":
-            typer.echo(f"    daemon's last attempt {own.get('at')}: {own.get('status')}"
-                       + (f" ({own['why']})" if own.get("why") else ""))
+            typer.echo(
+                f"    daemon's last attempt {own.get('at')}: {own.get('status')}"
+                + (f" ({own['why']})" if own.get("why") else "")
+            )
     if not report["projects"]:
         typer.echo("  no project enrolled (skillopt-sleep enroll --project PATH)")
     for watched in report["watched"]:
@@ -146,27 +195,37 @@ def _last_night(project: dict[str, Any]) -> str:
     last = project["last_night"] or {}
     if last.get("from") == "archive":
         accepted = sum(s["accepted"] for s in last["skills"])
-        return (f"{last['night_id']} {last['status']} ({len(last['skills'])} skill(s),"
-                f" {accepted} edit(s) accepted, ${last['cost_usd']:.2f})")
+        return (
+            f"{last['night_id']} {last['status']} ({len(last['skills'])} skill(s),"
+            f" {accepted} edit(s) accepted, ${last['cost_usd']:.2f})"
+        )
     return str(last.get("status", "none")) + (f" ({last['why']})" if last.get("why") else "")
 
 
 @daemon_app.command("install")
 def install_command(
-    kind: Annotated[str | None, typer.Option(
-        "--kind", help="systemd (Linux default), launchd (macOS default) or cron.")] = None,
+    kind: Annotated[
+        str | None,
+        typer.Option("--kind", help="systemd (Linux default), launchd (macOS default) or cron."),
+    ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print, write nothing.")] = False,
-    hour: HourOption = None, minute: MinuteOption = None, target: TargetOption = None,
-    optimizer: OptimizerOption = None, adopt: AdoptOption = None,
-    min_new_sessions: MinNewOption = None, require_ac_power: AcOption = None,
-    debounce: DebounceOption = 120.0, watch: WatchOption = True,
+    hour: HourOption = None,
+    minute: MinuteOption = None,
+    target: TargetOption = None,
+    optimizer: OptimizerOption = None,
+    adopt: AdoptOption = None,
+    min_new_sessions: MinNewOption = None,
+    require_ac_power: AcOption = None,
+    debounce: DebounceOption = 120.0,
+    watch: WatchOption = True,
     max_load: MaxLoadOption = None,
 ) -> None:
     """Install the daemon as a user service running this interpreter with these flags."""
     from ..daemon.install import install
 
-    overrides = _overrides(hour, minute, target, optimizer, adopt, min_new_sessions,
-                           require_ac_power)
+    overrides = _overrides(
+        hour, minute, target, optimizer, adopt, min_new_sessions, require_ac_power
+    )
     _check_load(max_load)
     done = install(kind, _as_flags(overrides, debounce, watch, max_load), dry_run=dry_run)
     typer.echo(f"{'would write' if dry_run else 'wrote'} {done.kind}: {done.path}")
@@ -198,9 +257,14 @@ def _project_key(project: Path | None, must_exist: bool = True) -> str:
     return project_of(str(folder.resolve()))
 
 
-def enroll_command(project: ProjectOption = None, hour: HourOption = None,
-                   minute: MinuteOption = None, target: TargetOption = None,
-                   optimizer: OptimizerOption = None, adopt: AdoptOption = None) -> None:
+def enroll_command(
+    project: ProjectOption = None,
+    hour: HourOption = None,
+    minute: MinuteOption = None,
+    target: TargetOption = None,
+    optimizer: OptimizerOption = None,
+    adopt: AdoptOption = None,
+) -> None:
     """Let the daemon serve a project (settings given here are kept for its nights)."""
     from .. import config
 
@@ -210,15 +274,25 @@ def enroll_command(project: ProjectOption = None, hour: HourOption = None,
     projects = dict(config.read_toml(config.paths.config_file()).get("projects") or {})
     entry = dict(projects.get(key) or {})
     entry.setdefault("enrolled_at", datetime.now(UTC).isoformat(timespec="seconds"))
-    given = {"hour": hour, "minute": minute, "target": target, "optimizer": optimizer,
-             "adopt": adopt}
+    given = {
+        "hour": hour,
+        "minute": minute,
+        "target": target,
+        "optimizer": optimizer,
+        "adopt": adopt,
+    }
     entry.update({k: v for k, v in given.items() if v is not None})
     projects[key] = entry
     path = config.write_user({"projects": projects})
-    when = f"{entry.get('hour', 3):02d}:{entry.get('minute', 17):02d}" \
-        if "hour" in entry or "minute" in entry else "the configured hour"
-    typer.echo(f"enrolled {key}: nightly at {when}, adopt {entry.get('adopt', 'auto')}"
-               f" (recorded in {path})")
+    when = (
+        f"{entry.get('hour', 3):02d}:{entry.get('minute', 17):02d}"
+        if "hour" in entry or "minute" in entry
+        else "the configured hour"
+    )
+    typer.echo(
+        f"enrolled {key}: nightly at {when}, adopt {entry.get('adopt', 'auto')}"
+        f" (recorded in {path})"
+    )
 
 
 def unenroll_command(project: ProjectOption = None) -> None:
