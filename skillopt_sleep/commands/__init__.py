@@ -2,9 +2,9 @@
 
 One module per area keeps ``cli.py`` free of logic and lets each part own its commands:
 ``core`` (prove, lint), ``harvest``, ``mining`` (mine, tasks, recall), ``pipeline`` (run,
-status, report, adopt, rollback, versions, doctor), ``daemon`` (daemon, enroll), ``mcp``.
+status, report, adopt, rollback, versions), ``doctor``, ``daemon`` (daemon, enroll), ``mcp``.
 """
 
 from __future__ import annotations
 
-MODULES = ("core", "harvest", "mining", "pipeline", "daemon", "mcp")
+MODULES = ("core", "harvest", "mining", "pipeline", "doctor", "daemon", "mcp")
