@@ -16,14 +16,25 @@ from ..paths import archive_path
 from ..records import Session, to_dict
 from ..store.archive import Archive
 
-SourceOption = Annotated[str, typer.Option(
-    "--source", help=f"One of {', '.join(SOURCE_NAMES)}, or all.")]
-PathOption = Annotated[Path | None, typer.Option(
-    "--path", help="A directory laid out as the agent lays it out (needs one --source).")]
-SinceOption = Annotated[str | None, typer.Option(
-    "--since", help="Only sessions that ended at or after this ISO time (with a zone).")]
-ProjectOption = Annotated[str | None, typer.Option(
-    "--project", help="Only sessions of this project (its git root, or the folder).")]
+SourceOption = Annotated[
+    str, typer.Option("--source", help=f"One of {', '.join(SOURCE_NAMES)}, or all.")
+]
+PathOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--path", help="A directory laid out as the agent lays it out (needs one --source)."
+    ),
+]
+SinceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--since", help="Only sessions that ended at or after this ISO time (with a zone)."
+    ),
+]
+ProjectOption = Annotated[
+    str | None,
+    typer.Option("--project", help="Only sessions of this project (its git root, or the folder)."),
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -36,11 +47,15 @@ def harvest_command(
     path: PathOption = None,
     since: SinceOption = None,
     project: ProjectOption = None,
-    include_headless: Annotated[bool, typer.Option(
-        "--include-headless", help="Also return headless sessions (claude -p, codex exec).")]
-    = False,
-    rescan: Annotated[bool, typer.Option(
-        "--rescan", help="Ignore checkpoints and read every file again.")] = False,
+    include_headless: Annotated[
+        bool,
+        typer.Option(
+            "--include-headless", help="Also return headless sessions (claude -p, codex exec)."
+        ),
+    ] = False,
+    rescan: Annotated[
+        bool, typer.Option("--rescan", help="Ignore checkpoints and read every file again.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="JSON Lines output.")] = False,
 ) -> None:
     """Harvest new agent sessions into the archive and print them."""
@@ -60,12 +75,14 @@ def harvest_command(
 def _names(source: str, path: Path | None) -> list[str]:
     if source == "all":
         if path is not None:
-            raise ConfigError("--path needs a single --source (each agent lays out its files"
-                              " differently)")
+            raise ConfigError(
+                "--path needs a single --source (each agent lays out its files differently)"
+            )
         return list(SOURCE_NAMES)
     if source not in SOURCE_NAMES:
-        raise ConfigError(f"unknown --source {source!r}; choose one of "
-                          f"{', '.join(SOURCE_NAMES)}, all")
+        raise ConfigError(
+            f"unknown --source {source!r}; choose one of {', '.join(SOURCE_NAMES)}, all"
+        )
     if path is not None and not path.is_dir():
         raise ConfigError(f"--path {path} is not a directory")
     return [source]
@@ -77,8 +94,9 @@ def _print_session(session: Session, as_json: bool) -> None:
         return
     first = session.turns[0].request.splitlines()[0][:70] if session.turns else ""
     ended = session.ended_at.strftime("%Y-%m-%d %H:%M") if session.ended_at else "?"
-    typer.echo(f"{session.source:15} {ended}  {len(session.turns):3} turns  "
-               f"{session.project}  {first}")
+    typer.echo(
+        f"{session.source:15} {ended}  {len(session.turns):3} turns  {session.project}  {first}"
+    )
 
 
 def _print_summary(stats: HarvestStats, as_json: bool) -> None:

@@ -14,16 +14,24 @@ from ..paths import archive_path
 from ..records import Split, Task, to_dict
 from ..store.archive import Archive
 
-EmbedderOption = Annotated[str, typer.Option(
-    "--embedder", help="minilm (default, offline all-MiniLM-L6-v2), hashing (no torch; "
-    "coarser), or mock (tests).")]
+EmbedderOption = Annotated[
+    str,
+    typer.Option(
+        "--embedder",
+        help="minilm (default, offline all-MiniLM-L6-v2), hashing (no torch; "
+        "coarser), or mock (tests).",
+    ),
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
-ThresholdOption = Annotated[float, typer.Option(
-    "--threshold", help="Mean cosine a request needs to join a family.")]
-MinSessionsOption = Annotated[int, typer.Option(
-    "--min-sessions", help="Distinct sessions a family needs before it forms.")]
-RatiosOption = Annotated[str, typer.Option(
-    "--split-ratios", help="train:validation:test by family.")]
+ThresholdOption = Annotated[
+    float, typer.Option("--threshold", help="Mean cosine a request needs to join a family.")
+]
+MinSessionsOption = Annotated[
+    int, typer.Option("--min-sessions", help="Distinct sessions a family needs before it forms.")
+]
+RatiosOption = Annotated[
+    str, typer.Option("--split-ratios", help="train:validation:test by family.")
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -51,9 +59,14 @@ def _settings(threshold: float, min_sessions: int, ratios: str) -> Any:
 
 
 def mine_command(
-    requests: Annotated[Path, typer.Option(
-        "--requests", help='JSON Lines: {"id", "session_id", "project", "text"}, optional '
-        '"signal", "reaction", "correction", "skills_used".')],
+    requests: Annotated[
+        Path,
+        typer.Option(
+            "--requests",
+            help='JSON Lines: {"id", "session_id", "project", "text"}, optional '
+            '"signal", "reaction", "correction", "skills_used".',
+        ),
+    ],
     embedder: EmbedderOption = "minilm",
     threshold: ThresholdOption = 0.5,
     min_sessions: MinSessionsOption = 2,
@@ -85,9 +98,16 @@ def mine_command(
             if rep not in texts:
                 texts.update({m.id: m.text for m in miner.store.members(family.id)})
             row = miner.store.family(family.id)
-            families.append({"family_id": family.id, "project": family.project,
-                             "members": family.members, "representative": texts[rep],
-                             "split": row.split if row else "", "new": family.new})
+            families.append(
+                {
+                    "family_id": family.id,
+                    "project": family.project,
+                    "members": family.members,
+                    "representative": texts[rep],
+                    "split": row.split if row else "",
+                    "new": family.new,
+                }
+            )
     finally:
         archive.close()
     summary = dict(report.counts) | {"bad_lines": len(problems), "listed": len(families)}
@@ -95,39 +115,56 @@ def mine_command(
         _emit({"families": families, "summary": summary})
         return
     for f in families:
-        typer.echo(f"{f['family_id']}  {f['split']:10} {len(f['members']):3} members  "
-                   f"{f['representative'][:70]}")
+        typer.echo(
+            f"{f['family_id']}  {f['split']:10} {len(f['members']):3} members  "
+            f"{f['representative'][:70]}"
+        )
     typer.echo(", ".join(f"{k} {v}" for k, v in summary.items()), err=True)
 
 
-def _load_requests(archive: Archive, project: str | None, since: str | None,
-                   include_headless: bool) -> list[Any]:
+def _load_requests(
+    archive: Archive, project: str | None, since: str | None, include_headless: bool
+) -> list[Any]:
     try:
         from ..harvest.base import parse_since
         from ..store.sessions import load_sessions
     except ImportError as exc:
-        raise ConfigError(f"the session archive cannot be read in this install ({exc}); "
-                          "use `skillopt-sleep mine --requests FILE.jsonl` instead") from exc
+        raise ConfigError(
+            f"the session archive cannot be read in this install ({exc}); "
+            "use `skillopt-sleep mine --requests FILE.jsonl` instead"
+        ) from exc
     from ..mine.requests import requests_from_sessions
 
-    sessions = load_sessions(archive, project=project, since=parse_since(since),
-                             include_headless=include_headless)
+    sessions = load_sessions(
+        archive, project=project, since=parse_since(since), include_headless=include_headless
+    )
     return list(requests_from_sessions(sessions))
 
 
 def tasks_command(
     project: Annotated[str | None, typer.Option("--project", help="Only this project.")] = None,
-    since: Annotated[str | None, typer.Option(
-        "--since", help="Only sessions that ended at or after this ISO time (with a zone).")]
-    = None,
-    split: Annotated[str | None, typer.Option(
-        "--split", help="Only tasks of this split: train, validation or test.")] = None,
-    include_headless: Annotated[bool, typer.Option(
-        "--include-headless", help="Also mine headless sessions (claude -p, codex exec).")]
-    = False,
-    skills_dir: Annotated[list[Path] | None, typer.Option(
-        "--skills-dir", help="Skill roots for routing (default: the agents' skill dirs).")]
-    = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since", help="Only sessions that ended at or after this ISO time (with a zone)."
+        ),
+    ] = None,
+    split: Annotated[
+        str | None,
+        typer.Option("--split", help="Only tasks of this split: train, validation or test."),
+    ] = None,
+    include_headless: Annotated[
+        bool,
+        typer.Option(
+            "--include-headless", help="Also mine headless sessions (claude -p, codex exec)."
+        ),
+    ] = False,
+    skills_dir: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--skills-dir", help="Skill roots for routing (default: the agents' skill dirs)."
+        ),
+    ] = None,
     embedder: EmbedderOption = "minilm",
     threshold: ThresholdOption = 0.5,
     min_sessions: MinSessionsOption = 2,
@@ -145,21 +182,26 @@ def tasks_command(
     archive = Archive(archive_path())
     try:
         requests = _load_requests(archive, project, since, include_headless)
-        catalog = Catalog(archive, make_embedder(embedder), settings=settings,
-                          skills=discover_skills(skills_dir))
+        catalog = Catalog(
+            archive, make_embedder(embedder), settings=settings, skills=discover_skills(skills_dir)
+        )
         result = catalog.refresh(requests)
     finally:
         archive.close()
-    shown = [t for t in result.tasks
-             if (split is None or t.split == split) and (project is None or t.project == project)]
+    shown = [
+        t
+        for t in result.tasks
+        if (split is None or t.split == split) and (project is None or t.project == project)
+    ]
     summary = dict(result.report.counts) | {"tasks": len(shown), "uncovered": result.uncovered}
     for task in shown:
         _print_task(task, as_json)
     if as_json:
         _emit({"summary": summary})
     else:
-        typer.echo(f"{len(shown)} tasks; families no skill covers: {len(result.uncovered)}",
-                   err=True)
+        typer.echo(
+            f"{len(shown)} tasks; families no skill covers: {len(result.uncovered)}", err=True
+        )
 
 
 def _print_task(task: Task, as_json: bool) -> None:
@@ -167,8 +209,10 @@ def _print_task(task: Task, as_json: bool) -> None:
         _emit(to_dict(task))
         return
     state = "" if task.meta.get("replayable", True) else "  (unreplayable)"
-    typer.echo(f"{task.id}  {task.split:10} {task.skill:24} {task.judge.kind:6} "
-               f"{len(task.judge.checks)} checks  {task.intent[:60]}{state}")
+    typer.echo(
+        f"{task.id}  {task.split:10} {task.skill:24} {task.judge.kind:6} "
+        f"{len(task.judge.checks)} checks  {task.intent[:60]}{state}"
+    )
 
 
 def recall_command(
@@ -191,8 +235,9 @@ def recall_command(
     try:
         found = MiningStore(archive).task(task)
         if found is None:
-            raise ConfigError(f"no task {task!r} in the archive; list them with "
-                              "`skillopt-sleep tasks`")
+            raise ConfigError(
+                f"no task {task!r} in the archive; list them with `skillopt-sleep tasks`"
+            )
         neighbours = Recaller(archive, make_embedder(embedder)).recall(found, k, scope)
     finally:
         archive.close()
@@ -201,7 +246,12 @@ def recall_command(
             _emit(to_dict(n))
         else:
             typer.echo(f"{n.similarity:.3f}  {n.outcome:8} {n.family_id}  {n.text[:70]}")
-    summary = {"task": task, "outcome": task_outcome(found), "k": k, "scope": scope,
-               "found": len(neighbours)}
+    summary = {
+        "task": task,
+        "outcome": task_outcome(found),
+        "k": k,
+        "scope": scope,
+        "found": len(neighbours),
+    }
     if as_json:
         _emit({"summary": summary})
