@@ -21,25 +21,47 @@ QUEUE_SOURCES = {"claude-code", "codex", "copilot-cli", "copilot-vscode"}
 
 
 def drain_queue(state: Path) -> list[dict[str, Any]]:
-    """Take every queued SessionEnd entry; a bad line is skipped and counted by the caller.
+    """Take every queued SessionEnd entry; a bad line is returned as ``{"bad": …}``.
 
     The queue file is renamed before reading, so an entry the hook appends meanwhile lands
-    in a fresh file and is read next time, never lost.
+    in a fresh file and is read next time, never lost. A renamed copy left by a process that
+    died before deleting it is taken too.
     """
     queue = paths.queue_file(state)
-    if not queue.exists():
-        return []
-    taken = queue.with_suffix(f".{os.getpid()}.taking")
-    os.replace(queue, taken)
-    entries = []
-    for line in taken.read_text(encoding="utf-8", errors="replace").splitlines():
+    taken = _orphaned_takes(queue)
+    if queue.exists():
+        mine = queue.with_suffix(f".{os.getpid()}.taking")
+        os.replace(queue, mine)
+        taken.append(mine)
+    entries: list[dict[str, Any]] = []
+    for path in taken:
+        entries += _read_queue_file(path)
+        path.unlink()
+    return entries
+
+
+def _orphaned_takes(queue: Path) -> list[Path]:
+    import psutil
+
+    found = []
+    for path in (
+        sorted(queue.parent.glob(f"{queue.stem}.*.taking")) if queue.parent.is_dir() else []
+    ):
+        pid = path.suffixes[-2].lstrip(".") if len(path.suffixes) >= 2 else ""
+        if not pid.isdigit() or not psutil.pid_exists(int(pid)):
+            found.append(path)
+    return found
+
+
+def _read_queue_file(path: Path) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:
             entries.append({"bad": line[:200]})
             continue
         entries.append(entry if isinstance(entry, dict) else {"bad": line[:200]})
-    taken.unlink()
     return entries
 
 

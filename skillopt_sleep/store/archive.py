@@ -27,8 +27,8 @@ class Archive:
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA busy_timeout=10000")
+            self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA foreign_keys=ON")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"archive {path} cannot be opened: {exc}") from exc
@@ -50,17 +50,27 @@ class Archive:
             self.conn.execute("COMMIT")
 
     def _migrate(self) -> None:
+        """Apply pending migrations, each in its own write transaction.
+
+        Which migrations ran is re-read inside ``BEGIN IMMEDIATE``, so two processes opening
+        a fresh archive at once (the daemon and a ``run``) never apply one twice.
+        """
         try:
             self.conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version (number INTEGER PRIMARY KEY, name TEXT)"
             )
-            done = {row[0] for row in self.conn.execute("SELECT number FROM schema_version")}
+            applied = {row[0] for row in self.conn.execute("SELECT number FROM schema_version")}
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"archive {self.path} is corrupt: {exc}") from exc
         for number, name, sql in migrations():
-            if number in done:
+            if number in applied:
                 continue
             with self.transaction() as conn:
+                done = conn.execute(
+                    "SELECT 1 FROM schema_version WHERE number = ?", (number,)
+                ).fetchone()
+                if done:
+                    continue
                 for statement in _statements(sql):
                     conn.execute(statement)
                 conn.execute("INSERT INTO schema_version VALUES (?, ?)", (number, name))
@@ -97,8 +107,16 @@ class Archive:
                 "INSERT INTO rejected_edits (project, skill, edit_id, night_id, stage, reason,"
                 " mean_delta, p_value, edit_json, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (
-                    project, skill, d.edit.id, night_id, d.stage, d.reason, d.mean_delta,
-                    d.p_value, json.dumps(to_dict(d.edit)), utcnow().isoformat(),
+                    project,
+                    skill,
+                    d.edit.id,
+                    night_id,
+                    d.stage,
+                    d.reason,
+                    d.mean_delta,
+                    d.p_value,
+                    json.dumps(to_dict(d.edit)),
+                    utcnow().isoformat(),
                 ),
             )
 
@@ -110,8 +128,12 @@ class Archive:
         ).fetchall()
         return [
             GateDecision(
-                edit=from_dict(Edit, json.loads(e)), accepted=False, stage=stage, reason=reason,
-                mean_delta=delta or 0.0, p_value=p if p is not None else 1.0,
+                edit=from_dict(Edit, json.loads(e)),
+                accepted=False,
+                stage=stage,
+                reason=reason,
+                mean_delta=delta or 0.0,
+                p_value=p if p is not None else 1.0,
             )
             for e, stage, reason, delta, p in rows
         ]
