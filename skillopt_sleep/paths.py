@@ -59,3 +59,32 @@ def queue_file(state: Path | None = None) -> Path:
 def ensure(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+# --- where the agents keep their files (their own variables, not ours) ---------------------
+
+
+def _agent_home(variable: str, default: str) -> Path:
+    value = os.environ.get(variable)
+    return Path(value).expanduser() if value else Path.home() / default
+
+
+def claude_home() -> Path:
+    """Claude Code's config dir: ``$CLAUDE_CONFIG_DIR``, default ``~/.claude``."""
+    return _agent_home("CLAUDE_CONFIG_DIR", ".claude")
+
+
+def codex_home() -> Path:
+    """Codex's home: ``$CODEX_HOME``, default ``~/.codex``."""
+    return _agent_home("CODEX_HOME", ".codex")
+
+
+def copilot_home() -> Path:
+    """Copilot CLI's home: ``$COPILOT_HOME``, default ``~/.copilot``."""
+    return _agent_home("COPILOT_HOME", ".copilot")
+
+
+def agent_skill_roots() -> list[Path]:
+    """The user-level skill dirs the agents read: Claude Code's, and ``~/.agents/skills``
+    (Codex, Copilot CLI and VS Code). The legacy ``~/.codex/skills`` is deliberately absent."""
+    return [claude_home() / "skills", Path.home() / ".agents" / "skills"]

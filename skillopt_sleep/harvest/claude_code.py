@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .. import paths
 from ..records import Session, Signal, Turn
 from .base import FileRead, HarvestStats, Resume, checkpoint_from, project_of, to_utc
 from .build import SessionBuilder
@@ -33,8 +34,7 @@ SPILL_BYTES = 32 * 1024 * 1024
 
 
 def default_root() -> Path:
-    env = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".claude"
+    return paths.claude_home()
 
 
 class ClaudeCodeSource:

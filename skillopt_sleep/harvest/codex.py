@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .. import paths
 from ..records import SENTINEL, Session, Signal
 from .base import HarvestStats, iter_json_lines, project_of, to_utc
 from .build import SessionBuilder
@@ -42,8 +43,7 @@ _UUID_TAIL = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 
 
 def default_root() -> Path:
-    env = os.environ.get("CODEX_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".codex"
+    return paths.codex_home()
 
 
 class CodexSource:

@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from .. import paths
 from ..records import SENTINEL, Session, Signal, ToolCall
 from .base import HarvestStats, iter_json_lines, project_of, to_utc
 from .build import SessionBuilder
@@ -36,8 +37,7 @@ _HIDDEN_TOOLS = {"report_intent"}
 
 
 def default_root() -> Path:
-    env = os.environ.get("COPILOT_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".copilot"
+    return paths.copilot_home()
 
 
 class CopilotCliSource:

@@ -7,19 +7,17 @@ An unreadable or malformed skill is skipped, never fatal.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
 import yaml
 
+from .. import paths
 from .route import SkillInfo
 
 
 def default_roots() -> list[Path]:
-    claude = os.environ.get("CLAUDE_CONFIG_DIR")
-    claude_root = Path(claude) if claude else Path.home() / ".claude"
-    return [claude_root / "skills", Path.home() / ".agents" / "skills"]
+    return paths.agent_skill_roots()
 
 
 def read_skill(path: Path) -> SkillInfo | None:

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import paths
 from ..errors import AuthError, ModelError
 from ..records import Completion, Message, ToolCall, Usage
 from . import agent_home
@@ -132,8 +133,7 @@ class ClaudeCodeLLM(_AgentCLI):
     carried = (".credentials.json",)
 
     def _source(self) -> Path:
-        configured = os.environ.get("CLAUDE_CONFIG_DIR")
-        return Path(configured) if configured else Path.home() / ".claude"
+        return paths.claude_home()
 
     def _precheck(self) -> None:
         has_key = any(os.environ.get(k) for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"))
@@ -237,8 +237,7 @@ class CodexLLM(_AgentCLI):
     key_env = "SKILLOPT_SLEEP_CODEX_KEY"
 
     def _source(self) -> Path:
-        configured = os.environ.get("CODEX_HOME")
-        return Path(configured) if configured else Path.home() / ".codex"
+        return paths.codex_home()
 
     def _precheck(self) -> None:
         source = self._source()

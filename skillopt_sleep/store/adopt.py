@@ -11,10 +11,10 @@ byte-exact, so ``rollback`` restores exactly what was there.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import paths
 from ..errors import StaleSkillError, StoreError
 from ..records import sha256_text, utcnow
 from .archive import Archive
@@ -26,11 +26,7 @@ _NAME_OK = set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
 
 
 def user_roots() -> list[Path]:
-    claude = os.environ.get("CLAUDE_CONFIG_DIR")
-    return [
-        (Path(claude) if claude else Path.home() / ".claude") / "skills",
-        Path.home() / ".agents" / "skills",
-    ]
+    return paths.agent_skill_roots()
 
 
 def project_roots(project: Path) -> list[Path]:
