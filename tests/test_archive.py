@@ -16,7 +16,7 @@ def _open(path: str, start: multiprocessing.synchronize.Barrier) -> None:
 
 
 def test_processes_opening_a_fresh_archive_at_once_all_succeed(tmp_path: Path):
-    for round_ in range(8):
+    for round_ in range(30):
         path = tmp_path / f"a{round_}.sqlite3"
         start = multiprocessing.Barrier(4)
         procs = [multiprocessing.Process(target=_open, args=(str(path), start)) for _ in range(4)]

@@ -14,6 +14,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tenacity import (
+    retry,
+    retry_if_exception_message,
+    stop_after_delay,
+    wait_random_exponential,
+)
+
 from ..errors import StoreError
 from ..records import Edit, GateDecision, NightResult, from_dict, to_dict, utcnow
 from .migrations import migrations
@@ -28,7 +35,7 @@ class Archive:
         try:
             self.conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self.conn.execute("PRAGMA busy_timeout=10000")
-            self.conn.execute("PRAGMA journal_mode=WAL")
+            _use_wal(self.conn)
             self.conn.execute("PRAGMA foreign_keys=ON")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"archive {path} cannot be opened: {exc}") from exc
@@ -154,6 +161,19 @@ class Archive:
             (project, skill, limit),
         ).fetchall()
         return [r[0] for r in rows]
+
+
+@retry(
+    retry=retry_if_exception_message(match=".*locked.*"),
+    stop=stop_after_delay(15),
+    wait=wait_random_exponential(multiplier=0.02, max=0.5),
+    reraise=True,
+)
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL. The switch needs an exclusive lock and SQLite reports "locked" at once,
+    without its busy handler, when another process is opening the same fresh file."""
+    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        conn.execute("PRAGMA journal_mode=WAL")
 
 
 def _statements(sql: str) -> list[str]:
