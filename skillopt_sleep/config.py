@@ -32,6 +32,7 @@ class Settings:
     sources: tuple[str, ...] = SOURCES
     include_headless: bool = False
     embedder: str = "minilm"
+    judge: str = ""
     cache: str = ""
     persona: str = ""
     steps: int = 3

@@ -23,8 +23,9 @@ from .harvest.base import project_of
 from .models.base import LLM
 from .models.meter import Ledger
 from .night.config import NightConfig
+from .night.replay import JudgeFor, default_judge_for
 from .night.run import NightInputs, run_night
-from .pipeline_steps import build_models, collect_tasks, harvest_new, preflight
+from .pipeline_steps import build_judge_for, build_models, collect_tasks, harvest_new, preflight
 from .records import NightResult, Task, sha256_text, utcnow
 from .skilldoc import new_skill
 from .store import adopt as adoption
@@ -149,6 +150,7 @@ class _Run:
     settings: Settings
     outcome: RunOutcome
     say: Callable[[str], None]
+    _judge_for: JudgeFor = default_judge_for
 
     def go(self, policy: str) -> None:
         nights_root = paths.staging_dir(self.state)
@@ -196,6 +198,7 @@ class _Run:
         """A night per skill under one ledger; returns the live hashes each night read."""
         ledger = Ledger()
         models = build_models(self.settings, ledger)
+        self._judge_for = build_judge_for(self.settings, ledger)
         self._preflight(models, by_skill)
         live: dict[str, dict[str, str | None]] = {}
         for skill, skill_tasks in sorted(by_skill.items()):
@@ -231,6 +234,7 @@ class _Run:
             skill_name=skill,
             target=models[0],
             optimizer=models[1],
+            judge_for=self._judge_for,
             night_id=self.outcome.night_id,
             project=str(self.project),
             config=config,

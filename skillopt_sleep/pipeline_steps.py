@@ -12,8 +12,10 @@ from typing import Any
 
 from . import paths
 from .config import Settings
+from .judges.base import Judge
 from .models.base import LLM
 from .models.meter import Ledger, MeteredLLM
+from .night.replay import JudgeFor, default_judge_for
 from .records import Task
 from .store.archive import Archive
 
@@ -121,31 +123,50 @@ def collect_tasks(
 
 def build_models(settings: Settings, ledger: Ledger | None = None) -> tuple[LLM, LLM]:
     """Target and optimizer from the settings, metered against the dollar caps."""
+    return _metered(settings, "target", settings.target, ledger), _metered(
+        settings, "optimizer", settings.optimizer, ledger
+    )
+
+
+def build_judge_for(settings: Settings, ledger: Ledger | None = None) -> JudgeFor:
+    """Judges per task; rubric tasks are graded by ``judge`` (default: the optimizer's model),
+    metered under the role "judge"; the grader is built only if a rubric task needs one."""
+    from .judges import build_judge
+
+    graders: list[LLM] = []
+
+    def judge_for(task: Task) -> Judge:
+        if task.judge.kind != "rubric":
+            return default_judge_for(task)
+        if not graders:
+            graders.append(
+                _metered(settings, "judge", settings.judge or settings.optimizer, ledger)
+            )
+        return build_judge(task.judge, graders[0])
+
+    return judge_for
+
+
+def _metered(settings: Settings, role: str, spec: str, ledger: Ledger | None) -> LLM:
     from .models.cache import Cache
     from .models.registry import build_llm
 
-    ledger = ledger or Ledger()
     cache = Cache(mode=settings.cache) if settings.cache else None
-    made = []
-    for role, spec in (("target", settings.target), ("optimizer", settings.optimizer)):
-        llm = build_llm(
-            spec,
-            base_url=settings.base_url,
-            pricing=settings.pricing,
-            persona=settings.persona or None,
-            cache=cache,
-            role=role,
-        )
-        made.append(
-            MeteredLLM(
-                llm,
-                role,
-                ledger,
-                max_usd_per_night=settings.max_usd_per_night,
-                max_usd_per_skill=settings.max_usd_per_skill,
-            )
-        )
-    return made[0], made[1]
+    llm = build_llm(
+        spec,
+        base_url=settings.base_url,
+        pricing=settings.pricing,
+        persona=settings.persona or None,
+        cache=cache,
+        role=role,
+    )
+    return MeteredLLM(
+        llm,
+        role,
+        ledger or Ledger(),
+        max_usd_per_night=settings.max_usd_per_night,
+        max_usd_per_skill=settings.max_usd_per_skill,
+    )
 
 
 def preflight(
