@@ -39,6 +39,9 @@ class Settings:
     val_repeats: int = 3
     alpha: float = 0.05
     margin: float = 0.0
+    gate_test: str = "sign"
+    no_regression: bool = False
+    budget_schedule: str = "cosine"
     max_usd_per_night: float = 2.0
     max_usd_per_skill: float = 0.5
     min_family_sessions: int = 2
@@ -98,6 +101,11 @@ def _validate(values: dict[str, Any]) -> None:
         raise ConfigError(f"unknown source(s) {unknown}; known: {', '.join(SOURCES)}")
     if not 0 <= values.get("hour", 3) <= 23 or not 0 <= values.get("minute", 0) <= 59:
         raise ConfigError("hour must be 0–23 and minute 0–59")
+    if values.get("gate_test", "sign") not in ("sign", "permutation"):
+        raise ConfigError(f"gate_test must be sign or permutation, not {values['gate_test']!r}")
+    if values.get("budget_schedule", "cosine") not in ("constant", "linear", "cosine"):
+        raise ConfigError("budget_schedule must be constant, linear or cosine, "
+                          f"not {values['budget_schedule']!r}")
     if values.get("cache", "") not in ("", "record", "replay-only"):
         raise ConfigError(f"cache must be record or replay-only, not {values['cache']!r}")
     if not 0 < values.get("alpha", 0.05) < 1:

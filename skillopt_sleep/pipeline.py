@@ -226,7 +226,10 @@ class _Run:
     ) -> NightResult:
         s = self.settings
         config = NightConfig(
-            steps=s.steps, val_repeats=s.val_repeats, alpha=s.alpha, margin=s.margin
+            steps=s.steps, val_repeats=s.val_repeats, alpha=s.alpha, margin=s.margin,
+            test=s.gate_test,  # type: ignore[arg-type]  # validated by config.load
+            no_regression=s.no_regression,
+            schedule=s.budget_schedule,  # type: ignore[arg-type]
         )
         inputs = NightInputs(
             tasks=tasks,

@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from skillopt_sleep.errors import AssertionFailed
+from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.prove import ProofSpec, check, prove
 
 FIELDS = {"persona", "seed", "nights", "baseline_test", "after_test", "ungated_after_test",
@@ -46,3 +47,21 @@ def test_prove_cli_json_contract_and_exit_codes():
     assert bad.returncode == 1 and "proof failed" in bad.stderr
     typo = subprocess.run([*cmd, "--nigths", "2"], capture_output=True, text=True, timeout=60)
     assert typo.returncode == 2
+
+
+def test_run_experiment_script_is_the_proof_run():
+    import pathlib
+
+    script = pathlib.Path(__file__).resolve().parent.parent / "experiments" / "run_experiment.py"
+    done = subprocess.run([sys.executable, str(script), "--persona", "researcher", "--json",
+                           "--assert-improves", "--seed", "3", "--nights", "2"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["nights"] == 2
+
+
+def test_gate_options_reach_the_night():
+    strict = prove(ProofSpec(seed=4, config=NightConfig(alpha=1e-9)))
+    assert strict["edits_accepted"] == 0 and strict["after_test"] == strict["baseline_test"]
+    perm = prove(ProofSpec(seed=4, config=NightConfig(test="permutation", no_regression=True)))
+    assert perm["harmful_accepted"] == 0

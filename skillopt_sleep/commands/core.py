@@ -62,62 +62,66 @@ def _print_summary(s: dict[str, Any], console: Console) -> None:
     console.print(table)
 
 
+Opt = typer.Option
+Persona = Annotated[str, Opt(help="persona name from personas/ or a .toml path")]
+Flag = Annotated[bool, Opt()]
+Improves = Annotated[bool, Opt("--assert-improves",
+                               help=f"exit 1 unless test lift ≥ {MIN_LIFT} and no harmful edit")]
+Full = Annotated[bool, Opt("--full", help="the whole flow: transcripts, harvest, mining, "
+                                          "stage, adopt, rollback")]
+Schedule = Annotated[str, Opt(help="edit budget schedule: constant, linear or cosine")]
+GateTest = Annotated[str, Opt(help="the gate's paired test: sign or permutation")]
+
+
 def prove_cmd(
-    persona: Annotated[
-        str, typer.Option(help="persona name from personas/ or a .toml path")
-    ] = "researcher",
-    seed: Annotated[int, typer.Option(help="seed for tasks, splits and the simulator")] = 0,
-    nights: Annotated[int, typer.Option(min=1, help="consecutive nights to run")] = 3,
-    steps: Annotated[int, typer.Option(min=1, help="reflect→gate rounds per night")] = 3,
-    val_repeats: Annotated[int, typer.Option(min=1, help="samples per validation task")] = 3,
-    no_gate: Annotated[
-        bool, typer.Option("--no-gate", help="accept every edit (ablation)")
-    ] = False,
-    assert_improves: Annotated[
-        bool,
-        typer.Option(
-            "--assert-improves", help=f"exit 1 unless test lift ≥ {MIN_LIFT} and no harmful edit"
-        ),
-    ] = False,
-    target: Annotated[str, typer.Option(help="target model spec")] = "simulated",
-    optimizer: Annotated[str, typer.Option(help="optimizer model spec")] = "simulated",
-    base_url: Annotated[str | None, typer.Option(help="base URL for openai kinds")] = None,
-    record: Annotated[bool, typer.Option("--record", help="record model calls for replay")] = False,
-    replay_only: Annotated[
-        bool, typer.Option("--replay-only", help="answer only from recorded calls")
-    ] = False,
-    full: Annotated[
-        bool,
-        typer.Option(
-            "--full",
-            help="through the whole flow: transcripts, harvest, mining, stage, adopt, rollback",
-        ),
-    ] = False,
-    embedder: Annotated[
-        str, typer.Option(help="embedder for --full (minilm or hashing)")
-    ] = "minilm",
-    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    persona: Persona = "researcher",
+    seed: Annotated[int, Opt(help="seed for tasks, splits and the simulator")] = 0,
+    nights: Annotated[int, Opt(min=1, help="consecutive nights to run")] = 3,
+    steps: Annotated[int, Opt(min=1, help="reflect→gate rounds per night")] = 3,
+    val_repeats: Annotated[int, Opt(min=1, help="samples per validation task")] = 3,
+    alpha: Annotated[float, Opt(min=0.0, max=1.0, help="the gate's significance level")] = 0.05,
+    margin: Annotated[float, Opt(help="mean improvement an edit must exceed")] = 0.0,
+    gate_test: GateTest = "sign",
+    no_regression: Annotated[bool, Opt("--no-regression", help="no validation task may drop")]
+    = False,
+    budget_schedule: Schedule = "cosine",
+    no_gate: Annotated[bool, Opt("--no-gate", help="accept every edit (ablation)")] = False,
+    assert_improves: Improves = False,
+    target: Annotated[str, Opt(help="target model spec")] = "simulated",
+    optimizer: Annotated[str, Opt(help="optimizer model spec")] = "simulated",
+    base_url: Annotated[str | None, Opt(help="base URL for openai kinds")] = None,
+    record: Annotated[bool, Opt("--record", help="record model calls for replay")] = False,
+    replay_only: Annotated[bool, Opt("--replay-only", help="answer only from recorded calls")]
+    = False,
+    full: Full = False,
+    embedder: Annotated[str, Opt(help="embedder for --full (minilm or hashing)")] = "minilm",
+    as_json: Annotated[bool, Opt("--json", help="print one JSON object")] = False,
 ) -> None:
     """Run nights over a simulated persona and show that the gate makes the skill better."""
     from ..night.config import NightConfig
-    from ..prove import ProofSpec, check, prove
+    from ..prove import ProofSpec
 
     if full:
         _prove_full(persona, seed, nights, embedder, as_json)
         return
-    spec = ProofSpec(
-        persona=persona,
-        seed=seed,
-        nights=nights,
-        gate=not no_gate,
-        config=NightConfig(steps=steps, val_repeats=val_repeats),
-        target=target,
-        optimizer=optimizer,
-        base_url=base_url,
-        cache="replay-only" if replay_only else "record" if record else "",
-    )
+    if gate_test not in ("sign", "permutation"):
+        raise typer.BadParameter("sign or permutation", param_hint="--gate-test")
+    if budget_schedule not in ("constant", "linear", "cosine"):
+        raise typer.BadParameter("constant, linear or cosine", param_hint="--budget-schedule")
+    config = NightConfig(steps=steps, val_repeats=val_repeats, alpha=alpha, margin=margin,
+                         test=gate_test, no_regression=no_regression,  # type: ignore[arg-type]
+                         schedule=budget_schedule)  # type: ignore[arg-type]
+    cache = "replay-only" if replay_only else "record" if record else ""
+    spec = ProofSpec(persona=persona, seed=seed, nights=nights, gate=not no_gate, config=config,
+                     target=target, optimizer=optimizer, base_url=base_url, cache=cache)
+    _prove(spec, assert_improves, as_json)
+
+
+def _prove(spec: Any, assert_improves: bool, as_json: bool) -> None:
+    from ..prove import check, prove
+
     show = (lambda m: err.print(f"[dim]{m}[/dim]")) if not as_json else (lambda m: None)
-    summary = prove(spec, _models(spec, persona), progress=show)
+    summary = prove(spec, _models(spec, spec.persona), progress=show)
     if as_json:
         typer.echo(json.dumps({k: v for k, v in summary.items() if k != "final_skill"}))
     else:
@@ -127,10 +131,8 @@ def prove_cmd(
     if assert_improves:
         check(summary)
         if not as_json:
-            Console().print(
-                f"[green]proof holds:[/green] test lift {summary['lift']:+.3f} "
-                f"≥ {MIN_LIFT}, no harmful edit accepted"
-            )
+            Console().print(f"[green]proof holds:[/green] test lift {summary['lift']:+.3f} "
+                            f"≥ {MIN_LIFT}, no harmful edit accepted")
 
 
 def _prove_full(persona: str, seed: int, nights: int, embedder: str, as_json: bool) -> None:
