@@ -19,8 +19,10 @@ MAX_ENTRY_CHARS = 400
 MAX_SKILL_TOKENS = 2000
 
 _URL = re.compile(r"\b(?:https?|ftp|ssh|git)://([A-Za-z0-9.-]+)", re.IGNORECASE)
+# Bare host names, by the top-level domains hostile text favours. ``.sh``, ``.app`` and
+# ``.py``-like endings are left out on purpose: ``./setup.sh`` and ``Xcode.app`` are files.
 _HOST = re.compile(
-    r"\b((?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|ai|sh|xyz|ru|cn|co|app|me|info|biz|top|cloud))\b",
+    r"(?<![/\w.-])((?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|ai|xyz|ru|cn|co|me|info|biz|top|cloud))\b",
     re.IGNORECASE,
 )
 _PIPE_TO_SHELL = re.compile(

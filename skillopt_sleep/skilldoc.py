@@ -12,7 +12,7 @@ entry through an anchor. Applying an edit returns a typed ``EditOutcome`` and ne
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import yaml
 
@@ -158,9 +158,7 @@ def with_entries(doc: SkillDoc, region: str, entries: tuple[str, ...]) -> SkillD
     doc = ensure_regions(doc)
     span = doc.regions[region]
     body = "\n" + _render_body(region, entries)
-    text = doc.text[: span.body_start] + body + doc.text[span.body_end :]
-    new = parse(text)
-    return replace(new)
+    return parse(doc.text[: span.body_start] + body + doc.text[span.body_end :])
 
 
 # --- edits -------------------------------------------------------------------------------
