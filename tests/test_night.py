@@ -10,7 +10,7 @@ from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.merge import clip, merge
 from skillopt_sleep.night.reflect import parse_edits
 from skillopt_sleep.night.run import NightInputs, run_night
-from skillopt_sleep.records import SENTINEL, Edit, JudgeSpec, Message, Task
+from skillopt_sleep.records import SENTINEL, Edit, JudgeSpec, Message, Task, to_dict
 from skillopt_sleep.store.archive import Archive
 
 GOOD = "Always end with a line 'Tests: pytest -q'."
@@ -167,3 +167,16 @@ def test_persona_splits_never_leak_and_are_stable():
         assert sum(t.split == "validation" for t in tasks) >= 6
         assert not any(t.synthetic and t.split != "train" for t in tasks)
         assert [t.split for t in tasks] == [t.split for t in personas.tasks(p, seed)]
+
+
+def test_a_refused_secret_never_reaches_the_buffer_the_result_or_a_prompt(tmp_path: Path):
+    key = "sk-ant-api03-Xq7Lm2Pz9Rt4Vb8Nc1Kd5Fg3Hj6Mw0Ye2Ua4Io8Sp7Tq-AbCdEfGh"
+    opt = optimizer_reply([{"op": "append", "text": f"Call the API with {key}."}])
+    result, archive = night(tmp_path, opt)
+    assert [d.stage for d in result.decisions] == ["firewall"]
+    stored = json.dumps([json.loads(r[0]) for r in archive.conn.execute(
+        "SELECT edit_json FROM rejected_edits")])
+    assert key not in stored and key not in json.dumps(to_dict(result))
+    archive.close()
+    night(tmp_path, opt)
+    assert all(key not in m["content"] for m in opt.calls[-1])

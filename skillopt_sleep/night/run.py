@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import BudgetExceeded
 from ..firewall import Context, check_edit
+from ..harvest.redact import redact
 from ..models.base import LLM
 from ..records import Edit, GateDecision, NightResult, Rollout, Split, StepResult, Task, utcnow
 from ..skilldoc import SkillDoc, apply_edit, parse
@@ -172,7 +173,10 @@ class Night:
             findings = check_edit(edit, self.firewall)
             if findings:
                 reason = "; ".join(f"{f.rule}: {f.excerpt}" for f in findings)
-                self._reject(GateDecision(edit, False, reason, stage="firewall", step=step.step))
+                # A refused edit is kept (buffer, report) with its secrets masked: it must
+                # never reach a prompt, the archive or a page in clear.
+                shown = replace(edit, text=redact(edit.text)[0], anchor=redact(edit.anchor)[0])
+                self._reject(GateDecision(shown, False, reason, stage="firewall", step=step.step))
                 step.decisions.append(self.rejected[-1])
             else:
                 passed.append(edit)
