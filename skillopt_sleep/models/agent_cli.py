@@ -19,7 +19,6 @@ import os
 import re
 import shutil
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ from . import agent_home
 from .base import tag
 from .messages import as_transcript
 from .pricing import Price
-from .retry import RetryPolicy, call_with_retries
+from .retry import RetryPolicy, timed_call
 
 AGENT_POLICY = RetryPolicy(attempts=2, initial_wait_s=5.0, max_wait_s=60.0, timeout_s=900.0)
 
@@ -85,7 +84,6 @@ class _AgentCLI:
         names = [str(t.get("function", t).get("name")) for t in tools or []]
         exe = self._exe()
         self._precheck()
-        started = time.monotonic()
 
         def attempt() -> Completion:
             with agent_home.sandbox(self.config_name, self._source(), self.carried) as box:
@@ -95,10 +93,8 @@ class _AgentCLI:
                                         timeout_s=self.policy.timeout_s)
             return self._parse(result)
 
-        completion = call_with_retries(attempt, policy=self.policy, what=self.name,
-                                       transient_types=(TransientAgentError,))
-        completion.latency_s = time.monotonic() - started
-        return completion
+        return timed_call(attempt, policy=self.policy, what=self.name,
+                          transient_types=(TransientAgentError,))
 
     def _precheck(self) -> None:
         """Fail fast with ``AuthError`` when the CLI plainly has no login to use."""

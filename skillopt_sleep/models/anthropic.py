@@ -9,7 +9,6 @@ sample (the cache keeps samples apart).
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,49 +17,23 @@ import anthropic
 from ..errors import AuthError, ModelError
 from ..records import Completion, Message, ToolCall, Usage
 from .messages import anthropic_tools, split_system, tool_call
-from .pricing import Price
-from .retry import RetryPolicy, call_with_retries
+from .sdk import SdkLLM
 
-_TRANSIENT = (anthropic.APIConnectionError,)
 _TAKES_TEMPERATURE = re.compile(
     r"^claude-(3|instant|2|haiku-4-5|sonnet-4(-5)?|opus-4(-[15])?)(-|$)")
 
 
-class AnthropicLLM:
+class AnthropicLLM(SdkLLM[anthropic.Anthropic]):
     """A Claude model over the Messages API, plain or streaming (``stream=True``)."""
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        price: Price,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        policy: RetryPolicy | None = None,
-        stream: bool = False,
-    ):
-        self.name = f"anthropic:{model}"
-        self.model = model
-        self.price = price
-        self.policy = policy or RetryPolicy()
-        self.stream = stream
-        self._base_url = base_url
-        self._api_key = api_key
-        self._client: anthropic.Anthropic | None = None
+    kind = "anthropic"
+    key_variable = "ANTHROPIC_API_KEY"
+    sdk_error = anthropic.AnthropicError
+    transient = (anthropic.APIConnectionError,)
 
-    def _sdk(self) -> anthropic.Anthropic:
-        # Built on first use so a missing key surfaces as AuthError at the first call,
-        # not when a command merely parses its flags.
-        if self._client is None:
-            try:
-                self._client = anthropic.Anthropic(
-                    api_key=self._api_key, base_url=self._base_url, max_retries=0,
-                    timeout=self.policy.timeout_s,
-                )
-            except anthropic.AnthropicError as exc:
-                raise AuthError(f"{self.name}: cannot build the client ({exc}); "
-                                "set ANTHROPIC_API_KEY") from exc
-        return self._client
+    def _new_client(self) -> anthropic.Anthropic:
+        return anthropic.Anthropic(api_key=self._api_key, base_url=self._base_url,
+                                   max_retries=0, timeout=self.policy.timeout_s)
 
     def complete(
         self,
@@ -82,7 +55,6 @@ class AnthropicLLM:
         if tools:
             request["tools"] = anthropic_tools(tools)
         client = self._sdk()
-        started = time.monotonic()
 
         def attempt() -> Completion:
             try:
@@ -99,10 +71,7 @@ class AnthropicLLM:
                 raise
             return self._completion(message)
 
-        completion = call_with_retries(attempt, policy=self.policy, what=self.name,
-                                       transient_types=_TRANSIENT)
-        completion.latency_s = time.monotonic() - started
-        return completion
+        return self._call(attempt)
 
     def _completion(self, message: Any) -> Completion:
         content = getattr(message, "content", None)
@@ -116,13 +85,8 @@ class AnthropicLLM:
                 texts.append(str(block.text))
             elif kind == "tool_use":
                 calls.append(tool_call(str(block.name), dict(block.input or {})))
-        text = "".join(texts)
-        if not text.strip() and not calls:
-            raise ModelError(f"{self.name}: empty answer "
-                             f"(stop_reason={getattr(message, 'stop_reason', None)})")
-        usage = _usage(getattr(message, "usage", None))
-        return Completion(text=text, tool_calls=calls, usage=usage,
-                          cost_usd=self.price.cost(usage))
+        return self._finish("".join(texts), calls, _usage(getattr(message, "usage", None)),
+                            f"stop_reason={getattr(message, 'stop_reason', None)}")
 
 
 def _usage(raw: Any) -> Usage:

@@ -9,19 +9,16 @@ is the one retry policy.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
 import openai
 
-from ..errors import AuthError, ModelError
+from ..errors import ModelError
 from ..records import Completion, Message, ToolCall, Usage
 from .messages import openai_tools, split_system, tool_call
-from .pricing import Price
-from .retry import RetryPolicy, call_with_retries
+from .sdk import SdkLLM
 
-_TRANSIENT = (openai.APIConnectionError,)
 _REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4")
 
 
@@ -30,53 +27,18 @@ def _reasoning(model: str) -> bool:
     return model.split("/")[-1].startswith(_REASONING_PREFIXES)
 
 
-class _OpenAIBase:
+class _OpenAIBase(SdkLLM[openai.OpenAI]):
     kind = "openai"
+    key_variable = "OPENAI_API_KEY"
+    sdk_error = openai.OpenAIError
+    transient = (openai.APIConnectionError,)
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        price: Price,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        policy: RetryPolicy | None = None,
-        stream: bool = False,
-    ):
-        self.name = f"{self.kind}:{model}"
-        self.model = model
-        self.price = price
-        self.policy = policy or RetryPolicy()
-        self.stream = stream
-        self._base_url = base_url
-        self._api_key = api_key
-        self._client: openai.OpenAI | None = None
-
-    def _sdk(self) -> openai.OpenAI:
-        if self._client is None:
-            key = self._api_key
-            if key is None and self._base_url and _is_local(self._base_url):
-                key = "local-server"  # local servers ignore it; the SDK insists on one
-            try:
-                self._client = openai.OpenAI(api_key=key, base_url=self._base_url,
-                                             max_retries=0, timeout=self.policy.timeout_s)
-            except openai.OpenAIError as exc:
-                raise AuthError(f"{self.name}: cannot build the client ({exc}); "
-                                "set OPENAI_API_KEY") from exc
-        return self._client
-
-    def _call(self, attempt: Any) -> Completion:
-        started = time.monotonic()
-        completion: Completion = call_with_retries(attempt, policy=self.policy, what=self.name,
-                                                   transient_types=_TRANSIENT)
-        completion.latency_s = time.monotonic() - started
-        return completion
-
-    def _finish(self, text: str, calls: list[ToolCall], usage: Usage, why: str) -> Completion:
-        if not text.strip() and not calls:
-            raise ModelError(f"{self.name}: empty answer ({why})")
-        return Completion(text=text, tool_calls=calls, usage=usage,
-                          cost_usd=self.price.cost(usage))
+    def _new_client(self) -> openai.OpenAI:
+        key = self._api_key
+        if key is None and self._base_url and _is_local(self._base_url):
+            key = "local-server"  # local servers ignore it; the SDK insists on one
+        return openai.OpenAI(api_key=key, base_url=self._base_url, max_retries=0,
+                             timeout=self.policy.timeout_s)
 
 
 def _is_local(url: str) -> bool:

@@ -9,6 +9,7 @@ loops are switched off so there is one policy, and tests can make it fast.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
@@ -22,6 +23,7 @@ from tenacity import (
 )
 
 from ..errors import AuthError, ModelError
+from ..records import Completion
 
 T = TypeVar("T")
 Kind = Literal["auth", "transient", "fatal"]
@@ -108,3 +110,17 @@ def call_with_retries(
         if kind == "transient":
             raise ModelError(f"{what}: failed after {policy.attempts} attempts ({detail})") from exc
         raise ModelError(f"{what}: {detail}") from exc
+
+
+def timed_call(
+    fn: Callable[[], Completion],
+    *,
+    policy: RetryPolicy,
+    what: str,
+    transient_types: tuple[type[BaseException], ...] = (),
+) -> Completion:
+    """``call_with_retries`` for one model call; its latency spans every attempt and wait."""
+    started = time.monotonic()
+    completion = call_with_retries(fn, policy=policy, what=what, transient_types=transient_types)
+    completion.latency_s = time.monotonic() - started
+    return completion
