@@ -22,11 +22,13 @@ from .lines import MAX_LINE_BYTES, JsonLines, tail_hash
 
 __all__ = [
     "MAX_LINE_BYTES",
+    "AgentHomeSource",
     "Checkpoint",
     "FileRead",
     "HarvestStats",
     "Resume",
     "Source",
+    "SourceBase",
     "checkpoint_from",
     "checkpoint_of",
     "file_changed",
@@ -132,6 +134,66 @@ class HarvestStats:
     def fail(self, path: Path, exc: BaseException) -> None:
         self.files_failed += 1
         self.errors.append(f"{path}: {type(exc).__name__}: {exc}")
+
+
+# --- the shared parts of a source ----------------------------------------------------
+
+
+class SourceBase:
+    """``sessions(since)`` as every source serves it: ``sessions_from`` over ``discover()``."""
+
+    def discover(self) -> list[Path]:
+        raise NotImplementedError
+
+    def sessions_from(self, path: Path) -> Iterator[Session]:
+        raise NotImplementedError
+
+    def sessions(self, since: datetime | None = None) -> Iterator[Session]:
+        for path in self.discover():
+            for session in self.sessions_from(path):
+                if since is None or (session.ended_at and session.ended_at >= since):
+                    yield session
+
+
+class AgentHomeSource(SourceBase):
+    """A source under one agent's home folder (``home()`` when no ``root`` is given), which
+    leaves out headless sessions unless ``include_headless``.
+
+    ``sessions_from`` serves what ``read_session`` makes of a file read whole; a source
+    that resumes grown files reads them its own way and still counts through ``admit``.
+    """
+
+    name: str
+
+    def __init__(self, root: Path | None = None, *, include_headless: bool = False,
+                 stats: HarvestStats | None = None):
+        self.root = root or self.home()
+        self.include_headless = include_headless
+        self.stats = stats or HarvestStats()
+
+    @staticmethod
+    def home() -> Path:
+        raise NotImplementedError
+
+    def read_session(self, path: Path) -> Session | None:
+        raise NotImplementedError
+
+    def admit(self, session: Session) -> bool:
+        """Whether ``session`` is served; counted as harvested or as a dropped headless one."""
+        if session.headless and not self.include_headless:
+            self.stats.dropped["headless"] += 1
+            return False
+        self.stats.sessions[self.name] += 1
+        return True
+
+    def sessions_from(self, path: Path) -> Iterator[Session]:
+        try:
+            session = self.read_session(path)
+        except OSError as exc:
+            self.stats.fail(path, exc)
+            return
+        if session is not None and self.admit(session):
+            yield session
 
 
 # --- reading ----------------------------------------------------------------------------

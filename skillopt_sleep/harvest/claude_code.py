@@ -14,13 +14,20 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterator
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from .. import paths
 from ..records import Session, Signal, Turn
-from .base import FileRead, HarvestStats, Resume, checkpoint_from, project_of, to_utc
+from .base import (
+    AgentHomeSource,
+    FileRead,
+    HarvestStats,
+    Resume,
+    checkpoint_from,
+    project_of,
+    to_utc,
+)
 from .build import SessionBuilder
 from .claude_events import FILE_TOOLS, LOCAL_COMMANDS, Events, events_of, snapshot_files
 from .lines import JsonLines
@@ -37,16 +44,11 @@ def default_root() -> Path:
     return paths.claude_home()
 
 
-class ClaudeCodeSource:
+class ClaudeCodeSource(AgentHomeSource):
     """Claude Code sessions under ``root`` (the folder that contains ``projects/``)."""
 
     name = NAME
-
-    def __init__(self, root: Path | None = None, *, include_headless: bool = False,
-                 stats: HarvestStats | None = None):
-        self.root = root or default_root()
-        self.include_headless = include_headless
-        self.stats = stats or HarvestStats()
+    home = staticmethod(default_root)
 
     def discover(self) -> list[Path]:
         base = self.root / "projects"
@@ -61,12 +63,6 @@ class ClaudeCodeSource:
         # tree's no-change pass spent a third of its time there.
         found.sort(key=lambda name: name.split(os.sep))
         return [Path(name) for name in found]
-
-    def sessions(self, since: datetime | None = None) -> Iterator[Session]:
-        for path in self.discover():
-            for session in self.sessions_from(path):
-                if since is None or (session.ended_at and session.ended_at >= since):
-                    yield session
 
     def sessions_from(self, path: Path) -> Iterator[Session]:
         yield from self.read(path).sessions
@@ -97,10 +93,8 @@ class ClaudeCodeSource:
         checkpoint.resume = state
         if session is None:
             return FileRead([], checkpoint, state)
-        if session.headless and not self.include_headless:
-            self.stats.dropped["headless"] += 1
+        if not self.admit(session):
             return FileRead([], checkpoint, None)
-        self.stats.sessions[NAME] += 1
         return FileRead([session], checkpoint, state)
 
 

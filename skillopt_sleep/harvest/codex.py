@@ -18,14 +18,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from .. import paths
 from ..records import SENTINEL, Session, Signal
-from .base import HarvestStats, iter_json_lines, project_of, to_utc
+from .base import AgentHomeSource, HarvestStats, iter_json_lines, project_of, to_utc
 from .build import SessionBuilder
 
 __all__ = ["CodexSource", "default_root"]
@@ -46,16 +45,11 @@ def default_root() -> Path:
     return paths.codex_home()
 
 
-class CodexSource:
+class CodexSource(AgentHomeSource):
     """Codex rollouts under ``root`` (the ``CODEX_HOME``)."""
 
     name = NAME
-
-    def __init__(self, root: Path | None = None, *, include_headless: bool = False,
-                 stats: HarvestStats | None = None):
-        self.root = root or default_root()
-        self.include_headless = include_headless
-        self.stats = stats or HarvestStats()
+    home = staticmethod(default_root)
 
     def discover(self) -> list[Path]:
         """Live and archived rollouts; one file per session id, the newest by mtime."""
@@ -76,25 +70,8 @@ class CodexSource:
                         newest[key] = (mtime, path)
         return sorted(p for _, p in newest.values())
 
-    def sessions(self, since: datetime | None = None) -> Iterator[Session]:
-        for path in self.discover():
-            for session in self.sessions_from(path):
-                if since is None or (session.ended_at and session.ended_at >= since):
-                    yield session
-
-    def sessions_from(self, path: Path) -> Iterator[Session]:
-        try:
-            session = _read(path, self.stats)
-        except OSError as exc:
-            self.stats.fail(path, exc)
-            return
-        if session is None:
-            return
-        if session.headless and not self.include_headless:
-            self.stats.dropped["headless"] += 1
-            return
-        self.stats.sessions[NAME] += 1
-        yield session
+    def read_session(self, path: Path) -> Session | None:
+        return _read(path, self.stats)
 
 
 class _Reader:

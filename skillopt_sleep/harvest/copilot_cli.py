@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ import yaml
 
 from .. import paths
 from ..records import SENTINEL, Session, Signal, ToolCall
-from .base import HarvestStats, iter_json_lines, project_of, to_utc
+from .base import AgentHomeSource, HarvestStats, iter_json_lines, project_of, to_utc
 from .build import SessionBuilder
 
 __all__ = ["CopilotCliSource", "default_root"]
@@ -40,16 +39,11 @@ def default_root() -> Path:
     return paths.copilot_home()
 
 
-class CopilotCliSource:
+class CopilotCliSource(AgentHomeSource):
     """Copilot CLI sessions under ``root`` (the folder that contains ``session-state/``)."""
 
     name = NAME
-
-    def __init__(self, root: Path | None = None, *, include_headless: bool = False,
-                 stats: HarvestStats | None = None):
-        self.root = root or default_root()
-        self.include_headless = include_headless
-        self.stats = stats or HarvestStats()
+    home = staticmethod(default_root)
 
     def discover(self) -> list[Path]:
         base = self.root / "session-state"
@@ -65,25 +59,8 @@ class CopilotCliSource:
                 found.append(Path(entry.path))  # the flat layout of older builds
         return sorted(found)
 
-    def sessions(self, since: datetime | None = None) -> Iterator[Session]:
-        for path in self.discover():
-            for session in self.sessions_from(path):
-                if since is None or (session.ended_at and session.ended_at >= since):
-                    yield session
-
-    def sessions_from(self, path: Path) -> Iterator[Session]:
-        try:
-            session = _read(path, self.stats)
-        except OSError as exc:
-            self.stats.fail(path, exc)
-            return
-        if session is None:
-            return
-        if session.headless and not self.include_headless:
-            self.stats.dropped["headless"] += 1
-            return
-        self.stats.sessions[NAME] += 1
-        yield session
+    def read_session(self, path: Path) -> Session | None:
+        return _read(path, self.stats)
 
 
 class _Reader:

@@ -17,13 +17,12 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from ..records import SENTINEL, Session, Signal
-from .base import HarvestStats, iter_json_lines, project_of, to_utc
+from .base import HarvestStats, SourceBase, iter_json_lines, project_of, to_utc
 from .build import SessionBuilder
 
 __all__ = ["CopilotVSCodeSource", "default_roots"]
@@ -55,7 +54,7 @@ def default_roots() -> list[Path]:
     return roots
 
 
-class CopilotVSCodeSource:
+class CopilotVSCodeSource(SourceBase):
     """Copilot Chat sessions under ``roots`` (``workspaceStorage`` folders)."""
 
     name = NAME
@@ -83,12 +82,6 @@ class CopilotVSCodeSource:
                     continue
                 found += [Path(folder) / n for n in names if n.endswith((".jsonl", ".json"))]
         return sorted(found)
-
-    def sessions(self, since: datetime | None = None) -> Iterator[Session]:
-        for path in self.discover():
-            for session in self.sessions_from(path):
-                if since is None or (session.ended_at and session.ended_at >= since):
-                    yield session
 
     def sessions_from(self, path: Path) -> Iterator[Session]:
         try:

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
 from pathlib import Path
 
 from ..records import Session
-from .base import HarvestStats
+from .base import HarvestStats, SourceBase
 
 __all__ = ["MockSource"]
 
 
-class MockSource:
+class MockSource(SourceBase):
     """Serves ``sessions`` as if each came from its own file (``<name>/<session_id>``)."""
 
     def __init__(self, sessions: list[Session], name: str = "mock"):
@@ -22,12 +21,6 @@ class MockSource:
 
     def discover(self) -> list[Path]:
         return list(self._by_path)
-
-    def sessions(self, since: datetime | None = None) -> Iterator[Session]:
-        for path in self.discover():
-            for session in self.sessions_from(path):
-                if since is None or (session.ended_at and session.ended_at >= since):
-                    yield session
 
     def sessions_from(self, path: Path) -> Iterator[Session]:
         session = self._by_path.get(path)
