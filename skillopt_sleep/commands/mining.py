@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -13,6 +13,10 @@ from ..errors import ConfigError
 from ..paths import archive_path
 from ..records import Split, Task, to_dict
 from ..store.archive import Archive
+
+if TYPE_CHECKING:  # the mining modules load only when a command runs
+    from ..mine.catalog import CatalogResult, CatalogSettings
+    from ..mine.requests import Request
 
 EmbedderOption = Annotated[
     str,
@@ -32,6 +36,33 @@ MinSessionsOption = Annotated[
 RatiosOption = Annotated[
     str, typer.Option("--split-ratios", help="train:validation:test by family.")
 ]
+RequestsOption = Annotated[
+    Path,
+    typer.Option(
+        "--requests",
+        help='JSON Lines: {"id", "session_id", "project", "text"}, optional '
+        '"signal", "reaction", "correction", "skills_used".',
+    ),
+]
+ProjectOption = Annotated[str | None, typer.Option("--project", help="Only this project.")]
+SinceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--since", help="Only sessions that ended at or after this ISO time (with a zone)."
+    ),
+]
+SplitOption = Annotated[
+    str | None,
+    typer.Option("--split", help="Only tasks of this split: train, validation or test."),
+]
+HeadlessOption = Annotated[
+    bool,
+    typer.Option("--include-headless", help="Also mine headless sessions (claude -p, codex exec)."),
+]
+SkillsDirOption = Annotated[
+    list[Path] | None,
+    typer.Option("--skills-dir", help="Skill roots for routing (default: the agents' skill dirs)."),
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -45,7 +76,7 @@ def _emit(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
-def _settings(threshold: float, min_sessions: int, ratios: str) -> Any:
+def _settings(threshold: float, min_sessions: int, ratios: str) -> CatalogSettings:
     from ..mine.catalog import CatalogSettings
     from ..mine.families import FamilySettings
     from ..mine.splits import parse_ratios
@@ -59,14 +90,7 @@ def _settings(threshold: float, min_sessions: int, ratios: str) -> Any:
 
 
 def mine_command(
-    requests: Annotated[
-        Path,
-        typer.Option(
-            "--requests",
-            help='JSON Lines: {"id", "session_id", "project", "text"}, optional '
-            '"signal", "reaction", "correction", "skills_used".',
-        ),
-    ],
+    requests: RequestsOption,
     embedder: EmbedderOption = "minilm",
     threshold: ThresholdOption = 0.5,
     min_sessions: MinSessionsOption = 2,
@@ -74,15 +98,33 @@ def mine_command(
     as_json: JsonOption = False,
 ) -> None:
     """Group requests into recurring task families (stored in the archive)."""
-    from ..mine.embed import make_embedder
-    from ..mine.miner import Miner
     from ..mine.requests import read_requests
-    from ..mine.tasks import medoid
 
     settings = _settings(threshold, min_sessions, split_ratios)
     found, problems = read_requests(requests)
     for problem in problems:
         typer.echo(f"skipped: {problem}", err=True)
+    families, counts = _mine_families(found, embedder, settings)
+    summary = counts | {"bad_lines": len(problems), "listed": len(families)}
+    if as_json:
+        _emit({"families": families, "summary": summary})
+        return
+    for f in families:
+        typer.echo(
+            f"{f['family_id']}  {f['split']:10} {len(f['members']):3} members  "
+            f"{f['representative'][:70]}"
+        )
+    typer.echo(", ".join(f"{k} {v}" for k, v in summary.items()), err=True)
+
+
+def _mine_families(
+    found: list[Request], embedder: str, settings: CatalogSettings
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Mine ``found`` into the archive: the families holding any of them, and the counts."""
+    from ..mine.embed import make_embedder
+    from ..mine.miner import Miner
+    from ..mine.tasks import medoid
+
     archive = Archive(archive_path())
     try:
         miner = Miner(archive, make_embedder(embedder), settings.family, settings.ratios)
@@ -110,21 +152,12 @@ def mine_command(
             )
     finally:
         archive.close()
-    summary = dict(report.counts) | {"bad_lines": len(problems), "listed": len(families)}
-    if as_json:
-        _emit({"families": families, "summary": summary})
-        return
-    for f in families:
-        typer.echo(
-            f"{f['family_id']}  {f['split']:10} {len(f['members']):3} members  "
-            f"{f['representative'][:70]}"
-        )
-    typer.echo(", ".join(f"{k} {v}" for k, v in summary.items()), err=True)
+    return families, dict(report.counts)
 
 
 def _load_requests(
     archive: Archive, project: str | None, since: str | None, include_headless: bool
-) -> list[Any]:
+) -> list[Request]:
     try:
         from ..harvest.base import parse_since
         from ..store.sessions import load_sessions
@@ -142,29 +175,11 @@ def _load_requests(
 
 
 def tasks_command(
-    project: Annotated[str | None, typer.Option("--project", help="Only this project.")] = None,
-    since: Annotated[
-        str | None,
-        typer.Option(
-            "--since", help="Only sessions that ended at or after this ISO time (with a zone)."
-        ),
-    ] = None,
-    split: Annotated[
-        str | None,
-        typer.Option("--split", help="Only tasks of this split: train, validation or test."),
-    ] = None,
-    include_headless: Annotated[
-        bool,
-        typer.Option(
-            "--include-headless", help="Also mine headless sessions (claude -p, codex exec)."
-        ),
-    ] = False,
-    skills_dir: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--skills-dir", help="Skill roots for routing (default: the agents' skill dirs)."
-        ),
-    ] = None,
+    project: ProjectOption = None,
+    since: SinceOption = None,
+    split: SplitOption = None,
+    include_headless: HeadlessOption = False,
+    skills_dir: SkillsDirOption = None,
     embedder: EmbedderOption = "minilm",
     threshold: ThresholdOption = 0.5,
     min_sessions: MinSessionsOption = 2,
@@ -172,22 +187,10 @@ def tasks_command(
     as_json: JsonOption = False,
 ) -> None:
     """Mine the archived sessions into tasks and list them with their judges and splits."""
-    from ..mine.catalog import Catalog
-    from ..mine.embed import make_embedder
-    from ..mine.skills import discover_skills
-
     if split is not None and split not in {s.value for s in Split}:
         raise ConfigError(f"--split must be train, validation or test, got {split!r}")
     settings = _settings(threshold, min_sessions, split_ratios)
-    archive = Archive(archive_path())
-    try:
-        requests = _load_requests(archive, project, since, include_headless)
-        catalog = Catalog(
-            archive, make_embedder(embedder), settings=settings, skills=discover_skills(skills_dir)
-        )
-        result = catalog.refresh(requests)
-    finally:
-        archive.close()
+    result = _refresh_catalog(project, since, include_headless, skills_dir, embedder, settings)
     shown = [
         t
         for t in result.tasks
@@ -202,6 +205,30 @@ def tasks_command(
         typer.echo(
             f"{len(shown)} tasks; families no skill covers: {len(result.uncovered)}", err=True
         )
+
+
+def _refresh_catalog(
+    project: str | None,
+    since: str | None,
+    include_headless: bool,
+    skills_dir: list[Path] | None,
+    embedder: str,
+    settings: CatalogSettings,
+) -> CatalogResult:
+    """Mine the archived sessions into the task catalog; what ``Catalog.refresh`` returns."""
+    from ..mine.catalog import Catalog
+    from ..mine.embed import make_embedder
+    from ..mine.skills import discover_skills
+
+    archive = Archive(archive_path())
+    try:
+        requests = _load_requests(archive, project, since, include_headless)
+        catalog = Catalog(
+            archive, make_embedder(embedder), settings=settings, skills=discover_skills(skills_dir)
+        )
+        return catalog.refresh(requests)
+    finally:
+        archive.close()
 
 
 def _print_task(task: Task, as_json: bool) -> None:
