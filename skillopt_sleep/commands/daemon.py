@@ -79,9 +79,10 @@ def _overrides(
     target: str | None,
     optimizer: str | None,
     adopt: str | None,
-    min_new: int | None,
-    ac: bool | None,
+    min_new: int | None = None,
+    ac: bool | None = None,
 ) -> dict[str, Any]:
+    """The settings given on the command line, checked; those not given are left out."""
     _check_time(hour, minute)
     _check_specs(target, optimizer, adopt)
     values = {
@@ -257,6 +258,13 @@ def _project_key(project: Path | None, must_exist: bool = True) -> str:
     return project_of(str(folder.resolve()))
 
 
+def _enrolled() -> dict[str, Any]:
+    """The ``[projects]`` table of the user config: enrolled project -> its settings."""
+    from .. import config
+
+    return dict(config.read_toml(config.paths.config_file()).get("projects") or {})
+
+
 def enroll_command(
     project: ProjectOption = None,
     hour: HourOption = None,
@@ -268,20 +276,12 @@ def enroll_command(
     """Let the daemon serve a project (settings given here are kept for its nights)."""
     from .. import config
 
-    _check_time(hour, minute)
-    _check_specs(target, optimizer, adopt)
+    given = _overrides(hour, minute, target, optimizer, adopt)
     key = _project_key(project)
-    projects = dict(config.read_toml(config.paths.config_file()).get("projects") or {})
+    projects = _enrolled()
     entry = dict(projects.get(key) or {})
     entry.setdefault("enrolled_at", datetime.now(UTC).isoformat(timespec="seconds"))
-    given = {
-        "hour": hour,
-        "minute": minute,
-        "target": target,
-        "optimizer": optimizer,
-        "adopt": adopt,
-    }
-    entry.update({k: v for k, v in given.items() if v is not None})
+    entry.update(given)
     projects[key] = entry
     path = config.write_user({"projects": projects})
     when = (
@@ -300,7 +300,7 @@ def unenroll_command(project: ProjectOption = None) -> None:
     from .. import config
 
     key = _project_key(project, must_exist=False)
-    projects = dict(config.read_toml(config.paths.config_file()).get("projects") or {})
+    projects = _enrolled()
     if key not in projects:
         raise ConfigError(f"{key} is not enrolled (enrolled: {', '.join(projects) or 'none'})")
     del projects[key]
