@@ -9,7 +9,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -23,6 +22,7 @@ from skillopt_sleep.store.archive import Archive
 from skillopt_sleep.store.sessions import load_sessions
 
 from ._harvest_layout import fixture
+from ._wait import until
 
 REPO = Path(__file__).resolve().parents[1]
 HOOK = REPO / "plugins" / "claude-code" / "hooks" / "session_end.py"
@@ -77,15 +77,6 @@ def _stored_requests() -> dict[str, list[str]]:
         archive.close()
 
 
-def _until(condition: Any, seconds: float = 10.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return bool(condition())
-
-
 def test_a_session_is_archived_seconds_after_its_hook_fires(transcript: Path,
                                                             tmp_path: Path) -> None:
     # The transcript watcher is there but far too slow to be what archives the session.
@@ -97,10 +88,10 @@ def test_a_session_is_archived_seconds_after_its_hook_fires(transcript: Path,
     try:
         with open(transcript, "ab") as handle:  # the session's last write, seen by the watcher
             handle.write(b"\n")
-        assert _until(lambda: any(p == str(transcript) for _, p in watcher.pending))
+        assert until(lambda: any(p == str(transcript) for _, p in watcher.pending))
         fired = time.monotonic()
         _hook(transcript)
-        assert _until(lambda: SESSION in _archived_ids(), 10), "queued session not archived"
+        assert until(lambda: SESSION in _archived_ids(), 10), "queued session not archived"
         latency = time.monotonic() - fired
         assert latency < 5, latency
         assert not paths.queue_file().exists()
@@ -123,8 +114,8 @@ def test_sessions_queued_while_no_daemon_ran_are_harvested_on_start(transcript: 
                       state=DaemonState(tmp_path / "state.json"))
     service.start()
     try:
-        assert _until(lambda: SESSION in _archived_ids(), 10)
-        assert _until(lambda: not paths.queue_file().exists())
+        assert until(lambda: SESSION in _archived_ids(), 10)
+        assert until(lambda: not paths.queue_file().exists())
     finally:
         service.stop()
     assert _archived_ids() == [SESSION]

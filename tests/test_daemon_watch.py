@@ -21,6 +21,7 @@ from skillopt_sleep.store.archive import Archive
 from skillopt_sleep.store.sessions import count_sessions, load_sessions
 
 from ._harvest_layout import fixture
+from ._wait import until
 
 FIXTURE = "claude-code/claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
 SESSION = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
@@ -43,15 +44,6 @@ def _archived() -> dict[str, int]:
         archive.close()
 
 
-def _until(condition: Any, seconds: float = 10.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return bool(condition())
-
-
 def test_transcript_written_in_appends_is_harvested_once_finished(claude_home: Path,
                                                                   tmp_path: Path) -> None:
     lines = fixture(FIXTURE).read_bytes().splitlines(keepends=True)
@@ -68,7 +60,7 @@ def test_transcript_written_in_appends_is_harvested_once_finished(claude_home: P
                 handle.write(b"".join(lines[start:start + step]))
             time.sleep(0.2)
         assert watcher.harvested_files == 0  # still changing: nothing read yet
-        assert _until(lambda: watcher.harvested_files >= 1)
+        assert until(lambda: watcher.harvested_files >= 1)
         time.sleep(1.5)
         assert watcher.harvested_files == 1  # one harvest for the whole burst of appends
     finally:
@@ -119,9 +111,9 @@ def test_a_burst_of_1000_files_is_coalesced_in_bounded_time_and_memory(
         for path in sorted(folder.glob("*.jsonl"))[:200]:  # and a second wave of touches
             with open(path, "a") as handle:
                 handle.write("\n")
-        assert _until(lambda: len(watcher.pending) >= min(1000, max_pending), 10)
+        assert until(lambda: len(watcher.pending) >= min(1000, max_pending), 10)
         assert len(watcher.pending) <= max_pending
-        _until(lambda: watcher.flush() > 0 and not watcher.pending, 20)
+        until(lambda: watcher.flush() > 0 and not watcher.pending, 20)
         elapsed = time.monotonic() - started
         _, peak = tracemalloc.get_traced_memory()
     finally:

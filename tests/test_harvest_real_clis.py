@@ -20,7 +20,7 @@ from skillopt_sleep.records import Session
 from skillopt_sleep.store.archive import Archive
 
 from ._clis import cli
-from .fakes.llm_server import FakeLLMServer, Text, ToolThenText
+from .fakes.llm_server import FakeLLMServer, Script, Text, ToolThenText
 
 PROMPTS = ["list the files here", "run the release check", "no, use the dry-run flag instead"]
 
@@ -36,6 +36,13 @@ def _repo(tmp_path: Path) -> Path:
 def _run(args: list[str], env: dict[str, str], cwd: Path) -> None:
     result = subprocess.run(args, env=env, cwd=cwd, capture_output=True, text=True, timeout=90)
     assert result.returncode == 0, (args, result.stdout[-2000:], result.stderr[-2000:])
+
+
+def _three_turns(tool: str, listing: dict[str, str], failing: dict[str, str]) -> list[Script]:
+    """The model's side of the session: a listing that works, a check that fails, a fix."""
+    return [ToolThenText(tool, listing, "Here they are."),
+            ToolThenText(tool, failing, "The check failed."),
+            Text("Using the dry-run flag.")]
 
 
 def _harvested(source: str, root: Path) -> Session:
@@ -62,12 +69,8 @@ def test_claude_code_session(tmp_path: Path) -> None:
     claude = str(cli("claude"))
     repo, home = _repo(tmp_path), tmp_path / "home"
     home.mkdir()
-    script = [
-        ToolThenText("Bash", {"command": "ls", "description": "List files"}, "Here they are."),
-        ToolThenText("Bash", {"command": "exit 3", "description": "Release check"},
-                     "The check failed."),
-        Text("Using the dry-run flag."),
-    ]
+    script = _three_turns("Bash", {"command": "ls", "description": "List files"},
+                          {"command": "exit 3", "description": "Release check"})
     with FakeLLMServer(script, default=Text("ok")) as server:
         env = {**os.environ, "HOME": str(home), "ANTHROPIC_BASE_URL": server.url,
                "ANTHROPIC_API_KEY": "dummy", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
@@ -88,11 +91,7 @@ def test_codex_session(tmp_path: Path) -> None:
     codex = str(cli("codex"))
     repo, codex_home = _repo(tmp_path), tmp_path / "codex-home"
     codex_home.mkdir()
-    script = [
-        ToolThenText("exec_command", {"cmd": "ls"}, "Here they are."),
-        ToolThenText("exec_command", {"cmd": "exit 3"}, "The check failed."),
-        Text("Using the dry-run flag."),
-    ]
+    script = _three_turns("exec_command", {"cmd": "ls"}, {"cmd": "exit 3"})
     with FakeLLMServer(script, default=Text("ok")) as server:
         (codex_home / "config.toml").write_text(
             'model_provider = "fake"\nmodel = "gpt-5"\napproval_policy = "never"\n'
@@ -112,12 +111,8 @@ def test_copilot_cli_session(tmp_path: Path) -> None:
     copilot = str(cli("copilot"))
     repo, home = _repo(tmp_path), tmp_path / "home"
     home.mkdir()
-    script = [
-        ToolThenText("bash", {"command": "ls", "description": "List files"}, "Here they are."),
-        ToolThenText("bash", {"command": "exit 3", "description": "Release check"},
-                     "The check failed."),
-        Text("Using the dry-run flag."),
-    ]
+    script = _three_turns("bash", {"command": "ls", "description": "List files"},
+                          {"command": "exit 3", "description": "Release check"})
     with FakeLLMServer(script, default=Text("ok")) as server:
         env = {**os.environ, "HOME": str(home), "COPILOT_OFFLINE": "true",
                "COPILOT_PROVIDER_TYPE": "anthropic", "COPILOT_PROVIDER_BASE_URL": server.url,
