@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from skillopt_sleep.mine.families import FamilySettings, family_id
 from skillopt_sleep.mine.intent import parse, same_intent_possible
 from skillopt_sleep.mine.miner import Miner
 from skillopt_sleep.mine.requests import Request
-from skillopt_sleep.mine.splits import split_for
+from skillopt_sleep.mine.splits import balanced_split
 from skillopt_sleep.mine.store import MiningStore
 from skillopt_sleep.store.archive import Archive
 from tests._require import require
@@ -49,6 +50,7 @@ def test_family_ids_and_splits_survive_new_members_and_nights(tmp_path: Path) ->
               _req("b1", "s3", "bump the version")]
     report = _miner(archive, mock).mine(night1)
     (fam,) = report.families
+    first_split = MiningStore(archive).family(fam.id).split
     assert fam.id == family_id(P, ["a1", "a2"]) and fam.members == ["a1", "a2"] and fam.new
     assert report.counts["pending"] == 1  # b1 waits for a second session
 
@@ -61,7 +63,8 @@ def test_family_ids_and_splits_survive_new_members_and_nights(tmp_path: Path) ->
     assert by_id[new].members == ["b1", "b2"] and by_id[new].new
     assert report2.counts["embedded"] == 2  # only the two new texts
     rows = {r.family_id: r for r in MiningStore(archive).families()}
-    assert rows[fam.id].split == split_for(fam.id) and rows[new].split == split_for(new)
+    assert rows[fam.id].split == first_split  # never moves once given
+    assert rows[new].split == balanced_split(new, Counter([first_split]))
 
     calls = mock.calls
     report3 = _miner(archive, mock).mine(night1 + night2)

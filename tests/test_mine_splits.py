@@ -44,3 +44,26 @@ def test_pairwise_scores() -> None:
     assert merged["recall"] == 1.0 and merged["precision"] == pytest.approx(4 / 10)
     split = pairwise_scores(labels, [[0], [1], [2], [3], [4]])
     assert split["recall"] == 0.0
+
+
+def test_new_families_fill_splits_in_the_ratio_and_keep_their_split():
+    from collections import Counter
+
+    from skillopt_sleep.mine.splits import balanced_split
+
+    counts: Counter[str] = Counter()
+    chosen = {}
+    for i in range(26):
+        fid = f"project:family-{i}"
+        chosen[fid] = balanced_split(fid, counts)
+        counts[chosen[fid]] += 1
+    assert counts == {"train": 5, "validation": 3, "test": 18}
+    for n in (10, 20, 30, 50):
+        c: Counter[str] = Counter()
+        for i in range(n):
+            c[balanced_split(f"p:f{i}", c)] += 1
+        assert c["validation"] >= n // 10
+        assert abs(c["train"] - 0.2 * n) <= 1 and abs(c["validation"] - 0.1 * n) <= 1
+    # The choice depends only on the family and the counts before it: replaying gives the same.
+    again: Counter[str] = Counter()
+    assert all(balanced_split(f, again) == s and not again.update([s]) for f, s in chosen.items())

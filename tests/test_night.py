@@ -180,3 +180,35 @@ def test_a_refused_secret_never_reaches_the_buffer_the_result_or_a_prompt(tmp_pa
     archive.close()
     night(tmp_path, opt)
     assert all(key not in m["content"] for m in opt.calls[-1])
+
+
+def test_after_an_accept_the_gate_compares_on_fresh_samples(tmp_path: Path):
+    seeds: list[int] = []
+
+    def target(messages: Sequence[Message], seed: int) -> str:
+        seeds.append(seed)
+        return target_reply(messages, seed)
+
+    opt = optimizer_reply([{"op": "append", "text": GOOD, "tasks": ["t0", "t1"]},
+                           {"op": "append", "text": "Name the failing test."}])
+    inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
+                         target=ScriptedLLM(target), optimizer=opt, night_id="n",
+                         config=NightConfig(steps=1, slow_update=False))
+    result = run_night(inputs)
+    verdicts = [d for d in result.decisions if d.stage == "gate"]
+    assert verdicts[0].accepted and verdicts[1].n_pairs == 24
+    # 8 validation tasks x 3 repeats: the first gate used samples 0-2, the second 3-5.
+    assert {3, 4, 5} <= set(seeds)
+
+
+def test_merge_gives_a_near_miss_one_more_try_and_never_a_worse_edit():
+    from skillopt_sleep.night.merge import settled
+    from skillopt_sleep.records import GateDecision
+
+    near = Edit(op="append", text="near miss")
+    worse = Edit(op="append", text="made it worse")
+    once = [GateDecision(near, False, "not significant", mean_delta=0.05),
+            GateDecision(worse, False, "worse", mean_delta=-0.1)]
+    assert settled(once) == {("append", "", "made it worse")}
+    twice = [*once, GateDecision(near, False, "not significant", mean_delta=0.02)]
+    assert ("append", "", "near miss") in settled(twice)

@@ -9,10 +9,13 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from skillopt_sleep import persona as personas
 from skillopt_sleep.persona_transcripts import write_history
@@ -20,14 +23,26 @@ from skillopt_sleep.records import NightResult
 from skillopt_sleep.store import staging
 from skillopt_sleep.store.archive import Archive
 
+# The project path is part of every family id, and so of every split: a fixed path keeps
+# the simulated nights (and what they accept) the same from run to run.
+PROJECT = Path(tempfile.gettempdir()) / "skillopt-sleep-test-project"
+
 
 @pytest.fixture
-def world(tmp_path: Path, isolated_home: Path) -> dict:
+def world(tmp_path: Path, isolated_home: Path) -> Iterator[dict]:
     """A developer's machine: a researcher's history in Claude Code and Codex, a project."""
+    with FileLock(str(PROJECT) + ".lock"):
+        shutil.rmtree(PROJECT, ignore_errors=True)
+        PROJECT.mkdir()
+        try:
+            yield _world(tmp_path, isolated_home, PROJECT)
+        finally:
+            shutil.rmtree(PROJECT, ignore_errors=True)
+
+
+def _world(tmp_path: Path, isolated_home: Path, project: Path) -> dict:
     home = tmp_path / "home"
-    project = tmp_path / "project"
     home.mkdir()
-    project.mkdir()
     persona = personas.load("researcher")
     written = write_history(persona, 0, home, project)
     roots = [tmp_path / "skills-claude", tmp_path / "skills-agents"]

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from .families import Family, FamilySettings, Member, best_family, member, new_f
 from .index import ProjectIndex, space
 from .intent import parse
 from .requests import Request
-from .splits import DEFAULT_RATIOS, split_for
+from .splits import DEFAULT_RATIOS, balanced_split
 from .store import FamilyRow, MiningStore
 from .vectors import VectorCache
 
@@ -91,9 +92,12 @@ class Miner:
         pending = [members[r.id] for r, fid in rows if fid is None]
         touched = self._join_existing(pending, index, holder, by_family)
         still = [m for m in pending if m.id not in holder]
+        counts = Counter(f.split for f in self.store.families(project))
         for fid, ids in new_families(project, still, self.settings):
-            row = FamilyRow(fid, project, self.embedder.name, split_for(fid, self.ratios),
-                            ids[:2], utcnow().isoformat())
+            split = balanced_split(fid, counts, self.ratios)
+            counts[split] += 1
+            row = FamilyRow(fid, project, self.embedder.name, split, ids[:2],
+                            utcnow().isoformat())
             self.store.create_family(row, ids)
             by_family[fid] = [members[i] for i in ids]
             holder.update(dict.fromkeys(ids, fid))

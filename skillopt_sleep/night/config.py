@@ -18,6 +18,9 @@ class NightConfig:
     batch_size: int = 8
     train_samples: int = 1
     val_repeats: int = 3
+    min_val_pairs: int = 24
+    """With few validation tasks, sample each more often (never fewer than ``val_repeats``)
+    so the gate's paired test has about this many pairs to work with."""
     test_repeats: int = 1
     alpha: float = 0.05
     margin: float = 0.0

@@ -15,9 +15,9 @@ def evidence_rows(
     before: Sequence[Rollout],
     after: Sequence[Rollout],
 ) -> list[dict[str, Any]]:
-    """One row per task scored both ways (sample 0), in task order."""
-    old = {r.task_id: r for r in before if r.sample == 0}
-    new = {r.task_id: r for r in after if r.sample == 0}
+    """One row per task scored both ways (each side's first sample), in task order."""
+    old = _first_samples(before)
+    new = _first_samples(after)
     rows = []
     for task in tasks:
         a, b = old.get(task.id), new.get(task.id)
@@ -37,3 +37,11 @@ def evidence_rows(
             }
         )
     return rows
+
+
+def _first_samples(rollouts: Sequence[Rollout]) -> dict[str, Rollout]:
+    found: dict[str, Rollout] = {}
+    for r in rollouts:
+        if r.task_id not in found or r.sample < found[r.task_id].sample:
+            found[r.task_id] = r
+    return found

@@ -2,7 +2,7 @@
 
 Duplicates (same op, anchor and normalised text) merge into one edit whose ``support`` is
 the number of minibatches that proposed it. Contradictions (different ops on one anchor)
-keep the better-supported one. Edits already rejected by the gate in the buffer are
+keep the better-supported one. Edits the gate has settled against (see ``settled``) are
 dropped. Failure-driven edits rank first, then by support, then shorter text.
 """
 
@@ -27,7 +27,7 @@ def merge(
 ) -> tuple[list[Edit], list[GateDecision]]:
     """Ranked unique edits, and a decision for every edit dropped (repeat or contradiction)."""
     dropped: list[GateDecision] = []
-    seen_bad = {_key(d.edit) for d in rejected if d.stage == "gate"}
+    seen_bad = settled(rejected)
     merged: dict[tuple[str, str, str], Edit] = {}
     for edit in edits:
         key = _key(edit)
@@ -51,6 +51,22 @@ def merge(
             by_anchor.setdefault(anchor, edit)
     kept = [e for e in sorted(merged.values(), key=_rank) if not any(d.edit is e for d in dropped)]
     return kept, dropped
+
+
+def settled(rejected: Sequence[GateDecision]) -> set[tuple[str, str, str]]:
+    """Edits the gate has settled against: one that did not help at all (mean delta ≤ 0),
+    or one that helped too little to be significant twice. A single near miss may be tried
+    again, since the skill around it has changed; it never gets a third try."""
+    misses: dict[tuple[str, str, str], int] = {}
+    settled_keys: set[tuple[str, str, str]] = set()
+    for d in rejected:
+        if d.stage != "gate":
+            continue
+        key = _key(d.edit)
+        misses[key] = misses.get(key, 0) + 1
+        if d.mean_delta <= 0 or misses[key] >= 2:
+            settled_keys.add(key)
+    return settled_keys
 
 
 def _rank(edit: Edit) -> tuple[int, int, int, str]:

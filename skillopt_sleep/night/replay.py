@@ -80,12 +80,16 @@ def replay(
     *,
     samples: int,
     executor: Executor,
+    first_sample: int = 0,
     judge_for: JudgeFor = default_judge_for,
     max_tokens: int = 1024,
     temperature: float = 0.7,
 ) -> list[Rollout]:
-    """All (task, sample) rollouts, in task-then-sample order, run through ``executor``."""
-    jobs: Iterable[tuple[Task, int]] = [(t, s) for t in tasks for s in range(samples)]
+    """All (task, sample) rollouts, in task-then-sample order, run through ``executor``.
+
+    Samples are numbered from ``first_sample``: the same number is the same sample (seed)."""
+    last = first_sample + samples
+    jobs: Iterable[tuple[Task, int]] = [(t, s) for t in tasks for s in range(first_sample, last)]
     run = functools.partial(
         replay_one,
         skill=skill,

@@ -55,7 +55,13 @@ class Night:
         self.firewall = Context.from_texts(f"{t.intent}\n{t.context}" for t in inputs.tasks)
         self.rejected: list[GateDecision] = self._load_buffer()
         self.notes = self._load_notes()
-        self._cache: dict[tuple[str, str, int], list[Rollout]] = {}
+        self._cache: dict[tuple[str, str, int, int], list[Rollout]] = {}
+        self.val_first = 0
+        """First validation sample of the current incumbent's evidence. An accepted edit's
+        scores won its gate, so they are biased upward; the next comparisons use fresh
+        samples for both sides instead of reusing them (the winner's curse)."""
+        n_val = len(self.split[Split.VALIDATION.value])
+        self.val_repeats = max(self.cfg.val_repeats, -(-self.cfg.min_val_pairs // max(n_val, 1)))
         self.incumbent: SkillDoc = parse(inputs.skill_text)
         """The best skill validated so far tonight; every gate compares against it."""
         self.result = NightResult(
@@ -76,8 +82,8 @@ class Night:
 
     # --- scoring (cached by skill hash: the incumbent is never re-run) -------------------
 
-    def score(self, split: str, doc: SkillDoc, repeats: int) -> list[Rollout]:
-        key = (split, doc.hash, repeats)
+    def score(self, split: str, doc: SkillDoc, repeats: int, first: int = 0) -> list[Rollout]:
+        key = (split, doc.hash, repeats, first)
         if key not in self._cache:
             with ThreadPoolExecutor(max_workers=self.cfg.workers) as pool:
                 self._cache[key] = replay(
@@ -85,6 +91,7 @@ class Night:
                     doc.text,
                     self.target,
                     samples=repeats,
+                    first_sample=first,
                     executor=pool,
                     judge_for=self.i.judge_for,
                     max_tokens=self.cfg.max_tokens,
@@ -92,12 +99,10 @@ class Night:
                 )
         return self._cache[key]
 
-    def _mean(self, split: str, doc: SkillDoc, repeats: int) -> float | None:
-        return (
-            mean_score(self.score(split, doc, repeats), self.cfg.metric)
-            if self.split[split]
-            else None
-        )
+    def _mean(self, split: str, doc: SkillDoc, repeats: int, first: int = 0) -> float | None:
+        if not self.split[split]:
+            return None
+        return mean_score(self.score(split, doc, repeats, first), self.cfg.metric)
 
     # --- the night ------------------------------------------------------------------------
 
@@ -120,7 +125,7 @@ class Night:
 
     def _steps(self, doc: SkillDoc) -> SkillDoc:
         r = self.result
-        r.baseline_val = self._mean(Split.VALIDATION.value, doc, self.cfg.val_repeats) or 0.0
+        r.baseline_val = self._mean(Split.VALIDATION.value, doc, self.val_repeats) or 0.0
         r.baseline_test = self._mean(Split.TEST.value, doc, self.cfg.test_repeats)
         self.incumbent = doc
         for t in range(self.cfg.steps):
@@ -199,10 +204,10 @@ class Night:
         if not self.cfg.gate:
             self.incumbent = candidate
             return GateDecision(edit, True, "gate disabled", step=step)
-        val, reps = Split.VALIDATION.value, self.cfg.val_repeats
+        val, reps, first = Split.VALIDATION.value, self.val_repeats, self.val_first
         verdict = gate.decide(
-            self.score(val, incumbent, reps),
-            self.score(val, candidate, reps),
+            self.score(val, incumbent, reps, first),
+            self.score(val, candidate, reps, first),
             metric=self.cfg.metric,
             alpha=self.cfg.alpha,
             margin=self.cfg.margin,
@@ -225,6 +230,7 @@ class Night:
         )
         if verdict.accepted:
             self.incumbent = candidate
+            self.val_first += reps
         else:
             self._reject(decision)
         return decision
@@ -262,7 +268,8 @@ class Night:
         r.skill_after = after.text
         if not r.abstained:
             try:
-                r.after_val = self._mean(Split.VALIDATION.value, after, self.cfg.val_repeats) or 0.0
+                val, reps, first = Split.VALIDATION.value, self.val_repeats, self.val_first
+                r.after_val = self._mean(val, after, reps, first) or 0.0
                 r.after_test = self._mean(Split.TEST.value, after, self.cfg.test_repeats)
             except BudgetExceeded:
                 r.after_val = r.baseline_val if after.hash == before.hash else r.after_val
@@ -282,16 +289,16 @@ class Night:
 
     def _evidence(self, before: SkillDoc, after: SkillDoc) -> list[dict[str, Any]]:
         rows = []
-        for split, reps in (
-            (Split.VALIDATION.value, self.cfg.val_repeats),
-            (Split.TEST.value, self.cfg.test_repeats),
+        for split, reps, first in (
+            (Split.VALIDATION.value, self.val_repeats, self.val_first),
+            (Split.TEST.value, self.cfg.test_repeats, 0),
         ):
             rows += evidence_rows(
                 self.split[split],
                 split,
                 self.cfg.metric,
-                self._cache.get((split, before.hash, reps), []),
-                self._cache.get((split, after.hash, reps), []),
+                self._cache.get((split, before.hash, reps, 0), []),
+                self._cache.get((split, after.hash, reps, first), []),
             )
         return rows
 
