@@ -16,9 +16,9 @@ from skillopt_sleep.records import Session
 from ._harvest_layout import claude_tree, codex_tree, copilot_tree, fixture, vscode_tree
 
 
-def _claude(tmp_path: Path, name: str, **kw: bool) -> Session:
+def _claude(tmp_path: Path, name: str, include_headless: bool = False) -> Session:
     root = claude_tree(tmp_path / "claude", name)
-    source = ClaudeCodeSource(root, **kw)
+    source = ClaudeCodeSource(root, include_headless=include_headless)
     (path,) = source.discover()
     (session,) = list(source.sessions_from(path))
     return session

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -38,7 +39,7 @@ def _app() -> typer.Typer:
     return app
 
 
-def _lines(output: str) -> list[dict[str, object]]:
+def _lines(output: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in output.splitlines() if line.strip()]
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from skillopt_sleep.harvest.base import HarvestStats
 from skillopt_sleep.harvest.runner import Filter, harvest, make_source
 from skillopt_sleep.paths import archive_path
 from skillopt_sleep.records import Session
@@ -21,6 +22,7 @@ from skillopt_sleep.store.archive import Archive
 
 from ._clis import cli
 from .fakes.llm_server import FakeLLMServer, Script, Text, ToolThenText
+from .test_harvest_resume_more import check_every_split
 
 PROMPTS = ["list the files here", "run the release check", "no, use the dry-run flag instead"]
 
@@ -45,10 +47,30 @@ def _three_turns(tool: str, listing: dict[str, str], failing: dict[str, str]) ->
             Text("Using the dry-run flag.")]
 
 
+def _nightly(source: str, root: Path) -> None:
+    """A harvest between two runs of the CLI: the next one finds the same file grown."""
+    list(harvest(Archive(archive_path()), [make_source(source, root)]))
+
+
+def _resumes_as_from_scratch(source: str, root: Path, tmp_path: Path) -> None:
+    """The file grown by the CLI itself was resumed; any split of it resumes exactly."""
+    stats = HarvestStats()
+    list(harvest(Archive(archive_path()), [make_source(source, root, stats=stats)]))
+    assert stats.files_unchanged == 1  # the last harvest already resumed it
+    (path,) = make_source(source, root).discover()
+    data = path.read_bytes()
+    lines = data.splitlines(keepends=True)
+    # Splits before the first request have nothing archived to resume from.
+    assert check_every_split(source, tmp_path / "splits", lines) >= len(lines) // 2
+
+
 def _harvested(source: str, root: Path) -> Session:
-    sessions = list(harvest(Archive(archive_path()), [make_source(source, root)],
+    stats = HarvestStats()
+    sessions = list(harvest(Archive(archive_path()), [make_source(source, root, stats=stats)],
                             Filter(include_headless=True)))
     assert len(sessions) == 1, sessions
+    if source != "claude-code":  # harvested after each run: the last run's bytes resumed
+        assert stats.files_resumed == 1 and stats.resume_fallbacks == 0, stats
     return sessions[0]
 
 
@@ -102,8 +124,10 @@ def test_codex_session(tmp_path: Path) -> None:
                "FAKE_API_KEY": "dummy"}
         _run([codex, "exec", PROMPTS[0]], env, repo)
         for prompt in PROMPTS[1:]:
+            _nightly("codex", codex_home)
             _run([codex, "exec", "resume", "--last", prompt], env, repo)
     _check(_harvested("codex", codex_home), repo)
+    _resumes_as_from_scratch("codex", codex_home, tmp_path)
 
 
 @pytest.mark.timeout(300)
@@ -120,5 +144,7 @@ def test_copilot_cli_session(tmp_path: Path) -> None:
         env.pop("COPILOT_HOME", None)
         _run([copilot, "-p", PROMPTS[0], "--allow-all-tools"], env, repo)
         for prompt in PROMPTS[1:]:
+            _nightly("copilot-cli", home / ".copilot")
             _run([copilot, "--continue", "-p", prompt, "--allow-all-tools"], env, repo)
     _check(_harvested("copilot-cli", home / ".copilot"), repo)
+    _resumes_as_from_scratch("copilot-cli", home / ".copilot", tmp_path)

@@ -207,14 +207,15 @@ class SessionBuilder:
             self.calls[call_id] = (self.turns[turn].tool_calls[position] if turn >= 0
                                    else ToolCall(name="?"))
 
-    def open_calls(self, kept: list[Turn]) -> dict[str, list[int]]:
-        """``calls`` as positions in ``kept`` (what ``finish`` returned), for ``resume``."""
+    def open_calls(self, kept: list[Turn], every: bool = False) -> dict[str, list[int]]:
+        """``calls`` as positions in ``kept`` (what ``finish`` returned), for ``resume``:
+        those still awaiting a failure, or with ``every`` the failed ones too."""
         where: dict[int, list[int]] = {}
         for t_index, turn in enumerate(kept):
             for c_index, call in enumerate(turn.tool_calls):
                 where[id(call)] = [t_index, c_index]
         return {call_id: where.get(id(call), [-1, 0])
-                for call_id, call in self.calls.items() if call.ok}
+                for call_id, call in self.calls.items() if call.ok or every}
 
 
 def small_args(args: Any) -> dict[str, Any]:

@@ -19,18 +19,11 @@ from typing import Any
 
 from .. import paths
 from ..records import Session, Signal, Turn
-from .base import (
-    AgentHomeSource,
-    FileRead,
-    HarvestStats,
-    Resume,
-    checkpoint_from,
-    project_of,
-    to_utc,
-)
+from .base import HarvestStats, Resume, project_of, to_utc
 from .build import SessionBuilder
 from .claude_events import FILE_TOOLS, LOCAL_COMMANDS, Events, events_of, snapshot_files
 from .lines import JsonLines
+from .resume import CannotResume, ResumableSource
 
 __all__ = ["ClaudeCodeSource", "default_root"]
 
@@ -44,7 +37,7 @@ def default_root() -> Path:
     return paths.claude_home()
 
 
-class ClaudeCodeSource(AgentHomeSource):
+class ClaudeCodeSource(ResumableSource):
     """Claude Code sessions under ``root`` (the folder that contains ``projects/``)."""
 
     name = NAME
@@ -64,42 +57,12 @@ class ClaudeCodeSource(AgentHomeSource):
         found.sort(key=lambda name: name.split(os.sep))
         return [Path(name) for name in found]
 
-    def sessions_from(self, path: Path) -> Iterator[Session]:
-        yield from self.read(path).sessions
-
-    def read(self, path: Path, resume: Resume | None = None) -> FileRead:
-        """``path``'s session, its checkpoint and the state a later read can resume from.
-
-        With ``resume`` only the bytes after ``resume.offset`` are read and their records
-        extend the archived session; when they do not continue its live path (a rewind to
-        an earlier record, a parent that cannot be placed) the file is read whole instead.
-        """
-        try:
-            with JsonLines(path, start=resume.offset if resume else 0) as lines:
-                self.stats.files_read += 1
-                try:
-                    session, state = _read(lines, path, self.stats, resume)
-                except _CannotResume:
-                    self.stats.resume_fallbacks += 1
-                    return self.read(path)
-                finally:
-                    self.stats.add_counts(lines)
-                checkpoint = checkpoint_from(lines, path, NAME)
-        except OSError as exc:
-            self.stats.fail(path, exc)
-            return FileRead([], failed=True)
-        if resume is not None:
-            self.stats.files_resumed += 1
-        checkpoint.resume = state
-        if session is None:
-            return FileRead([], checkpoint, state)
-        if not self.admit(session):
-            return FileRead([], checkpoint, None)
-        return FileRead([session], checkpoint, state)
-
-
-class _CannotResume(Exception):
-    """The new records do not simply extend the archived live path: read the whole file."""
+    def read_lines(self, lines: JsonLines, path: Path, resume: Resume | None
+                   ) -> tuple[Session | None, dict[str, Any] | None]:
+        """With ``resume``, the new records extend the archived session; when they do not
+        continue its live path (a rewind to an earlier record, a parent that cannot be
+        placed) ``CannotResume`` has the file read whole instead."""
+        return _read(lines, path, self.stats, resume)
 
 
 def _read(lines: JsonLines, path: Path, stats: HarvestStats, resume: Resume | None
@@ -122,7 +85,7 @@ def _read(lines: JsonLines, path: Path, stats: HarvestStats, resume: Resume | No
         b.cwd = scan.cwds.most_common(1)[0][0]
         b.project = project_of(b.cwd)
     if resume is not None and b.cwd != resume.state["cwd"]:
-        raise _CannotResume  # earlier tool paths were made relative to another folder
+        raise CannotResume  # earlier tool paths were made relative to another folder
     own_id = b.session_id
     b.session_id = b.session_id or path.stem
     snapshot_files = len(b.files)
@@ -249,11 +212,11 @@ class _Scan:
             keep.append(index)
             parent = self.parents[index]
             if type(parent) is not int:
-                raise _CannotResume
+                raise CannotResume
             if parent == self.base - 1:
                 break
             if not self.base <= parent < self.base + index:
-                raise _CannotResume
+                raise CannotResume
             index = parent - self.base
         return keep[::-1]
 
@@ -309,7 +272,7 @@ def _replay(b: SessionBuilder, live: Iterator[tuple[Events, str | None]],
                 b.signal(Signal.INTERRUPTED)
             elif tag == "local":
                 if open_slash is not None and open_slash is b.current:
-                    raise _CannotResume
+                    raise CannotResume
                 if slash_turns and slash_turns[-1] is b.current:
                     local.add(id(b.current))
             elif tag == "text":

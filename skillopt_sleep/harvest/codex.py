@@ -8,9 +8,12 @@ extension wraps the request in an IDE-context preamble whose tail after
 "## My request for Codex:" is the request. Failures come from exit codes, interrupts from
 ``turn_aborted``; ``compacted`` summaries are not requests.
 
-A grown rollout is read whole again (no resume state): folding the mirrored messages
-compares each message with the last user and assistant texts, which a resume state would
-have to keep unredacted in the archive. Rollouts are small next to Claude Code sessions.
+A grown rollout is read from its checkpoint. Folding compares each message with the last
+user request and the last answer through their sha256, so the resume state holds those
+digests (never the texts, which would sit unredacted in the archive) and a mirror whose
+two halves straddle the checkpoint is still folded. The state also keeps the calls whose
+exit code may come later and the id, folder, version and headless flag the records gave.
+The IDE preamble is stripped per message: it leaves no state behind.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ from typing import Any
 
 from .. import paths
 from ..records import SENTINEL, Session, Signal
-from .base import AgentHomeSource, HarvestStats, iter_json_lines, project_of, to_utc
+from .base import HarvestStats, Resume, project_of, to_utc
 from .build import SessionBuilder
+from .lines import JsonLines
+from .resume import ResumableSource, carry_over, check_same_session, digest, saved_state
 
 __all__ = ["CodexSource", "default_root"]
 
@@ -45,7 +50,7 @@ def default_root() -> Path:
     return paths.codex_home()
 
 
-class CodexSource(AgentHomeSource):
+class CodexSource(ResumableSource):
     """Codex rollouts under ``root`` (the ``CODEX_HOME``)."""
 
     name = NAME
@@ -70,12 +75,17 @@ class CodexSource(AgentHomeSource):
                         newest[key] = (mtime, path)
         return sorted(p for _, p in newest.values())
 
-    def read_session(self, path: Path) -> Session | None:
-        return _read(path, self.stats)
+    def read_lines(self, lines: JsonLines, path: Path, resume: Resume | None
+                   ) -> tuple[Session | None, dict[str, Any] | None]:
+        return _read(lines, path, self.stats, resume)
 
 
 class _Reader:
-    """Per-file state: the builder plus what is needed to fold the mirrored messages."""
+    """Per-file state: the builder plus what is needed to fold the mirrored messages.
+
+    ``last_user`` and ``last_answer`` are digests ("" for none): the last request, and
+    the last answer since it.
+    """
 
     def __init__(self, builder: SessionBuilder):
         self.b = builder
@@ -149,15 +159,19 @@ class _Reader:
         request = _request_of(text)
         if not request:
             return
-        if request == self.last_user and not self.last_answer:
+        key = digest(request)
+        if key == self.last_user and not self.last_answer:
             return  # the mirror of the message just seen
-        self.last_user, self.last_answer = request, ""
+        self.last_user, self.last_answer = key, ""
         self.b.start_turn(request, when)
 
     def assistant(self, text: str) -> None:
-        if not text.strip() or text == self.last_answer:
+        if not text.strip():
             return
-        self.last_answer = text
+        key = digest(text)
+        if key == self.last_answer:
+            return
+        self.last_answer = key
         self.b.answer(text)
 
     def call(self, p: dict[str, Any]) -> None:
@@ -205,16 +219,26 @@ def _request_of(text: str) -> str:
     return stripped
 
 
-def _read(path: Path, stats: HarvestStats) -> Session | None:
+def _read(lines: JsonLines, path: Path, stats: HarvestStats, resume: Resume | None
+          ) -> tuple[Session | None, dict[str, Any] | None]:
     reader = _Reader(SessionBuilder(NAME, stats))
-    for record in iter_json_lines(path, stats):
+    b = reader.b
+    if resume is not None:
+        carry_over(b, resume)
+        reader.last_user, reader.last_answer = resume.state["fold"]
+    for _offset, record in lines:
         try:
             reader.line(record)
         except (TypeError, AttributeError, KeyError, ValueError):
             stats.lines_skipped += 1
-    b = reader.b
+    own_id = b.session_id
     if not b.session_id:
         match = _UUID_TAIL.search(path.stem)
         b.session_id = match.group(1) if match else path.stem
     b.project = project_of(b.cwd)
-    return b.finish(str(path))
+    session = b.finish(str(path))
+    check_same_session(session, resume)
+    state = saved_state(b, session, lines, own_id, b.cwd)
+    if state is not None:
+        state["fold"] = [reader.last_user, reader.last_answer]
+    return session, state

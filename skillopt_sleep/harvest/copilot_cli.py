@@ -7,9 +7,10 @@ attributed to the parent tool call (counted in its arguments), never to the main
 The project comes from ``session.start`` ``context.cwd`` (``workspace.yaml`` as fallback);
 sessions driven by VS Code name their folder in ``vscode.metadata.json``.
 
-A grown log is read whole again (no resume state yet): a resumed read would need the
-open tool calls and subagent attributions carried over the way the Claude Code reader
-carries its own; until then re-reading is the safe choice.
+A grown log is read from its checkpoint. The resume state keeps every tool call's place
+in the archived turns (a later event may fail it, repeat its id, or be a subagent's work
+counted on it) and the id, folder, version and headless flag the events gave; the
+sidecar files are consulted again after each read, as a from-scratch read does.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from typing import Any
 import yaml
 
 from .. import paths
-from ..records import SENTINEL, Session, Signal, ToolCall
-from .base import AgentHomeSource, HarvestStats, iter_json_lines, project_of, to_utc
+from ..records import SENTINEL, Session, Signal
+from .base import HarvestStats, Resume, project_of, to_utc
 from .build import SessionBuilder
+from .lines import JsonLines
+from .resume import ResumableSource, carry_over, check_same_session, saved_state
 
 __all__ = ["CopilotCliSource", "default_root"]
 
@@ -39,7 +42,7 @@ def default_root() -> Path:
     return paths.copilot_home()
 
 
-class CopilotCliSource(AgentHomeSource):
+class CopilotCliSource(ResumableSource):
     """Copilot CLI sessions under ``root`` (the folder that contains ``session-state/``)."""
 
     name = NAME
@@ -59,14 +62,14 @@ class CopilotCliSource(AgentHomeSource):
                 found.append(Path(entry.path))  # the flat layout of older builds
         return sorted(found)
 
-    def read_session(self, path: Path) -> Session | None:
-        return _read(path, self.stats)
+    def read_lines(self, lines: JsonLines, path: Path, resume: Resume | None
+                   ) -> tuple[Session | None, dict[str, Any] | None]:
+        return _read(lines, path, self.stats, resume)
 
 
 class _Reader:
     def __init__(self, builder: SessionBuilder):
         self.b = builder
-        self.subagents: dict[str, ToolCall] = {}
 
     def event(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -179,19 +182,25 @@ _HANDLERS = {
 }
 
 
-def _read(path: Path, stats: HarvestStats) -> Session | None:
+def _read(lines: JsonLines, path: Path, stats: HarvestStats, resume: Resume | None
+          ) -> tuple[Session | None, dict[str, Any] | None]:
     reader = _Reader(SessionBuilder(NAME, stats))
-    for record in iter_json_lines(path, stats):
+    b = reader.b
+    if resume is not None:
+        carry_over(b, resume)
+    for _offset, record in lines:
         try:
             reader.event(record)
         except (TypeError, AttributeError, KeyError, ValueError):
             stats.lines_skipped += 1
-    b = reader.b
+    own_id, log_cwd = b.session_id, b.cwd
     _sidecars(path.parent, b)
     if not b.session_id:
         b.session_id = path.parent.name if path.name == "events.jsonl" else path.stem
     b.project = project_of(b.cwd)
-    return b.finish(str(path))
+    session = b.finish(str(path))
+    check_same_session(session, resume)
+    return session, saved_state(b, session, lines, own_id, log_cwd, every_call=True)
 
 
 def _sidecars(folder: Path, b: SessionBuilder) -> None:
