@@ -1,12 +1,14 @@
 """Harvest throughput and memory on a synthetic Claude Code tree built from the real fixtures.
 
     .venv/bin/python experiments/harvest_bench.py [--mb 200] [--big-mb 300] [--json]
+    .venv/bin/python experiments/harvest_bench.py --source codex [--mb 200]
 
 Builds ``--mb`` MB of session files (copies of the Claude Code fixtures with fresh session
 ids), then times, each against the same archive: a full harvest, a second harvest with
 nothing new, and one after appending 1 % of the bytes to existing files. Then peak RSS of a
 fresh process harvesting one ``--big-mb`` MB session file. Targets: full ≥ 120 MB/s,
-no-change ≤ 5 % of full, peak RSS ≤ 100 MB.
+no-change ≤ 5 % of full, peak RSS ≤ 100 MB. ``--source codex`` builds a ``CODEX_HOME``
+of rollouts from the Codex fixtures instead (no big-file step): the same three passes.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 FIXTURES = Path(os.environ.get("SKILLOPT_SLEEP_FIXTURES", "/work/shared/fixtures/transcripts"))
 CLAUDE = FIXTURES / "claude-code"
+CODEX = FIXTURES / "codex"
 
 
 def _templates() -> list[tuple[str, bytes]]:
@@ -117,7 +120,51 @@ def _continuation(template: list[dict[str, object]], envelope: dict[str, object]
     return b"".join(out)
 
 
-def timed_harvest(root: Path) -> dict[str, float]:
+def _codex_templates() -> list[tuple[str, bytes]]:
+    """Each Codex fixture that opens with a ``session_meta``, with its session id."""
+    found = []
+    for path in sorted(CODEX.glob("*.jsonl")):
+        data = path.read_bytes()
+        first = json.loads(data.split(b"\n", 1)[0])
+        if first.get("type") == "session_meta":
+            found.append((first["payload"]["id"], data if data.endswith(b"\n") else data + b"\n"))
+    return found
+
+
+def build_codex_tree(root: Path, megabytes: int) -> int:
+    """``root/sessions/2025/09/25/rollout-…-<id>.jsonl`` copies with fresh ids."""
+    target = megabytes * 1024 * 1024
+    templates = _codex_templates()
+    folder = root / "sessions" / "2025" / "09" / "25"
+    folder.mkdir(parents=True, exist_ok=True)
+    written, n = 0, 0
+    while written < target:
+        sid, data = templates[n % len(templates)]
+        new_id = f"{n:08x}-0000-4000-8000-000000000000"
+        blob = data.replace(sid.encode(), new_id.encode())
+        (folder / f"rollout-2025-09-25T02-12-23-{new_id}.jsonl").write_bytes(blob)
+        written += len(blob)
+        n += 1
+    return written
+
+
+def append_codex_one_percent(root: Path, total: int, seed: int = 7) -> int:
+    """Continue random rollouts with the compaction fixture's turns (fresh call ids)."""
+    template = (CODEX / "agent-history__compaction_codex_session_with_compaction.jsonl") \
+        .read_bytes().splitlines(keepends=True)[1:]  # every line but its session_meta
+    files = sorted((root / "sessions").rglob("rollout-*.jsonl"))
+    rng = random.Random(seed)
+    added, round_ = 0, 0
+    while added < total // 100:
+        blob = b"".join(template).replace(b"call_compact_", f"call_r{round_}_".encode())
+        with rng.choice(files).open("ab") as fh:
+            fh.write(blob)
+        added += len(blob)
+        round_ += 1
+    return added
+
+
+def timed_harvest(root: Path, source: str = "claude-code") -> dict[str, float]:
     from skillopt_sleep.harvest.base import HarvestStats
     from skillopt_sleep.harvest.runner import harvest, make_source
     from skillopt_sleep.paths import archive_path
@@ -126,7 +173,7 @@ def timed_harvest(root: Path) -> dict[str, float]:
     stats = HarvestStats()
     archive = Archive(archive_path())
     start, cpu = time.perf_counter(), time.process_time()
-    sessions = sum(1 for _ in harvest(archive, [make_source("claude-code", root, stats=stats)]))
+    sessions = sum(1 for _ in harvest(archive, [make_source(source, root, stats=stats)]))
     seconds = time.perf_counter() - start
     cpu = time.process_time() - cpu
     archive.close()
@@ -186,8 +233,50 @@ def big_file_rss(tmp: Path, megabytes: int) -> dict[str, float]:
             "seconds": seconds, "turns": int(turns)}
 
 
+def three_passes(tmp: Path, source: str, megabytes: int) -> dict[str, Any]:
+    """Full, no-change and +1 % harvests of a fresh tree of ``source`` sessions."""
+    root = tmp / source
+    build, grow = ((build_codex_tree, append_codex_one_percent) if source == "codex"
+                   else (build_tree, append_one_percent))
+    total = build(root, megabytes)
+    full = timed_harvest(root, source)
+    unchanged = timed_harvest(root, source)
+    appended_bytes = grow(root, total)
+    appended = timed_harvest(root, source)
+    mb = total / 2**20
+    return {
+        "source": source,
+        "tree_mb": round(mb, 1),
+        "full": {**full, "mb_per_s": round(mb / full["seconds"], 1)},
+        "no_change": {**unchanged, "pct_of_full": round(100 * unchanged["seconds"]
+                                                        / full["seconds"], 2)},
+        "append_1pct": {**appended, "appended_mb": round(appended_bytes / 2**20, 2),
+                        "pct_of_full": round(100 * appended["seconds"] / full["seconds"], 2)},
+    }
+
+
+def report(result: dict[str, Any]) -> None:
+    full, unchanged, appended = result["full"], result["no_change"], result["append_1pct"]
+    mb = result["tree_mb"]
+    print(f"{result['source']} tree: {mb:.0f} MB in {full['files_read']} files")
+    print(f"full pass:      {full['seconds']:.2f} s  = {mb / full['seconds']:.0f} MB/s "
+          f"(target >= 120); this process's CPU {full['cpu_seconds']:.2f} s = "
+          f"{mb / full['cpu_seconds']:.0f} MB/s")
+    print(f"no-change pass: {unchanged['seconds']:.3f} s = "
+          f"{unchanged['pct_of_full']}% of full (target <= 5%)")
+    print(f"after +1 %:     {appended['seconds']:.2f} s = {appended['pct_of_full']}%"
+          f" of full; {appended['files_resumed']} grown files resumed, "
+          f"{appended['resume_fallbacks']} read whole; "
+          f"{appended['bytes_read'] / 2**20:.1f} MB read")
+    big = result.get("big_file")
+    if big:
+        print(f"one {big['file_mb']:.0f} MB file: peak RSS {big['peak_rss_mb']:.0f} MB "
+              f"(target <= 100), {big['seconds']:.1f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", choices=("claude-code", "codex"), default="claude-code")
     parser.add_argument("--mb", type=int, default=200)
     parser.add_argument("--big-mb", type=int, default=300)
     parser.add_argument("--workers", type=int, default=0,
@@ -199,38 +288,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="harvest-bench-") as tmp_name:
         tmp = Path(tmp_name)
         os.environ["SKILLOPT_SLEEP_HOME"] = str(tmp / "home")
-        root = tmp / "claude"
-        total = build_tree(root, args.mb)
-        full = timed_harvest(root)
-        unchanged = timed_harvest(root)
-        appended_bytes = append_one_percent(root, total)
-        appended = timed_harvest(root)
-        big = big_file_rss(tmp, args.big_mb)
-    mb = total / 2**20
-    result: dict[str, Any] = {
-        "tree_mb": round(mb, 1),
-        "full": {**full, "mb_per_s": round(mb / full["seconds"], 1)},
-        "no_change": {**unchanged, "pct_of_full": round(100 * unchanged["seconds"]
-                                                        / full["seconds"], 2)},
-        "append_1pct": {**appended, "appended_mb": round(appended_bytes / 2**20, 2),
-                        "pct_of_full": round(100 * appended["seconds"] / full["seconds"], 2)},
-        "big_file": big,
-    }
+        result = three_passes(tmp, args.source, args.mb)
+        if args.source == "claude-code":
+            result["big_file"] = big_file_rss(tmp, args.big_mb)
     if args.json:
         print(json.dumps(result, indent=2))
-        return
-    print(f"tree: {mb:.0f} MB in {full['files_read']} files")
-    print(f"full pass:      {full['seconds']:.2f} s  = {mb / full['seconds']:.0f} MB/s "
-          f"(target >= 120); this process's CPU {full['cpu_seconds']:.2f} s = "
-          f"{mb / full['cpu_seconds']:.0f} MB/s")
-    print(f"no-change pass: {unchanged['seconds']:.3f} s = "
-          f"{result['no_change']['pct_of_full']}% of full (target <= 5%)")
-    print(f"after +1 %:     {appended['seconds']:.2f} s = {result['append_1pct']['pct_of_full']}%"
-          f" of full; {appended['files_resumed']} grown files resumed, "
-          f"{appended['resume_fallbacks']} read whole; "
-          f"{appended['bytes_read'] / 2**20:.1f} MB read")
-    print(f"one {big['file_mb']:.0f} MB file: peak RSS {big['peak_rss_mb']:.0f} MB "
-          f"(target <= 100), {big['seconds']:.1f} s")
+    else:
+        report(result)
 
 
 if __name__ == "__main__":
