@@ -164,18 +164,20 @@ class _Run:
             str(self.project), taken=lambda i: i in known or (nights_root / i).exists()
         )
         live = self.train(by_skill, roots)
-        for result in self.outcome.nights:
-            self.archive.record_night(result, "staged" if result.changed else "unchanged")
         if self.outcome.dry_run:
             self.outcome.message = "dry run: nothing staged, no state written"
             return
+        # Staged first, recorded second: a night in the archive always has its directory.
         staged = _stage(self.archive, nights_root, self.outcome, live)
         self.outcome.staged = str(staged)
+        for result in self.outcome.nights:
+            self.archive.record_night(result, "staged" if result.changed else "unchanged")
         if policy == "auto":
             for result in self.outcome.nights:
                 if result.changed:
                     version = adoption.adopt(self.archive, staged, result.skill, roots)
                     self.outcome.adopted[result.skill] = version
+                    self.archive.record_night(result, "adopted")
 
     def tasks(self) -> tuple[dict[str, list[Task]], list[Path]]:
         """Harvest what is new, mine, and group the replayable tasks by routed skill."""
