@@ -15,6 +15,7 @@ archived names cannot be redacted a second time without risk of changing them).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ class ResumableSource(AgentHomeSource):
     None) and the state a later read may resume from (None: start over next time).
     """
 
-    def sessions_from(self, path: Path) -> Any:
+    def sessions_from(self, path: Path) -> Iterator[Session]:
         yield from self.read(path).sessions
 
     def read_lines(self, lines: JsonLines, path: Path, resume: Resume | None
