@@ -33,6 +33,7 @@ class Settings:
     include_headless: bool = False
     embedder: str = "minilm"
     judge: str = ""
+    miner: str = ""
     cache: str = ""
     persona: str = ""
     steps: int = 3

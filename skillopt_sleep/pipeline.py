@@ -151,6 +151,8 @@ class _Run:
     outcome: RunOutcome
     say: Callable[[str], None]
     _judge_for: JudgeFor = default_judge_for
+    ledger: Ledger = field(default_factory=Ledger)
+    """Every model call of the run (miner, target, optimizer, judge) against one set of caps."""
 
     def go(self, policy: str) -> None:
         nights_root = paths.staging_dir(self.state)
@@ -186,7 +188,7 @@ class _Run:
         self.say("mining tasks")
         roots = skill_roots(self.settings, self.project)
         found, mined = collect_tasks(
-            self.archive, self.state, self.settings, str(self.project), roots
+            self.archive, self.state, self.settings, str(self.project), roots, self.ledger
         )
         self.outcome.counts["mining"] = mined
         by_skill: dict[str, list[Task]] = defaultdict(list)
@@ -198,7 +200,7 @@ class _Run:
         self, by_skill: dict[str, list[Task]], roots: list[Path]
     ) -> dict[str, dict[str, str | None]]:
         """A night per skill under one ledger; returns the live hashes each night read."""
-        ledger = Ledger()
+        ledger = self.ledger
         models = build_models(self.settings, ledger)
         self._judge_for = build_judge_for(self.settings, ledger)
         self._preflight(models, by_skill)

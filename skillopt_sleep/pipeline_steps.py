@@ -89,7 +89,8 @@ def harvest_new(archive: Archive, state: Path, settings: Settings) -> dict[str, 
 
 
 def collect_tasks(
-    archive: Archive, state: Path, settings: Settings, project: str, roots: list[Path]
+    archive: Archive, state: Path, settings: Settings, project: str, roots: list[Path],
+    ledger: Ledger | None = None,
 ) -> tuple[list[Task], dict[str, Any]]:
     """Replayable tasks of ``project``, mined from the archive and routed to skills."""
     from .mine.catalog import Catalog, CatalogSettings
@@ -104,10 +105,15 @@ def collect_tasks(
     if not requests:
         return [], {"requests": 0}
     family = FamilySettings(min_sessions=settings.min_family_sessions)
+    # The LLM miner (rule checks or a rubric proposed from a family's evidence) runs only when
+    # a model is configured; otherwise judges come from the users' corrections alone.
+    miner = (_metered(settings, "optimizer", settings.miner, ledger, meter_as="miner")
+             if settings.miner else None)
     catalog = Catalog(
         archive,
         make_embedder(settings.embedder),
         skills=discover_skills(roots),
+        llm=miner,
         settings=CatalogSettings(family=family),
         index_base=state / "index",
     )
@@ -147,7 +153,8 @@ def build_judge_for(settings: Settings, ledger: Ledger | None = None) -> JudgeFo
     return judge_for
 
 
-def _metered(settings: Settings, role: str, spec: str, ledger: Ledger | None) -> LLM:
+def _metered(settings: Settings, role: str, spec: str, ledger: Ledger | None,
+             meter_as: str | None = None) -> LLM:
     from .models.cache import Cache
     from .models.registry import build_llm
 
@@ -162,7 +169,7 @@ def _metered(settings: Settings, role: str, spec: str, ledger: Ledger | None) ->
     )
     return MeteredLLM(
         llm,
-        role,
+        meter_as or role,
         ledger or Ledger(),
         max_usd_per_night=settings.max_usd_per_night,
         max_usd_per_skill=settings.max_usd_per_skill,

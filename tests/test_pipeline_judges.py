@@ -35,3 +35,28 @@ def test_rubric_tasks_are_graded_by_the_judge_model_metered_as_judge(monkeypatch
     assert not score.failed and score.hard == 1.0 and score.soft == 0.8
     assert {c.role for c in ledger.calls} == {"judge"}
     assert ledger.cost_by_role()["judge"] > 0
+
+
+def test_a_configured_miner_model_proposes_judges_metered_as_miner(tmp_path, monkeypatch):
+    from skillopt_sleep.pipeline_steps import collect_tasks
+    from skillopt_sleep.records import Session, Turn
+    from skillopt_sleep.store.archive import Archive
+    from skillopt_sleep.store.sessions import save_batch
+
+    proposal = json.dumps({"checks": [{"op": "contains", "text": "pytest -q"}]})
+    monkeypatch.setenv("OPENAI_API_KEY", "dummy")
+    archive = Archive(tmp_path / "a.sqlite3")
+    sessions = [Session(source="claude-code", session_id=f"s{i}", project="/p", turns=[
+        Turn(id=f"claude-code:s{i}:0", index=0, request="run the unit tests please")])
+        for i in range(3)]
+    save_batch(archive, [(None, sessions)])
+    with FakeLLMServer(default=Text(proposal)) as server:
+        settings = Settings(miner="openai:gpt-5-mini", base_url=server.openai_base_url,
+                            embedder="hashing")
+        ledger = Ledger()
+        tasks, _ = collect_tasks(archive, tmp_path, settings, "/p", [], ledger)
+        asked = len(server.model_requests())
+    assert tasks and asked >= 1
+    assert all("miner-model" in t.meta["judge_source"] for t in tasks)
+    assert tasks[0].judge.checks[0]["text"] == "pytest -q"
+    assert {c.role for c in ledger.calls} == {"miner"}
