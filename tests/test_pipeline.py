@@ -120,7 +120,8 @@ def test_run_stage_status_report_adopt_versions_rollback(world: dict):
     assert [v["reason"] for v in versions[:-1]] == ["absent before the first write", "adopt"]
     assert adopted["adopted"][skill["skill"]] == 2
 
-    cli(world, "rollback", "--skill", skill["skill"], "--json")
+    undone = json.loads(cli(world, "rollback", "--json").stdout)  # the last skill written
+    assert undone["skill"] == skill["skill"]
     assert not any((r / skill["skill"] / "SKILL.md").exists() for r in world["roots"])
 
 

@@ -143,3 +143,14 @@ def test_rollback_of_a_first_adopt_removes_the_created_skill(tmp_path: Path):
     adoption.rollback(archive, "new", roots)
     assert not any(r.joinpath("new", "SKILL.md").exists() for r in roots)
     assert adoption.versions(archive, "new")[0].reason == adoption.ABSENT
+
+
+def test_rollback_without_a_skill_undoes_the_last_write_or_says_nothing_was_adopted(
+    tmp_path: Path,
+):
+    archive = Archive(tmp_path / "empty.sqlite3")
+    with pytest.raises(StoreError, match="nothing has been adopted"):
+        adoption.last_written(archive)
+    archive, roots, folder = setup(tmp_path)
+    adoption.adopt(archive, folder, "fix", roots)
+    assert adoption.last_written(archive) == "fix"

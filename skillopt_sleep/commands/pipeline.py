@@ -268,7 +268,9 @@ def adopt_cmd(
 
 
 def rollback_cmd(
-    skill: Annotated[str, typer.Option(help="skill to restore")] = "skillopt-sleep-learned",
+    skill: Annotated[
+        str | None, typer.Option(help="skill to restore (default: the last one written)")
+    ] = None,
     to: Annotated[int | None, typer.Option(help="version (default: previous)")] = None,
     project: Annotated[str | None, typer.Option(help="project (for project roots)")] = None,
     as_json: JsonOpt = False,
@@ -280,6 +282,7 @@ def rollback_cmd(
     roots = skill_roots(config.load(where), where)
     archive = Archive(paths.archive_path())
     try:
+        skill = skill or adoption.last_written(archive)
         version = adoption.rollback(archive, skill, roots, to)
     finally:
         archive.close()

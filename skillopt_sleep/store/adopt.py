@@ -194,3 +194,13 @@ def adopted_nights(archive: Archive) -> set[tuple[str, str]]:
         "SELECT night_id, skill FROM skill_versions WHERE night_id IS NOT NULL AND reason = 'adopt'"
     )
     return {(r[0], r[1]) for r in rows}
+
+
+def last_written(archive: Archive) -> str:
+    """The skill whose newest version is the most recent write (what ``rollback`` undoes)."""
+    row = archive.conn.execute(
+        "SELECT skill FROM skill_versions ORDER BY created_at DESC, version DESC LIMIT 1"
+    ).fetchone()
+    if row is None:
+        raise StoreError("nothing has been adopted yet, so there is nothing to roll back")
+    return str(row[0])
