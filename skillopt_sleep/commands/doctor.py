@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from .. import config, paths
-
-JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable output")]
-
-
-def _emit(data: Any) -> None:
-    typer.echo(json.dumps(data, default=str))
+from ._json import JsonOpt, emit
 
 
 def _backend_check(spec: str, settings: config.Settings) -> str:
@@ -78,7 +72,7 @@ def doctor_cmd(as_json: JsonOpt = False) -> None:
         "lock": _lock_check(),
     }
     if as_json:
-        _emit(checks)
+        emit(checks)
         return
     for key, value in checks.items():
         typer.echo(f"{key}: {value}")

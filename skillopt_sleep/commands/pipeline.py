@@ -16,15 +16,9 @@ from ..harvest.base import project_of
 from ..store import adopt as adoption
 from ..store import staging
 from ..store.archive import Archive
+from ._json import JsonOpt, emit
 
 err = Console(stderr=True)
-JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable output")]
-
-
-def _emit(data: Any) -> None:
-    typer.echo(json.dumps(data, default=str))
-
-
 def _project(project: str | None) -> Path:
     return Path(project_of(project or str(Path.cwd())))
 
@@ -63,7 +57,7 @@ def run_cmd(
     }
     settings = config.load(where, flags=flags)
     if as_json:
-        _emit(run_once(where, settings=settings, dry_run=dry_run, adopt=adopt).to_dict())
+        emit(run_once(where, settings=settings, dry_run=dry_run, adopt=adopt).to_dict())
         return
     with err.status("starting the night") as status:
 
@@ -181,9 +175,9 @@ def status_cmd(as_json: JsonOpt = False) -> None:
         return
     for kind, rows in found.items():
         for row in rows:
-            _emit({"kind": kind, **row})
+            emit({"kind": kind, **row})
     summary = {kind: len(rows) for kind, rows in found.items()}
-    _emit(
+    emit(
         {
             "summary": {
                 "nights": summary["night"],
@@ -221,7 +215,7 @@ def report_cmd(
     folder = _night_dir(night)
     html = folder / "report.html"
     if as_json:
-        _emit(
+        emit(
             {
                 "night_id": folder.name,
                 "report": str(html),
@@ -261,7 +255,7 @@ def adopt_cmd(
     finally:
         archive.close()
     if as_json:
-        _emit({"night_id": manifest.night_id, "adopted": done, "roots": [str(r) for r in roots]})
+        emit({"night_id": manifest.night_id, "adopted": done, "roots": [str(r) for r in roots]})
     else:
         for name, version in done.items():
             typer.echo(f"adopted {name} v{version} into {', '.join(map(str, roots))}")
@@ -287,7 +281,7 @@ def rollback_cmd(
     finally:
         archive.close()
     if as_json:
-        _emit({"skill": skill, "version": version, "restored": to})
+        emit({"skill": skill, "version": version, "restored": to})
     else:
         typer.echo(f"restored {skill} (recorded as v{version})")
 
@@ -311,11 +305,11 @@ def versions_cmd(
             "targets": v.targets,
             "created_at": v.created_at,
         }
-        _emit(row) if as_json else typer.echo(
+        emit(row) if as_json else typer.echo(
             f"v{v.version} {v.created_at} {v.reason} {v.sha256[:12]}"
         )
     if as_json:
-        _emit({"summary": {"skill": skill, "versions": len(found)}})
+        emit({"summary": {"skill": skill, "versions": len(found)}})
 
 
 def register(app: typer.Typer) -> None:
