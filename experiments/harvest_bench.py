@@ -48,19 +48,7 @@ def _templates() -> list[tuple[str, bytes]]:
 
 
 def build_tree(root: Path, megabytes: int) -> int:
-    target = megabytes * 1024 * 1024
-    templates = _templates()
-    folder = root / "projects" / "-bench-project"
-    folder.mkdir(parents=True, exist_ok=True)
-    written, n = 0, 0
-    while written < target:
-        sid, data = templates[n % len(templates)]
-        new_id = f"{n:08x}-0000-4000-8000-000000000000"
-        blob = data.replace(sid.encode(), new_id.encode())
-        (folder / f"{new_id}.jsonl").write_bytes(blob)
-        written += len(blob)
-        n += 1
-    return written
+    return _fill(root / "projects" / "-bench-project", _templates(), megabytes, "{}.jsonl")
 
 
 def append_one_percent(root: Path, total: int, seed: int = 7) -> int:
@@ -133,16 +121,20 @@ def _codex_templates() -> list[tuple[str, bytes]]:
 
 def build_codex_tree(root: Path, megabytes: int) -> int:
     """``root/sessions/2025/09/25/rollout-…-<id>.jsonl`` copies with fresh ids."""
-    target = megabytes * 1024 * 1024
-    templates = _codex_templates()
     folder = root / "sessions" / "2025" / "09" / "25"
+    return _fill(folder, _codex_templates(), megabytes, "rollout-2025-09-25T02-12-23-{}.jsonl")
+
+
+def _fill(folder: Path, templates: list[tuple[str, bytes]], megabytes: int, name: str) -> int:
+    """Copies of the template sessions, each under a fresh id, until ``megabytes`` are written."""
+    target = megabytes * 1024 * 1024
     folder.mkdir(parents=True, exist_ok=True)
     written, n = 0, 0
     while written < target:
         sid, data = templates[n % len(templates)]
         new_id = f"{n:08x}-0000-4000-8000-000000000000"
         blob = data.replace(sid.encode(), new_id.encode())
-        (folder / f"rollout-2025-09-25T02-12-23-{new_id}.jsonl").write_bytes(blob)
+        (folder / name.format(new_id)).write_bytes(blob)
         written += len(blob)
         n += 1
     return written
