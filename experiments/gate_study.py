@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from skillopt_sleep import persona as personas
-from skillopt_sleep.prove import ProofSpec, prove
+from skillopt_sleep.sim import persona as personas
+from skillopt_sleep.sim.prove import ProofSpec, prove
 
 # The targets; a row meets them only if every one holds.
 MIN_MEAN_LIFT = 0.40

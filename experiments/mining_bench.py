@@ -28,6 +28,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from skillopt_sleep.archive.db import Archive  # noqa: E402
+from skillopt_sleep.archive.mining import MiningStore  # noqa: E402
 from skillopt_sleep.mine.embed import SentenceTransformerEmbedder  # noqa: E402
 from skillopt_sleep.mine.evaluate import pairwise_scores  # noqa: E402
 from skillopt_sleep.mine.families import FamilySettings, cluster, family_id  # noqa: E402
@@ -37,9 +39,7 @@ from skillopt_sleep.mine.miner import Miner  # noqa: E402
 from skillopt_sleep.mine.recall import Recaller  # noqa: E402
 from skillopt_sleep.mine.requests import Request, read_requests  # noqa: E402
 from skillopt_sleep.mine.splits import split_for  # noqa: E402
-from skillopt_sleep.mine.store import MiningStore  # noqa: E402
 from skillopt_sleep.records import utcnow  # noqa: E402
-from skillopt_sleep.store.archive import Archive  # noqa: E402
 
 LABELLED = ROOT / "tests" / "data" / "paraphrases.jsonl"
 PROJECT = "/bench/project"

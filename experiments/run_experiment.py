@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skillopt_sleep.cli import main
+from skillopt_sleep.cli.app import main
 
 if __name__ == "__main__":
     sys.argv = [sys.argv[0], "prove", *sys.argv[1:]]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .errors import (
+from skillopt_sleep.errors import (
     AuthError,
     BudgetExceeded,
     ConfigError,
@@ -13,7 +13,7 @@ from .errors import (
     StoreError,
     UnknownModelError,
 )
-from .records import (
+from skillopt_sleep.records import (
     Completion,
     Edit,
     EditOutcome,

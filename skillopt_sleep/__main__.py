@@ -1,3 +1,3 @@
-from .cli import main
+from skillopt_sleep.cli.app import main
 
 main()

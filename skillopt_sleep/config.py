@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import paths
-from .errors import ConfigError
+from skillopt_sleep import paths
+from skillopt_sleep.errors import ConfigError
 
 PROJECT_FILE = ".skillopt-sleep.toml"
 ADOPT_POLICIES = ("review", "auto")

@@ -11,9 +11,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .errors import SkillDocError
-from .records import Edit, FirewallFinding
-from .skilldoc import MARKER_PREFIX, approx_tokens, parse
+from skillopt_sleep.errors import SkillDocError
+from skillopt_sleep.records import Edit, FirewallFinding
+from skillopt_sleep.skilldoc import MARKER_PREFIX, approx_tokens, parse
 
 MAX_ENTRY_CHARS = 400
 MAX_SKILL_TOKENS = 2000
@@ -59,7 +59,7 @@ class Context:
 
 
 def _secrets(text: str) -> list[tuple[str, str]]:
-    from .harvest.redact import find_secrets
+    from skillopt_sleep.secrets import find_secrets
 
     return find_secrets(text)
 

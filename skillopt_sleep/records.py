@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from ._codec import from_dict, to_dict
+from skillopt_sleep._codec import from_dict, to_dict
 
 __all__ = [
     "Completion",
@@ -121,6 +121,57 @@ class Session:
 
 
 # --- models -----------------------------------------------------------------------------
+
+FAILURE_SIGNALS = frozenset(
+    {Signal.TOOL_ERROR.value, Signal.NONZERO_EXIT.value, Signal.CANCELLED.value,
+     Signal.INTERRUPTED.value, Signal.REFUSED_TOOL.value, Signal.VOTE_DOWN.value}
+)
+FAILURE_REACTIONS = frozenset({Reaction.CORRECTION.value, Reaction.REPEAT.value})
+
+
+@dataclass
+class Request:
+    """A user's request and what came of it. ``correction`` is the user's next message
+    when that message corrected this turn's answer ("no, use pytest -q")."""
+
+    id: str
+    session_id: str
+    project: str
+    text: str
+    signal: list[str] = field(default_factory=list)
+    source: str = ""
+    skills_used: list[str] = field(default_factory=list)
+    reaction: str = Reaction.NONE.value
+    correction: str = ""
+    final_answer: str = ""
+    context: str = ""
+
+    @property
+    def outcome(self) -> str:
+        """``failure``, ``success`` or ``unknown``, from structured signals and the reaction."""
+        if self.reaction in FAILURE_REACTIONS or FAILURE_SIGNALS.intersection(self.signal):
+            return "failure"
+        if self.reaction == Reaction.APPROVAL.value or Signal.VOTE_UP.value in self.signal:
+            return "success"
+        return "unknown"
+
+
+
+@dataclass
+class Checkpoint:
+    """What a harvest saw of one file: identity, size, the last complete line, a tail hash."""
+
+    path: str
+    source: str
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    offset: int
+    tail_hash: str
+    sessions: list[str] = field(default_factory=list)
+    resume: dict[str, Any] | None = None
+
 
 Message = dict[str, str]
 """A chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""

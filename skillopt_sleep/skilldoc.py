@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from .errors import SkillDocError
-from .records import Edit, EditOp, EditOutcome, sha256_text
+from skillopt_sleep.errors import SkillDocError
+from skillopt_sleep.records import Edit, EditOp, EditOutcome, sha256_text
 
 REGIONS = ("learned", "slow")
 MARKER_PREFIX = "skillopt-sleep:"

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.migrations import migrations
 from skillopt_sleep.errors import StoreError
-from skillopt_sleep.store.archive import Archive
-from skillopt_sleep.store.migrations import migrations
 
 
 def _open(path: str, start: multiprocessing.synchronize.Barrier) -> None:
@@ -43,7 +43,7 @@ def test_queue_copy_left_by_a_dead_drain_is_taken_next_time(tmp_path: Path):
     import json
 
     from skillopt_sleep import paths
-    from skillopt_sleep.pipeline_steps import drain_queue
+    from skillopt_sleep.pipeline.steps import drain_queue
 
     queue = paths.queue_file(tmp_path)
     queue.parent.mkdir(parents=True)

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from skillopt_sleep import paths
+from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.daemon.state import DaemonLock, DaemonState
 from skillopt_sleep.errors import LockHeld
 from skillopt_sleep.records import NightResult
-from skillopt_sleep.store.archive import Archive
 
 
 @pytest.fixture

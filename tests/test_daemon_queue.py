@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from skillopt_sleep import paths
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.sessions import load_sessions
 from skillopt_sleep.daemon.queue import QueueWatcher, archive_queue_harvester
 from skillopt_sleep.daemon.service import Service
 from skillopt_sleep.daemon.state import DaemonState
 from skillopt_sleep.daemon.watch import SessionWatcher
 from skillopt_sleep.harvest.claude_code import ClaudeCodeSource
-from skillopt_sleep.store.archive import Archive
-from skillopt_sleep.store.sessions import load_sessions
 
 from ._harvest_layout import fixture
 from ._wait import until

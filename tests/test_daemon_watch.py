@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from skillopt_sleep import paths
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.sessions import count_sessions, load_sessions
 from skillopt_sleep.daemon.service import Service
 from skillopt_sleep.daemon.state import DaemonState
 from skillopt_sleep.daemon.watch import SessionWatcher, watch_dirs
 from skillopt_sleep.harvest.claude_code import ClaudeCodeSource
-from skillopt_sleep.store.archive import Archive
-from skillopt_sleep.store.sessions import count_sessions, load_sessions
 
 from ._harvest_layout import fixture
 from ._wait import until

@@ -14,14 +14,14 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from skillopt_sleep.commands.harvest import register
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.sessions import load_sessions, save_sessions
+from skillopt_sleep.cli.harvest import register
 from skillopt_sleep.harvest.base import HarvestStats, parse_since, project_of
 from skillopt_sleep.harvest.mock import MockSource
 from skillopt_sleep.harvest.runner import Filter, harvest, make_source
 from skillopt_sleep.paths import archive_path
 from skillopt_sleep.records import Session, Turn
-from skillopt_sleep.store.archive import Archive
-from skillopt_sleep.store.sessions import load_sessions, save_sessions
 
 from ._harvest_layout import claude_tree, codex_tree, copilot_tree, fixture, vscode_tree
 

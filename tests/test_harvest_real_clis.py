@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.harvest.base import HarvestStats
 from skillopt_sleep.harvest.runner import Filter, harvest, make_source
 from skillopt_sleep.paths import archive_path
 from skillopt_sleep.records import Session
-from skillopt_sleep.store.archive import Archive
 
 from ._clis import cli
 from .fakes.llm_server import FakeLLMServer, Script, Text, ToolThenText

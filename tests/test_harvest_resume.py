@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.sessions import load_sessions
 from skillopt_sleep.harvest.base import HarvestStats
 from skillopt_sleep.harvest.runner import harvest, make_source
 from skillopt_sleep.records import to_dict
-from skillopt_sleep.store.archive import Archive
-from skillopt_sleep.store.sessions import load_sessions
 
 from ._harvest_layout import fixture
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from skillopt_sleep.harvest.claude_code import ClaudeCodeSource
-from skillopt_sleep.harvest.redact import SECRET_PATTERNS, find_secrets, redact
 from skillopt_sleep.harvest.signals import classify_reaction, is_repeat
 from skillopt_sleep.records import Turn
+from skillopt_sleep.secrets import SECRET_PATTERNS, find_secrets, redact
 
 
 def _turn(request: str, signals: list[str] | None = None) -> Turn:

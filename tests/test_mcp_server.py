@@ -18,7 +18,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult, CancelledNotification, CancelledNotificationParams
 
-from skillopt_sleep.mcp_server import failure_message, parse_output
+from skillopt_sleep.cli.mcp_server import failure_message, parse_output
 from tests._clis import cli
 from tests._harvest_layout import claude_tree
 

@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from skillopt_sleep import paths
+from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.records import Session, Turn
-from skillopt_sleep.store.archive import Archive
 
 
 def _run(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
@@ -59,7 +59,7 @@ def test_mine_rejects_bad_flags(tmp_path: Path, isolated_home: Path) -> None:
 
 
 def _archive_sessions(home: Path) -> None:
-    from skillopt_sleep.store.sessions import save_sessions
+    from skillopt_sleep.archive.sessions import save_sessions
 
     when = datetime(2025, 1, 2, tzinfo=UTC)
     sessions = []

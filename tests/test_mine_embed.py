@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from skillopt_sleep import paths
+from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.mine.embed import (
     Embedder,
@@ -18,7 +19,6 @@ from skillopt_sleep.mine.embed import (
     make_embedder,
 )
 from skillopt_sleep.mine.vectors import VectorCache
-from skillopt_sleep.store.archive import Archive
 from tests._require import require
 
 TEXTS = ["run the tests", "execute the test suite", "write the tests", "", "update the README"]

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from skillopt_sleep import paths
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.mining import MiningStore
 from skillopt_sleep.mine.actions import actions, compatible
 from skillopt_sleep.mine.embed import MockEmbedder, SentenceTransformerEmbedder
 from skillopt_sleep.mine.evaluate import pairwise_scores
@@ -18,8 +20,6 @@ from skillopt_sleep.mine.intent import parse, same_intent_possible
 from skillopt_sleep.mine.miner import Miner
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.splits import balanced_split
-from skillopt_sleep.mine.store import MiningStore
-from skillopt_sleep.store.archive import Archive
 from tests._require import require
 
 DATA = Path(__file__).parent / "data" / "paraphrases.jsonl"

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from skillopt_sleep import paths
+from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.mine.catalog import Catalog, CatalogSettings
 from skillopt_sleep.mine.embed import MockEmbedder
 from skillopt_sleep.mine.families import FamilySettings
@@ -14,7 +15,6 @@ from skillopt_sleep.mine.recall import Neighbour, Recaller, contrast
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.route import LEARNED_SKILL, SkillInfo, route
 from skillopt_sleep.mine.splits import split_for
-from skillopt_sleep.store.archive import Archive
 
 
 def _train_and_held_out_ids() -> tuple[str, str]:

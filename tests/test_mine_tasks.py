@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 
 from skillopt_sleep import paths
+from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.judges.rules import validate_checks
 from skillopt_sleep.mine.catalog import Catalog, CatalogSettings
 from skillopt_sleep.mine.corrections import merge_checks, rules_from_correction
@@ -18,7 +19,6 @@ from skillopt_sleep.mine.route import LEARNED_SKILL, Route, SkillInfo
 from skillopt_sleep.mine.tasks import FamilyEvidence, build_tasks
 from skillopt_sleep.models.base import ScriptedLLM
 from skillopt_sleep.records import Message
-from skillopt_sleep.store.archive import Archive
 
 
 def _plain(checks: Sequence[dict[str, object]]) -> list[dict[str, object]]:

@@ -161,8 +161,8 @@ def test_ledger_records_calls_by_role() -> None:
 
 
 def test_call_log_round_trips_through_the_archive(tmp_path: Path) -> None:
+    from skillopt_sleep.archive.db import Archive
     from skillopt_sleep.models.meter import load_calls, save_calls
-    from skillopt_sleep.store.archive import Archive
 
     ledger = Ledger()
     metered = MeteredLLM(PricedScript(Price(1.0, 5.0), Usage(100, 10)), "optimizer", ledger)

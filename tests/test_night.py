@@ -4,14 +4,14 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from skillopt_sleep import persona as personas
+from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.models.base import ScriptedLLM
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.merge import clip, merge
 from skillopt_sleep.night.reflect import parse_edits
 from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.records import SENTINEL, Edit, JudgeSpec, Message, Task, to_dict
-from skillopt_sleep.store.archive import Archive
+from skillopt_sleep.sim import persona as personas
 
 GOOD = "Always end with a line 'Tests: pytest -q'."
 HARMFUL = "Keep answers under 40 characters."

@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from skillopt_sleep import persona as personas
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.firewall import scan_text
 from skillopt_sleep.judges.rules import describe, run_check
 from skillopt_sleep.mine.corrections import rules_from_correction
-from skillopt_sleep.models.simulated import SimulatedTarget, _render
-from skillopt_sleep.persona import Persona, Rule
-from skillopt_sleep.prove import ProofSpec, check, prove
 from skillopt_sleep.records import Split
+from skillopt_sleep.sim import persona as personas
+from skillopt_sleep.sim.models import SimulatedTarget, _render
+from skillopt_sleep.sim.persona import Persona, Rule
+from skillopt_sleep.sim.prove import ProofSpec, check, prove
 
 NAMES = personas.available()
 REQUIRED = ("researcher", "programmer", "analyst", "devops")

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from skillopt_sleep import persona as personas
-from skillopt_sleep.persona_transcripts import write_history
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.publish import staging
 from skillopt_sleep.records import NightResult
-from skillopt_sleep.store import staging
-from skillopt_sleep.store.archive import Archive
+from skillopt_sleep.sim import persona as personas
+from skillopt_sleep.sim.transcripts import write_history
 
 # The project path is part of every family id, and so of every split: a fixed path keeps
 # the simulated nights (and what they accept) the same from run to run.

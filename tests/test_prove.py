@@ -8,7 +8,7 @@ import pytest
 
 from skillopt_sleep.errors import AssertionFailed
 from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.prove import ProofSpec, check, prove
+from skillopt_sleep.sim.prove import ProofSpec, check, prove
 
 FIELDS = {"persona", "seed", "nights", "baseline_test", "after_test", "ungated_after_test",
           "edits_proposed", "edits_accepted", "harmful_proposed", "harmful_accepted",

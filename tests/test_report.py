@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from skillopt_sleep import persona as personas
-from skillopt_sleep.prove import ProofSpec, _simulated_models, run_nights
+from skillopt_sleep.publish.report import render, render_json, summary
 from skillopt_sleep.records import Edit, GateDecision, NightResult, StepResult, from_dict
-from skillopt_sleep.report import render, render_json, summary
+from skillopt_sleep.sim import persona as personas
+from skillopt_sleep.sim.prove import ProofSpec, _simulated_models, run_nights
 from tests._require import require
 
 HOSTILE = '<script>alert("x")</script>'

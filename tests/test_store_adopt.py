@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.atomic import write_atomic
 from skillopt_sleep.errors import LockHeld, StaleSkillError, StoreError
+from skillopt_sleep.publish import adopt as adoption
+from skillopt_sleep.publish import staging
+from skillopt_sleep.publish.lock import night_lock
 from skillopt_sleep.records import NightResult, sha256_text
-from skillopt_sleep.store import adopt as adoption
-from skillopt_sleep.store import staging
-from skillopt_sleep.store.archive import Archive
-from skillopt_sleep.store.atomic import write_atomic
-from skillopt_sleep.store.lock import night_lock
 
 OLD = "---\nname: fix\ndescription: d\n---\nFix bugs.\n"
 NEW = (

@@ -57,7 +57,7 @@ def load_per_cpu() -> float | None:
 
 def new_sessions_since(project: str, since: datetime | None) -> int:
     """Archived sessions of ``project`` that ended after ``since`` (all when None)."""
-    from ..paths import archive_path
+    from skillopt_sleep.paths import archive_path
 
     path = archive_path()
     if not path.exists():

@@ -16,8 +16,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from .. import paths
-from .state import DaemonLock
+from skillopt_sleep import paths
+from skillopt_sleep.daemon.state import DaemonLock
 
 __all__ = ["LOG_NAME", "serve", "setup_logging"]
 
@@ -46,11 +46,11 @@ def setup_logging(folder: Path | None = None, *, to_stderr: bool = True) -> Path
 
 def _build(overrides: dict[str, Any], watch: bool, debounce: float,
            max_load: float | None) -> Any:
-    from ..config import load
-    from ..harvest.runner import make_source
-    from .queue import QueueWatcher
-    from .service import Service, enrolled_projects
-    from .watch import SessionWatcher
+    from skillopt_sleep.config import load
+    from skillopt_sleep.daemon.queue import QueueWatcher
+    from skillopt_sleep.daemon.service import Service, enrolled_projects
+    from skillopt_sleep.daemon.watch import SessionWatcher
+    from skillopt_sleep.harvest.runner import make_source
 
     projects = enrolled_projects(overrides)
     watcher = queue = None
@@ -68,7 +68,7 @@ def _build(overrides: dict[str, Any], watch: bool, debounce: float,
 def _migrate_archive() -> None:
     """Open the archive once before the harvesting threads start: on a fresh state dir,
     two first opens at once (the queue's and the watcher's) would race to migrate it."""
-    from ..store.archive import Archive
+    from skillopt_sleep.archive.db import Archive
 
     Archive(paths.archive_path()).close()
 

@@ -21,9 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .. import paths
-from ..errors import ConfigError
-from ..store.atomic import write_atomic
+from skillopt_sleep import paths
+from skillopt_sleep.atomic import write_atomic
+from skillopt_sleep.errors import ConfigError
 
 __all__ = ["KINDS", "LABEL", "UNIT_NAME", "Installed", "default_kind", "install",
            "service_argv", "service_env", "uninstall"]

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import config
-from ..config import Settings
-from ..errors import SkillOptError
+from skillopt_sleep import config
+from skillopt_sleep.config import Settings
+from skillopt_sleep.errors import SkillOptError
 
 __all__ = ["ENTRY_SETTINGS", "Enrolled", "NightJob", "NightReport", "enrolled_projects",
            "pipeline_job"]
@@ -38,7 +38,7 @@ NightJob = Callable[[Path, Settings, str], NightReport]
 
 def pipeline_job(project: Path, settings: Settings, adopt: str) -> NightReport:
     """The real night: the pipeline's ``run_once`` (imported only when a night starts)."""
-    from ..pipeline import run_once
+    from skillopt_sleep.pipeline.run import run_once
 
     outcome = run_once(project, settings=settings, adopt=adopt,
                        progress=lambda line: log.info("%s: %s", project, line))

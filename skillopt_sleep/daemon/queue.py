@@ -28,8 +28,8 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
-from .. import paths
-from .watch import SessionWatcher
+from skillopt_sleep import paths
+from skillopt_sleep.daemon.watch import SessionWatcher
 
 __all__ = ["QueueHarvester", "QueueWatcher", "archive_queue_harvester"]
 
@@ -44,9 +44,9 @@ MAX_BACKOFF = 600.0
 
 def archive_queue_harvester(items: list[tuple[str, Path]]) -> int:
     """The real harvester: the named files into the state dir's archive, checkpoints aside."""
-    from ..harvest.base import HarvestStats
-    from ..harvest.runner import Filter, harvest_files, make_source
-    from ..store.archive import Archive
+    from skillopt_sleep.archive.db import Archive
+    from skillopt_sleep.harvest.base import HarvestStats
+    from skillopt_sleep.harvest.runner import Filter, harvest_files, make_source
 
     stats = HarvestStats()
     sources = {name: make_source(name, stats=stats) for name in {n for n, _ in items}}
@@ -139,7 +139,7 @@ class QueueWatcher:
 
     def drain(self) -> int:
         """Drain the queue and harvest its transcripts; returns sessions stored. Never raises."""
-        from ..pipeline_steps import drain_queue
+        from skillopt_sleep.pipeline.steps import drain_queue
 
         with self.lock:
             self._first = None
@@ -178,7 +178,7 @@ class QueueWatcher:
 
     def _items(self, entries: list[dict[str, Any]]) -> list[tuple[str, Path]]:
         """The harvestable entries, by the pipeline's rules; the others are counted."""
-        from ..pipeline_steps import QUEUE_SOURCES
+        from skillopt_sleep.pipeline.steps import QUEUE_SOURCES
 
         items: list[tuple[str, Path]] = []
         for entry in entries:

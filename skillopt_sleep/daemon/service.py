@@ -36,12 +36,18 @@ from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 
-from ..errors import LockHeld
-from .conditions import ac_power, load_per_cpu, new_sessions_since
-from .projects import Enrolled, NightJob, NightReport, enrolled_projects, pipeline_job
-from .queue import QueueWatcher
-from .state import DaemonState, write_status
-from .watch import SessionWatcher
+from skillopt_sleep.daemon.conditions import ac_power, load_per_cpu, new_sessions_since
+from skillopt_sleep.daemon.projects import (
+    Enrolled,
+    NightJob,
+    NightReport,
+    enrolled_projects,
+    pipeline_job,
+)
+from skillopt_sleep.daemon.queue import QueueWatcher
+from skillopt_sleep.daemon.state import DaemonState, write_status
+from skillopt_sleep.daemon.watch import SessionWatcher
+from skillopt_sleep.errors import LockHeld
 
 __all__ = ["CATCH_UP_AFTER", "MISFIRE_GRACE", "Enrolled", "NightJob", "NightReport",
            "Service", "enrolled_projects", "pipeline_job"]
@@ -185,7 +191,7 @@ class Service:
         """Pick up transcript folders created since the start (an agent installed later)."""
         if self.watcher is None:
             return
-        from .watch import watch_dirs
+        from skillopt_sleep.daemon.watch import watch_dirs
 
         wanted = {(s.name, d, r) for s in self.watcher.sources for d, r in watch_dirs(s)}
         if wanted != set(self.watcher.watched):
@@ -334,7 +340,7 @@ class Service:
         return runs
 
     def snapshot(self) -> dict[str, Any]:
-        from .conditions import heavy_modules
+        from skillopt_sleep.daemon.conditions import heavy_modules
 
         watched = self.watcher.watched if self.watcher else []
         return {

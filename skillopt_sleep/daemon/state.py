@@ -24,9 +24,9 @@ from typing import Any
 import psutil
 from filelock import FileLock, Timeout
 
-from .. import paths
-from ..errors import LockHeld
-from ..store.atomic import write_atomic
+from skillopt_sleep import paths
+from skillopt_sleep.atomic import write_atomic
+from skillopt_sleep.errors import LockHeld
 
 __all__ = ["DaemonLock", "DaemonState", "ProjectState", "daemon_dir", "read_status",
            "running_pid", "write_status"]

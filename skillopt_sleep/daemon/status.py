@@ -19,9 +19,9 @@ from typing import Any
 import psutil
 from apscheduler.triggers.cron import CronTrigger
 
-from .. import paths
-from ..errors import StoreError
-from .state import DaemonState, read_status, running_pid
+from skillopt_sleep import paths
+from skillopt_sleep.daemon.state import DaemonState, read_status, running_pid
+from skillopt_sleep.errors import StoreError
 
 __all__ = ["daemon_status"]
 
@@ -49,7 +49,7 @@ def _archived_nights(projects: list[str]) -> dict[str, dict[str, Any]]:
     path = paths.archive_path()
     if not path.exists():  # a status query never creates the archive
         return {}
-    from ..store.archive import Archive
+    from skillopt_sleep.archive.db import Archive
 
     found: dict[str, dict[str, Any]] = {}
     try:
@@ -89,7 +89,7 @@ def _night_summary(rows: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def daemon_status(now: datetime | None = None) -> dict[str, Any]:
     """One JSON-ready object: running?, pid, RSS, per-project next run and last night."""
-    from .service import enrolled_projects
+    from skillopt_sleep.daemon.service import enrolled_projects
 
     now = now or datetime.now(UTC)
     pid = running_pid()

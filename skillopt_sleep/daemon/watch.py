@@ -22,7 +22,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
-from ..harvest.base import Source
+from skillopt_sleep.harvest.base import Source
 
 __all__ = ["Harvester", "SessionWatcher", "archive_harvester", "watch_dirs"]
 
@@ -53,9 +53,9 @@ def watch_dirs(source: Source) -> list[tuple[Path, bool]]:
 
 def archive_harvester(source: Source, files: list[Path] | None) -> int:
     """The real harvester: files into the archive of the state dir (opened per call)."""
-    from ..harvest.runner import harvest, harvest_files
-    from ..paths import archive_path
-    from ..store.archive import Archive
+    from skillopt_sleep.archive.db import Archive
+    from skillopt_sleep.harvest.runner import harvest, harvest_files
+    from skillopt_sleep.paths import archive_path
 
     archive = Archive(archive_path())
     try:

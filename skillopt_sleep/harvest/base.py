@@ -16,9 +16,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from ..errors import ConfigError
-from ..records import Session
-from .lines import MAX_LINE_BYTES, JsonLines, tail_hash
+from skillopt_sleep.errors import ConfigError
+from skillopt_sleep.harvest.lines import MAX_LINE_BYTES, JsonLines, tail_hash
+from skillopt_sleep.records import Checkpoint, Session
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -286,22 +286,6 @@ def parse_since(text: str | None) -> datetime | None:
 
 
 # --- checkpoints ------------------------------------------------------------------------
-
-
-@dataclass
-class Checkpoint:
-    """What a harvest saw of one file: identity, size, the last complete line, a tail hash."""
-
-    path: str
-    source: str
-    device: int
-    inode: int
-    size: int
-    mtime_ns: int
-    offset: int
-    tail_hash: str
-    sessions: list[str] = field(default_factory=list)
-    resume: dict[str, Any] | None = None
 
 
 def checkpoint_of(path: Path, source: str, sessions: list[str]) -> Checkpoint | None:

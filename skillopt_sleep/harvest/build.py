@@ -12,10 +12,10 @@ import re
 from datetime import datetime
 from typing import Any
 
-from ..records import SENTINEL, Session, Signal, ToolCall, Turn
-from .base import HarvestStats
-from .redact import may_hold_secrets, redact
-from .signals import set_reactions
+from skillopt_sleep.harvest.base import HarvestStats
+from skillopt_sleep.harvest.signals import set_reactions
+from skillopt_sleep.records import SENTINEL, Session, Signal, ToolCall, Turn
+from skillopt_sleep.secrets import may_hold_secrets, redact
 
 __all__ = ["MAX_ANSWER", "MAX_TURNS", "SessionBuilder", "skill_from_text", "small_args"]
 

@@ -17,13 +17,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .. import paths
-from ..records import Session, Signal, Turn
-from .base import HarvestStats, Resume, project_of, to_utc
-from .build import SessionBuilder
-from .claude_events import FILE_TOOLS, LOCAL_COMMANDS, Events, events_of, snapshot_files
-from .lines import JsonLines
-from .resume import CannotResume, ResumableSource
+from skillopt_sleep import paths
+from skillopt_sleep.harvest.base import HarvestStats, Resume, project_of, to_utc
+from skillopt_sleep.harvest.build import SessionBuilder
+from skillopt_sleep.harvest.claude_events import (
+    FILE_TOOLS,
+    LOCAL_COMMANDS,
+    Events,
+    events_of,
+    snapshot_files,
+)
+from skillopt_sleep.harvest.lines import JsonLines
+from skillopt_sleep.harvest.resume import CannotResume, ResumableSource
+from skillopt_sleep.records import Session, Signal, Turn
 
 __all__ = ["ClaudeCodeSource", "default_root"]
 

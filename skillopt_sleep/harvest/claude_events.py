@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..records import SENTINEL
-from .build import MAX_ANSWER, SessionBuilder, small_args
+from skillopt_sleep.harvest.build import MAX_ANSWER, SessionBuilder, small_args
+from skillopt_sleep.records import SENTINEL
 
 __all__ = ["FILE_TOOLS", "LOCAL_COMMANDS", "Events", "events_of", "snapshot_files"]
 

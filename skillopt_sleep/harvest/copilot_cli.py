@@ -23,12 +23,17 @@ from typing import Any
 
 import yaml
 
-from .. import paths
-from ..records import SENTINEL, Session, Signal
-from .base import HarvestStats, Resume, project_of, to_utc
-from .build import SessionBuilder
-from .lines import JsonLines
-from .resume import ResumableSource, carry_over, check_same_session, saved_state
+from skillopt_sleep import paths
+from skillopt_sleep.harvest.base import HarvestStats, Resume, project_of, to_utc
+from skillopt_sleep.harvest.build import SessionBuilder
+from skillopt_sleep.harvest.lines import JsonLines
+from skillopt_sleep.harvest.resume import (
+    ResumableSource,
+    carry_over,
+    check_same_session,
+    saved_state,
+)
+from skillopt_sleep.records import SENTINEL, Session, Signal
 
 __all__ = ["CopilotCliSource", "default_root"]
 

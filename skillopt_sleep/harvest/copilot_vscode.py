@@ -21,9 +21,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from ..records import SENTINEL, Session, Signal
-from .base import HarvestStats, SourceBase, iter_json_lines, project_of, to_utc
-from .build import SessionBuilder
+from skillopt_sleep.harvest.base import (
+    HarvestStats,
+    SourceBase,
+    iter_json_lines,
+    project_of,
+    to_utc,
+)
+from skillopt_sleep.harvest.build import SessionBuilder
+from skillopt_sleep.records import SENTINEL, Session, Signal
 
 __all__ = ["CopilotVSCodeSource", "default_roots"]
 

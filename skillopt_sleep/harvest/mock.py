@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..records import Session
-from .base import HarvestStats, SourceBase
+from skillopt_sleep.harvest.base import HarvestStats, SourceBase
+from skillopt_sleep.records import Session
 
 __all__ = ["MockSource"]
 

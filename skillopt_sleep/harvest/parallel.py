@@ -20,7 +20,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from .base import FileRead, HarvestStats, Source, checkpoint_of
+from skillopt_sleep.harvest.base import FileRead, HarvestStats, Source, checkpoint_of
 
 __all__ = ["PARALLEL_MIN_BYTES", "PARALLEL_MIN_FILES", "WORKERS_ENV", "read_files"]
 
@@ -84,7 +84,7 @@ def read_one(source: Source, path: Path) -> FileRead:
 
 def _spec(source: Source) -> tuple[str, Any, bool] | None:
     """How a worker rebuilds ``source``; None for a source it cannot rebuild."""
-    from .runner import SOURCE_NAMES
+    from skillopt_sleep.harvest.runner import SOURCE_NAMES
 
     root = getattr(source, "root", None) or getattr(source, "roots", None)
     if source.name not in SOURCE_NAMES or root is None:
@@ -94,7 +94,7 @@ def _spec(source: Source) -> tuple[str, Any, bool] | None:
 
 def _read_chunk(spec: tuple[str, Any, bool], paths: list[Path]
                 ) -> tuple[list[FileResult], dict[str, Any]]:
-    from .runner import make_source
+    from skillopt_sleep.harvest.runner import make_source
 
     name, root, include_headless = spec
     source = make_source(name, root, include_headless=include_headless)

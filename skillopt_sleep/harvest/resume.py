@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..records import Session
-from .base import AgentHomeSource, FileRead, Resume, checkpoint_from
-from .build import SessionBuilder
-from .lines import JsonLines
+from skillopt_sleep.harvest.base import AgentHomeSource, FileRead, Resume, checkpoint_from
+from skillopt_sleep.harvest.build import SessionBuilder
+from skillopt_sleep.harvest.lines import JsonLines
+from skillopt_sleep.records import Session
 
 __all__ = ["CannotResume", "ResumableSource", "carry_over", "check_same_session", "digest",
            "saved_state"]

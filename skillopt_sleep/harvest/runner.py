@@ -17,16 +17,23 @@ from datetime import datetime
 from itertools import chain
 from pathlib import Path
 
-from ..errors import ConfigError
-from ..records import Session
-from ..store.archive import Archive
-from ..store.sessions import load_checkpoints, load_resume, load_session, save_batch
-from .base import Checkpoint, HarvestStats, Resume, Source, file_changed, project_of
-from .claude_code import ClaudeCodeSource
-from .codex import CodexSource
-from .copilot_cli import CopilotCliSource
-from .copilot_vscode import CopilotVSCodeSource
-from .parallel import read_files
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.sessions import load_checkpoints, load_resume, load_session, save_batch
+from skillopt_sleep.errors import ConfigError
+from skillopt_sleep.harvest.base import (
+    Checkpoint,
+    HarvestStats,
+    Resume,
+    Source,
+    file_changed,
+    project_of,
+)
+from skillopt_sleep.harvest.claude_code import ClaudeCodeSource
+from skillopt_sleep.harvest.codex import CodexSource
+from skillopt_sleep.harvest.copilot_cli import CopilotCliSource
+from skillopt_sleep.harvest.copilot_vscode import CopilotVSCodeSource
+from skillopt_sleep.harvest.parallel import read_files
+from skillopt_sleep.records import Session
 
 __all__ = ["SOURCE_NAMES", "Filter", "harvest", "harvest_files", "make_source"]
 

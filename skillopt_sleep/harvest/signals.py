@@ -15,7 +15,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from ..records import Reaction, Signal, Turn
+from skillopt_sleep.records import Reaction, Signal, Turn
 
 __all__ = ["NEGATIVE_SIGNALS", "classify_reaction", "is_repeat", "set_reactions"]
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import JudgeError
-from ..records import JudgeSpec
-from .base import Judge
+from skillopt_sleep.errors import JudgeError
+from skillopt_sleep.judges.base import Judge
+from skillopt_sleep.records import JudgeSpec
 
 if TYPE_CHECKING:
-    from ..models.base import LLM
+    from skillopt_sleep.models.base import LLM
 
 __all__ = ["Judge", "build_judge"]
 
@@ -22,18 +22,18 @@ __all__ = ["Judge", "build_judge"]
 def build_judge(spec: JudgeSpec, grader_llm: LLM | None = None) -> Judge:
     """The judge for ``spec``; a rubric judge grades with ``grader_llm``."""
     if spec.kind == "rules":
-        from .rules import RulesJudge, validate_checks
+        from skillopt_sleep.judges.rules import RulesJudge, validate_checks
 
         validate_checks(spec.checks)
         return RulesJudge()
     if spec.kind == "exact":
-        from .exact import ExactJudge, validate
+        from skillopt_sleep.judges.exact import ExactJudge, validate
 
         validate(spec)
         return ExactJudge()
     if spec.kind == "rubric":
-        from .rubric import RubricJudge
-        from .rubric import validate as validate_rubric
+        from skillopt_sleep.judges.rubric import RubricJudge
+        from skillopt_sleep.judges.rubric import validate as validate_rubric
 
         validate_rubric(spec)
         if grader_llm is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from ..records import Score, Task, ToolCall
+from skillopt_sleep.records import Score, Task, ToolCall
 
 
 @runtime_checkable

@@ -13,8 +13,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
-from ..errors import JudgeError
-from ..records import JudgeSpec, Score, Task, ToolCall
+from skillopt_sleep.errors import JudgeError
+from skillopt_sleep.records import JudgeSpec, Score, Task, ToolCall
 
 _FENCE = re.compile(r"^```[\w+-]*\n?(.*?)\n?```$", re.DOTALL)
 _TOKEN = re.compile(r"\w+", re.UNICODE)

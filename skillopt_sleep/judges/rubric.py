@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import AuthError, BudgetExceeded, HandoffPending, JudgeError, ModelError
-from ..models.base import LLM, tag
-from ..records import JudgeSpec, Message, Score, Task, ToolCall
+from skillopt_sleep.errors import AuthError, BudgetExceeded, HandoffPending, JudgeError, ModelError
+from skillopt_sleep.models.base import LLM, tag
+from skillopt_sleep.records import JudgeSpec, Message, Score, Task, ToolCall
 
 GRADER_SYSTEM = """\
 You grade one answer of a coding agent against a rubric. Be strict and consistent.

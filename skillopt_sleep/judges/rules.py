@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import JudgeError
-from ..records import Score, Task, ToolCall
+from skillopt_sleep.errors import JudgeError
+from skillopt_sleep.records import Score, Task, ToolCall
 
 Check = dict[str, Any]
 

@@ -7,20 +7,20 @@ Entry points: ``Catalog`` (mine requests into families and tasks, stored in the 
 
 from __future__ import annotations
 
-from .catalog import Catalog, CatalogResult, CatalogSettings
-from .embed import (
+from skillopt_sleep.mine.catalog import Catalog, CatalogResult, CatalogSettings
+from skillopt_sleep.mine.embed import (
     Embedder,
     HashingEmbedder,
     MockEmbedder,
     SentenceTransformerEmbedder,
     make_embedder,
 )
-from .families import FamilySettings
-from .miner import Miner, MineReport
-from .recall import Neighbour, Recaller
-from .requests import Request, requests_from_sessions
-from .route import LEARNED_SKILL, SkillInfo
-from .splits import DEFAULT_RATIOS, split_for
+from skillopt_sleep.mine.families import FamilySettings
+from skillopt_sleep.mine.miner import Miner, MineReport
+from skillopt_sleep.mine.recall import Neighbour, Recaller
+from skillopt_sleep.mine.requests import Request, requests_from_sessions
+from skillopt_sleep.mine.route import LEARNED_SKILL, SkillInfo
+from skillopt_sleep.mine.splits import DEFAULT_RATIOS, split_for
 
 __all__ = [
     "DEFAULT_RATIOS",

@@ -13,16 +13,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..models.base import LLM
-from ..records import Task
-from ..store.archive import Archive
-from .embed import Embedder
-from .families import Family, FamilySettings
-from .miner import Miner, MineReport
-from .requests import Request
-from .route import SkillInfo, route
-from .splits import DEFAULT_RATIOS
-from .tasks import FamilyEvidence, build_tasks, medoid
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.mine.embed import Embedder
+from skillopt_sleep.mine.families import Family, FamilySettings
+from skillopt_sleep.mine.miner import Miner, MineReport
+from skillopt_sleep.mine.requests import Request
+from skillopt_sleep.mine.route import SkillInfo, route
+from skillopt_sleep.mine.splits import DEFAULT_RATIOS
+from skillopt_sleep.mine.tasks import FamilyEvidence, build_tasks, medoid
+from skillopt_sleep.models.base import LLM
+from skillopt_sleep.records import Task
 
 
 @dataclass

@@ -22,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import ConfigError
+from skillopt_sleep.errors import ConfigError
 
 DEFAULT_EMBEDDER = "minilm"
 EMBEDDER_SPECS = ("minilm", "hashing", "mock")

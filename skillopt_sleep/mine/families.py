@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 import faiss
 import numpy as np
 
-from ..records import sha256_text
-from .intent import Intent, parse, same_intent_possible
+from skillopt_sleep.mine.intent import Intent, parse, same_intent_possible
+from skillopt_sleep.records import sha256_text
 
 
 @dataclass

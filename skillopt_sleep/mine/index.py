@@ -19,8 +19,8 @@ import faiss
 import numpy as np
 from filelock import FileLock
 
-from .. import paths
-from ..records import sha256_text
+from skillopt_sleep import paths
+from skillopt_sleep.records import sha256_text
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ def project_key(project: str) -> str:
 def space(embedder: str) -> str:
     """Name of the vector space an index holds: the embedder and the canonical form of the
     texts it embedded (``intent.CANONICAL_FORM``)."""
-    from .intent import CANONICAL_FORM
+    from skillopt_sleep.mine.intent import CANONICAL_FORM
 
     return f"{embedder}-{CANONICAL_FORM}"
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .actions import FILLERS, VERB_CLASS, compatible
+from skillopt_sleep.mine.actions import FILLERS, VERB_CLASS, compatible
 
 # Version of the canonical form: vectors of one form are never mixed with another's in an
 # index (``index.space``). Bump it whenever ``parse`` changes what it returns.

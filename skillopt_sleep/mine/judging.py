@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import JudgeError, ModelError
-from ..models.base import LLM, tag
-from .corrections import Check
+from skillopt_sleep.errors import JudgeError, ModelError
+from skillopt_sleep.mine.corrections import Check
+from skillopt_sleep.models.base import LLM, tag
 
 OPS: dict[str, tuple[str, ...]] = {
     "section_present": ("section",),
@@ -55,7 +55,7 @@ def check_problem(check: Any) -> str | None:
 def _shared_validator_problem(check: Check) -> str | None:
     # The judges package is the authority on what a night can run; ask it too.
     try:
-        from ..judges.rules import validate_checks
+        from skillopt_sleep.judges.rules import validate_checks
     except ImportError:
         return None
     try:

@@ -18,16 +18,23 @@ from pathlib import Path
 
 import numpy as np
 
-from ..records import utcnow
-from ..store.archive import Archive
-from .embed import Embedder
-from .families import Family, FamilySettings, Member, best_family, member, new_families
-from .index import ProjectIndex, space
-from .intent import parse
-from .requests import Request
-from .splits import DEFAULT_RATIOS, balanced_split
-from .store import FamilyRow, MiningStore
-from .vectors import VectorCache
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.mining import FamilyRow, MiningStore
+from skillopt_sleep.mine.embed import Embedder
+from skillopt_sleep.mine.families import (
+    Family,
+    FamilySettings,
+    Member,
+    best_family,
+    member,
+    new_families,
+)
+from skillopt_sleep.mine.index import ProjectIndex, space
+from skillopt_sleep.mine.intent import parse
+from skillopt_sleep.mine.requests import Request
+from skillopt_sleep.mine.splits import DEFAULT_RATIOS, balanced_split
+from skillopt_sleep.mine.vectors import VectorCache
+from skillopt_sleep.records import utcnow
 
 
 @dataclass

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..records import Split, Task
-from ..store.archive import Archive
-from .embed import Embedder
-from .index import ProjectIndex, space
-from .intent import parse
-from .store import MiningStore
-from .vectors import VectorCache
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.mining import MiningStore
+from skillopt_sleep.mine.embed import Embedder
+from skillopt_sleep.mine.index import ProjectIndex, space
+from skillopt_sleep.mine.intent import parse
+from skillopt_sleep.mine.vectors import VectorCache
+from skillopt_sleep.records import Split, Task
 
 SCOPES = ("project", "all")
 _SPACE = re.compile(r"\s+")

@@ -8,45 +8,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
-from ..records import SENTINEL, Reaction, Session, Signal
-
-FAILURE_SIGNALS = frozenset(
-    {Signal.TOOL_ERROR.value, Signal.NONZERO_EXIT.value, Signal.CANCELLED.value,
-     Signal.INTERRUPTED.value, Signal.REFUSED_TOOL.value, Signal.VOTE_DOWN.value}
+from skillopt_sleep.errors import ConfigError
+from skillopt_sleep.records import (
+    SENTINEL,
+    Reaction,
+    Request,
+    Session,
 )
-FAILURE_REACTIONS = frozenset({Reaction.CORRECTION.value, Reaction.REPEAT.value})
-
-
-@dataclass
-class Request:
-    """A user's request and what came of it. ``correction`` is the user's next message
-    when that message corrected this turn's answer ("no, use pytest -q")."""
-
-    id: str
-    session_id: str
-    project: str
-    text: str
-    signal: list[str] = field(default_factory=list)
-    source: str = ""
-    skills_used: list[str] = field(default_factory=list)
-    reaction: str = Reaction.NONE.value
-    correction: str = ""
-    final_answer: str = ""
-    context: str = ""
-
-    @property
-    def outcome(self) -> str:
-        """``failure``, ``success`` or ``unknown``, from structured signals and the reaction."""
-        if self.reaction in FAILURE_REACTIONS or FAILURE_SIGNALS.intersection(self.signal):
-            return "failure"
-        if self.reaction == Reaction.APPROVAL.value or Signal.VOTE_UP.value in self.signal:
-            return "success"
-        return "unknown"
 
 
 def _strings(value: Any) -> list[str]:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from .. import paths
-from .route import SkillInfo
+from skillopt_sleep import paths
+from skillopt_sleep.mine.route import SkillInfo
 
 
 def default_roots() -> list[Path]:

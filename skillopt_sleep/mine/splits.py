@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 
-from ..errors import ConfigError
-from ..records import Split
+from skillopt_sleep.errors import ConfigError
+from skillopt_sleep.records import Split
 
 DEFAULT_RATIOS: tuple[int, int, int] = (2, 1, 7)
 """train : validation : test, by family (the design's settled ratio)."""

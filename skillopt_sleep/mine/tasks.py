@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from ..models.base import LLM
-from ..records import JudgeSpec, Split, Task
-from .corrections import Check, merge_checks, rules_from_correction
-from .judging import Proposal, propose, shape_only, valid_checks
-from .requests import Request
-from .route import Route, SkillInfo
+from skillopt_sleep.mine.corrections import Check, merge_checks, rules_from_correction
+from skillopt_sleep.mine.judging import Proposal, propose, shape_only, valid_checks
+from skillopt_sleep.mine.requests import Request
+from skillopt_sleep.mine.route import Route, SkillInfo
+from skillopt_sleep.models.base import LLM
+from skillopt_sleep.records import JudgeSpec, Split, Task
 
 
 @dataclass

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..records import sha256_text
-from ..store.archive import Archive
-from .embed import Embedder
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.mine.embed import Embedder
+from skillopt_sleep.records import sha256_text
 
 _BATCH = 500  # SQLite's bound-parameter limit is far above this; it keeps IN lists short
 

@@ -4,12 +4,18 @@
 count calls and dollars per role and enforce the caps; ``Cache`` records and replays.
 """
 
-from .base import LLM, ScriptedLLM, tag
-from .cache import Cache, CachedLLM
-from .meter import Ledger, MeteredLLM, NightShape, estimate_night, estimate_night_usd
-from .pricing import Price, price_for
-from .registry import BACKENDS, build_llm, parse_spec
-from .retry import RetryPolicy
+from skillopt_sleep.models.base import LLM, ScriptedLLM, tag
+from skillopt_sleep.models.cache import Cache, CachedLLM
+from skillopt_sleep.models.meter import (
+    Ledger,
+    MeteredLLM,
+    NightShape,
+    estimate_night,
+    estimate_night_usd,
+)
+from skillopt_sleep.models.pricing import Price, price_for
+from skillopt_sleep.models.registry import BACKENDS, build_llm, parse_spec
+from skillopt_sleep.models.retry import RetryPolicy
 
 __all__ = [
     "BACKENDS",

@@ -23,14 +23,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import paths
-from ..errors import AuthError, ModelError
-from ..records import Completion, Message, ToolCall, Usage
-from . import agent_home
-from .base import tag
-from .messages import as_transcript
-from .pricing import Price
-from .retry import RetryPolicy, timed_call
+from skillopt_sleep import paths
+from skillopt_sleep.errors import AuthError, ModelError
+from skillopt_sleep.models import agent_home
+from skillopt_sleep.models.base import tag
+from skillopt_sleep.models.messages import as_transcript
+from skillopt_sleep.models.pricing import Price
+from skillopt_sleep.models.retry import RetryPolicy, timed_call
+from skillopt_sleep.records import Completion, Message, ToolCall, Usage
 
 AGENT_POLICY = RetryPolicy(attempts=2, initial_wait_s=5.0, max_wait_s=60.0, timeout_s=900.0)
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import anthropic
 
-from ..errors import AuthError, ModelError
-from ..records import Completion, Message, ToolCall, Usage
-from .messages import anthropic_tools, split_system, tool_call
-from .sdk import SdkLLM
+from skillopt_sleep.errors import AuthError, ModelError
+from skillopt_sleep.models.messages import anthropic_tools, split_system, tool_call
+from skillopt_sleep.models.sdk import SdkLLM
+from skillopt_sleep.records import Completion, Message, ToolCall, Usage
 
 _TAKES_TEMPERATURE = re.compile(
     r"^claude-(3|instant|2|haiku-4-5|sonnet-4(-5)?|opus-4(-[15])?)(-|$)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from ..records import SENTINEL, Completion, Message
+from skillopt_sleep.records import SENTINEL, Completion, Message
 
 
 @runtime_checkable

@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import paths
-from ..errors import ConfigError, ModelError
-from ..records import Completion, Message, Usage, from_dict, to_dict, utcnow
-from .base import LLM
+from skillopt_sleep import paths
+from skillopt_sleep.errors import ConfigError, ModelError
+from skillopt_sleep.models.base import LLM
+from skillopt_sleep.records import Completion, Message, Usage, from_dict, to_dict, utcnow
 
 Mode = Literal["record", "replay-only"]
 MODES: tuple[Mode, ...] = ("record", "replay-only")

@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import paths
-from ..errors import HandoffPending
-from ..records import Completion, Message
-from .cache import call_key
-from .pricing import FREE
+from skillopt_sleep import paths
+from skillopt_sleep.errors import HandoffPending
+from skillopt_sleep.models.cache import call_key
+from skillopt_sleep.models.pricing import FREE
+from skillopt_sleep.records import Completion, Message
 
 INSTRUCTIONS = """\
 # Pending model calls from skillopt-sleep

@@ -6,8 +6,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import ModelError
-from ..records import Message, ToolCall
+from skillopt_sleep.errors import ModelError
+from skillopt_sleep.records import Message, ToolCall
 
 
 def split_system(messages: Sequence[Message]) -> tuple[str, list[Message]]:

@@ -17,13 +17,13 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import BudgetExceeded, ModelError
-from ..records import Completion, Message, Usage
-from .base import LLM
-from .pricing import Price
+from skillopt_sleep.errors import BudgetExceeded, ModelError
+from skillopt_sleep.models.base import LLM
+from skillopt_sleep.models.pricing import Price
+from skillopt_sleep.records import Completion, Message, Usage
 
 if TYPE_CHECKING:
-    from ..store.archive import Archive
+    from skillopt_sleep.archive.db import Archive
 
 CHARS_PER_TOKEN = 4
 """Rough prompt size before a call (real counts come back in the usage)."""

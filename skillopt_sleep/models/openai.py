@@ -14,10 +14,10 @@ from typing import Any
 
 import openai
 
-from ..errors import ModelError
-from ..records import Completion, Message, ToolCall, Usage
-from .messages import openai_tools, split_system, tool_call
-from .sdk import SdkLLM
+from skillopt_sleep.errors import ModelError
+from skillopt_sleep.models.messages import openai_tools, split_system, tool_call
+from skillopt_sleep.models.sdk import SdkLLM
+from skillopt_sleep.records import Completion, Message, ToolCall, Usage
 
 _REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4")
 

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigError
-from ..records import Usage
+from skillopt_sleep.errors import ConfigError
+from skillopt_sleep.records import Usage
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ConfigError, UnknownModelError
-from .base import LLM
-from .cache import Cache, CachedLLM
-from .pricing import price_for
-from .retry import RetryPolicy
+from skillopt_sleep.errors import ConfigError, UnknownModelError
+from skillopt_sleep.models.base import LLM
+from skillopt_sleep.models.cache import Cache, CachedLLM
+from skillopt_sleep.models.pricing import price_for
+from skillopt_sleep.models.retry import RetryPolicy
 
 BACKENDS: dict[str, str] = {
     "simulated": "the persona simulator (no network, no cost)",
@@ -86,20 +86,20 @@ def _backend(backend: str, model: str, *, spec: str, base_url: str | None,
     if backend == "simulated":
         return _simulated(persona, seed, role)
     if backend == "handoff":
-        from .handoff import HandoffLLM
+        from skillopt_sleep.models.handoff import HandoffLLM
 
         return HandoffLLM()
     price = price_for(spec, pricing)
     if backend == "anthropic":
-        from .anthropic import AnthropicLLM
+        from skillopt_sleep.models.anthropic import AnthropicLLM
 
         return AnthropicLLM(model, price=price, base_url=base_url, policy=policy, stream=stream)
     if backend in ("openai", "openai-responses"):
-        from .openai import OpenAIChatLLM, OpenAIResponsesLLM
+        from skillopt_sleep.models.openai import OpenAIChatLLM, OpenAIResponsesLLM
 
         kind = OpenAIChatLLM if backend == "openai" else OpenAIResponsesLLM
         return kind(model, price=price, base_url=base_url, policy=policy, stream=stream)
-    from .agent_cli import ClaudeCodeLLM, CodexLLM
+    from skillopt_sleep.models.agent_cli import ClaudeCodeLLM, CodexLLM
 
     if backend == "claude-code":
         return ClaudeCodeLLM(model or None, price=price, base_url=base_url, policy=policy)
@@ -108,7 +108,7 @@ def _backend(backend: str, model: str, *, spec: str, base_url: str | None,
 
 def _simulated(persona: str | None, seed: int, role: str) -> LLM:
     try:
-        module = importlib.import_module("skillopt_sleep.models.simulated")
+        module = importlib.import_module("skillopt_sleep.sim.models")
     except ImportError as exc:
         raise ConfigError(f"the simulated backend is not available: {exc}") from exc
     build = getattr(module, "build", None)

@@ -22,8 +22,8 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from ..errors import AuthError, ModelError
-from ..records import Completion
+from skillopt_sleep.errors import AuthError, ModelError
+from skillopt_sleep.records import Completion
 
 T = TypeVar("T")
 Kind = Literal["auth", "transient", "fatal"]

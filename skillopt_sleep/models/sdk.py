@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from ..errors import AuthError, ModelError
-from ..records import Completion, ToolCall, Usage
-from .pricing import Price
-from .retry import RetryPolicy, timed_call
+from skillopt_sleep.errors import AuthError, ModelError
+from skillopt_sleep.models.pricing import Price
+from skillopt_sleep.models.retry import RetryPolicy, timed_call
+from skillopt_sleep.records import Completion, ToolCall, Usage
 
 ClientT = TypeVar("ClientT")
 

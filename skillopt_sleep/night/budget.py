@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import ConfigError
+from skillopt_sleep.errors import ConfigError
 
 
 def edit_budget(

@@ -6,8 +6,8 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from ..models.base import LLM
-from ..records import Completion, Message
+from skillopt_sleep.models.base import LLM
+from skillopt_sleep.records import Completion, Message
 
 
 class Counted:

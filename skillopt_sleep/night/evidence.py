@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..records import Rollout, Task
+from skillopt_sleep.records import Rollout, Task
 
 
 def evidence_rows(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from scipy.stats import binomtest
 
-from ..records import Rollout
+from skillopt_sleep.records import Rollout
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..records import Edit, GateDecision
+from skillopt_sleep.records import Edit, GateDecision
 
 
 def _norm(text: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from ..records import GateDecision
+from skillopt_sleep.records import GateDecision
 
 
 def notes(decisions: Sequence[GateDecision]) -> list[str]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ..models.base import tag
-from ..records import GateDecision, Message, Rollout, Task
+from skillopt_sleep.models.base import tag
+from skillopt_sleep.records import GateDecision, Message, Rollout, Task
 
 REPLAY_SYSTEM = (
     "You are a coding agent working for a developer. The skill document below holds their "

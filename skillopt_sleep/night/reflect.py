@@ -12,10 +12,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..errors import AuthError, BudgetExceeded, HandoffPending, ModelError
-from ..models.base import LLM
-from ..records import Edit, EditOp, GateDecision, Rollout, Task
-from .prompts import reflect_messages
+from skillopt_sleep.errors import AuthError, BudgetExceeded, HandoffPending, ModelError
+from skillopt_sleep.models.base import LLM
+from skillopt_sleep.night.prompts import reflect_messages
+from skillopt_sleep.records import Edit, EditOp, GateDecision, Rollout, Task
 
 _FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
 

@@ -11,12 +11,12 @@ import functools
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor
 
-from ..errors import AuthError, BudgetExceeded, HandoffPending, ModelError
-from ..judges.base import Judge
-from ..judges.rules import RulesJudge
-from ..models.base import LLM
-from ..records import Rollout, Score, Task, sha256_text
-from .prompts import replay_messages
+from skillopt_sleep.errors import AuthError, BudgetExceeded, HandoffPending, ModelError
+from skillopt_sleep.judges.base import Judge
+from skillopt_sleep.judges.rules import RulesJudge
+from skillopt_sleep.models.base import LLM
+from skillopt_sleep.night.prompts import replay_messages
+from skillopt_sleep.records import Rollout, Score, Task, sha256_text
 
 JudgeFor = Callable[[Task], Judge]
 
@@ -30,7 +30,7 @@ def default_judge_for(task: Task) -> Judge:
     """Rules tasks use the rules judge; other kinds come from the judges factory."""
     if task.judge.kind == "rules":
         return _rules_judge()
-    from ..judges import build_judge  # exact and rubric judges
+    from skillopt_sleep.judges import build_judge  # exact and rubric judges
 
     return build_judge(task.judge)
 

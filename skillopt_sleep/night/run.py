@@ -12,21 +12,30 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..errors import BudgetExceeded
-from ..firewall import Context, check_edit
-from ..harvest.redact import redact
-from ..models.base import LLM
-from ..records import Edit, GateDecision, NightResult, Rollout, Split, StepResult, Task, utcnow
-from ..skilldoc import SkillDoc, apply_edit, parse
-from ..store.archive import Archive
-from . import gate, meta, slow_update
-from .budget import edit_budget
-from .config import NightConfig
-from .counted import Counted
-from .evidence import evidence_rows
-from .merge import clip, merge
-from .reflect import reflect, reflect_slow
-from .replay import JudgeFor, default_judge_for, mean_score, replay
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.errors import BudgetExceeded
+from skillopt_sleep.firewall import Context, check_edit
+from skillopt_sleep.models.base import LLM
+from skillopt_sleep.night import gate, meta, slow_update
+from skillopt_sleep.night.budget import edit_budget
+from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.counted import Counted
+from skillopt_sleep.night.evidence import evidence_rows
+from skillopt_sleep.night.merge import clip, merge
+from skillopt_sleep.night.reflect import reflect, reflect_slow
+from skillopt_sleep.night.replay import JudgeFor, default_judge_for, mean_score, replay
+from skillopt_sleep.records import (
+    Edit,
+    GateDecision,
+    NightResult,
+    Rollout,
+    Split,
+    StepResult,
+    Task,
+    utcnow,
+)
+from skillopt_sleep.secrets import redact
+from skillopt_sleep.skilldoc import SkillDoc, apply_edit, parse
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..records import Rollout, Task
+from skillopt_sleep.records import Rollout, Task
 
 
 def compare(

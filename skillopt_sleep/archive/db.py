@@ -1,0 +1,180 @@
+"""The SQLite archive in the state dir: one file, numbered migrations, WAL journal.
+
+This module owns the connection and the core tables (nights, rejected-edit buffer, meta
+notes). Other parts keep their tables' queries in their own modules and use
+``Archive.conn``; they add tables only through new migrations.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tenacity import (
+    retry,
+    retry_if_exception_message,
+    stop_after_delay,
+    wait_random_exponential,
+)
+
+from skillopt_sleep.archive.migrations import migrations
+from skillopt_sleep.errors import StoreError
+from skillopt_sleep.records import Edit, GateDecision, NightResult, from_dict, to_dict, utcnow
+
+
+class Archive:
+    """A handle on ``archive.sqlite3``. Safe to share between threads of one process."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            self.conn.execute("PRAGMA busy_timeout=10000")
+            _use_wal(self.conn)
+            self.conn.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"archive {path} cannot be opened: {exc}") from exc
+        self._lock = threading.RLock()
+        self._migrate()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        """Apply pending migrations, each in its own write transaction.
+
+        Which migrations ran is re-read inside ``BEGIN IMMEDIATE``, so two processes opening
+        a fresh archive at once (the daemon and a ``run``) never apply one twice.
+        """
+        try:
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version (number INTEGER PRIMARY KEY, name TEXT)"
+            )
+            applied = {row[0] for row in self.conn.execute("SELECT number FROM schema_version")}
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"archive {self.path} is corrupt: {exc}") from exc
+        for number, name, sql in migrations():
+            if number in applied:
+                continue
+            with self.transaction() as conn:
+                done = conn.execute(
+                    "SELECT 1 FROM schema_version WHERE number = ?", (number,)
+                ).fetchone()
+                if done:
+                    continue
+                for statement in _statements(sql):
+                    conn.execute(statement)
+                conn.execute("INSERT INTO schema_version VALUES (?, ?)", (number, name))
+
+    # --- nights -------------------------------------------------------------------------
+
+    def record_night(self, result: NightResult, status: str) -> None:
+        data = json.dumps(to_dict(result))
+        started = (result.started_at or utcnow()).isoformat()
+        ended = result.ended_at.isoformat() if result.ended_at else None
+        # One night trains several skills: the row key is "<night id>:<skill>".
+        key = f"{result.night_id}:{result.skill}"
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO nights VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (key, result.project, result.skill, started, ended, status, data),
+            )
+
+    def nights(self, project: str | None = None, limit: int = 50) -> list[tuple[str, NightResult]]:
+        query = "SELECT status, result_json FROM nights"
+        args: tuple[str, ...] = ()
+        if project is not None:
+            query += " WHERE project = ?"
+            args = (project,)
+        query += " ORDER BY started_at DESC LIMIT ?"
+        rows = self.conn.execute(query, (*args, limit)).fetchall()
+        return [(status, from_dict(NightResult, json.loads(data))) for status, data in rows]
+
+    # --- rejected-edit buffer -----------------------------------------------------------
+
+    def add_rejected(self, project: str, skill: str, night_id: str, d: GateDecision) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO rejected_edits (project, skill, edit_id, night_id, stage, reason,"
+                " mean_delta, p_value, edit_json, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (
+                    project,
+                    skill,
+                    d.edit.id,
+                    night_id,
+                    d.stage,
+                    d.reason,
+                    d.mean_delta,
+                    d.p_value,
+                    json.dumps(to_dict(d.edit)),
+                    utcnow().isoformat(),
+                ),
+            )
+
+    def rejected(self, project: str, skill: str, limit: int = 40) -> list[GateDecision]:
+        rows = self.conn.execute(
+            "SELECT edit_json, stage, reason, mean_delta, p_value FROM rejected_edits"
+            " WHERE project = ? AND skill = ? ORDER BY id DESC LIMIT ?",
+            (project, skill, limit),
+        ).fetchall()
+        return [
+            GateDecision(
+                edit=from_dict(Edit, json.loads(e)),
+                accepted=False,
+                stage=stage,
+                reason=reason,
+                mean_delta=delta or 0.0,
+                p_value=p if p is not None else 1.0,
+            )
+            for e, stage, reason, delta, p in rows
+        ]
+
+    # --- meta notes ---------------------------------------------------------------------
+
+    def add_meta_note(self, project: str, skill: str, night_id: str, note: str) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO meta_notes (project, skill, night_id, note, created_at)"
+                " VALUES (?,?,?,?,?)",
+                (project, skill, night_id, note, utcnow().isoformat()),
+            )
+
+    def meta_notes(self, project: str, skill: str, limit: int = 10) -> list[str]:
+        rows = self.conn.execute(
+            "SELECT note FROM meta_notes WHERE project = ? AND skill = ? ORDER BY id DESC LIMIT ?",
+            (project, skill, limit),
+        ).fetchall()
+        return [r[0] for r in rows]
+
+
+@retry(
+    retry=retry_if_exception_message(match=".*locked.*"),
+    stop=stop_after_delay(15),
+    wait=wait_random_exponential(multiplier=0.02, max=0.5),
+    reraise=True,
+)
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL. The switch needs an exclusive lock and SQLite reports "locked" at once,
+    without its busy handler, when another process is opening the same fresh file."""
+    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        conn.execute("PRAGMA journal_mode=WAL")
+
+
+def _statements(sql: str) -> list[str]:
+    return [s.strip() for s in sql.split(";") if s.strip()]

@@ -1,0 +1,154 @@
+"""Queries on the mining tables (``m0003_mining``): requests seen, families, tasks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.records import Request, Task, from_dict, sha256_text, to_dict, utcnow
+
+_REQUEST_FIELDS = frozenset(f.name for f in fields(Request))
+
+
+def _request(data: str) -> Request:
+    # Requests hold only strings and lists of strings, so the generic record decoder
+    # (which walks type hints, ~90 µs a row) is not needed on this hot path of recall.
+    return Request(**{k: v for k, v in json.loads(data).items() if k in _REQUEST_FIELDS})
+
+
+@dataclass
+class FamilyRow:
+    family_id: str
+    project: str
+    embedder: str
+    split: str
+    first_members: list[str]
+    created_at: str
+
+
+class MiningStore:
+    """The miner's view of the archive. Writes are transactions; reads never lock."""
+
+    def __init__(self, archive: Archive):
+        self.archive = archive
+        self.conn = archive.conn
+
+    # --- requests -----------------------------------------------------------------------
+
+    def add_requests(self, requests: Iterable[Request]) -> list[str]:
+        """Insert requests not seen before (by id); returns the ids that were new."""
+        fresh: list[str] = []
+        with self.archive.transaction() as conn:
+            for r in requests:
+                cursor = conn.execute(
+                    "INSERT OR IGNORE INTO mined_requests (id, project, session_id, source, text,"
+                    " text_hash, request_json) VALUES (?,?,?,?,?,?,?)",
+                    (r.id, r.project, r.session_id, r.source, r.text, sha256_text(r.text),
+                     json.dumps(to_dict(r))),
+                )
+                if cursor.rowcount:
+                    fresh.append(r.id)
+        return fresh
+
+    def project_requests(self, project: str) -> list[tuple[Request, str | None]]:
+        """Every request of ``project`` in arrival order, with its family id (or None)."""
+        rows = self.conn.execute(
+            "SELECT request_json, family_id FROM mined_requests WHERE project = ? ORDER BY seq",
+            (project,),
+        ).fetchall()
+        return [(_request(data), fid) for data, fid in rows]
+
+    def requests(self, ids: Sequence[str]) -> dict[str, tuple[Request, str | None]]:
+        found: dict[str, tuple[Request, str | None]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for data, fid in self.conn.execute(
+                f"SELECT request_json, family_id FROM mined_requests WHERE id IN ({marks})", chunk
+            ):
+                request = _request(data)
+                found[request.id] = (request, fid)
+        return found
+
+    def members(self, family_id: str) -> list[Request]:
+        rows = self.conn.execute(
+            "SELECT request_json FROM mined_requests WHERE family_id = ? ORDER BY seq",
+            (family_id,),
+        ).fetchall()
+        return [_request(data) for (data,) in rows]
+
+    def assign(self, family_id: str, request_ids: Sequence[str]) -> None:
+        with self.archive.transaction() as conn:
+            conn.executemany(
+                "UPDATE mined_requests SET family_id = ? WHERE id = ? AND family_id IS NULL",
+                [(family_id, rid) for rid in request_ids],
+            )
+
+    # --- families -----------------------------------------------------------------------
+
+    def create_family(self, row: FamilyRow, members: Sequence[str]) -> None:
+        with self.archive.transaction() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO families VALUES (?,?,?,?,?,?)",
+                (row.family_id, row.project, row.embedder, row.split,
+                 json.dumps(row.first_members), row.created_at),
+            )
+            conn.executemany(
+                "UPDATE mined_requests SET family_id = ? WHERE id = ? AND family_id IS NULL",
+                [(row.family_id, rid) for rid in members],
+            )
+
+    def families(self, project: str | None = None) -> list[FamilyRow]:
+        query = "SELECT * FROM families"
+        args: tuple[str, ...] = ()
+        if project is not None:
+            query, args = query + " WHERE project = ?", (project,)
+        rows = self.conn.execute(query + " ORDER BY created_at, family_id", args).fetchall()
+        return [FamilyRow(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
+
+    def family(self, family_id: str) -> FamilyRow | None:
+        rows = [f for f in self.families() if f.family_id == family_id]
+        return rows[0] if rows else None
+
+    def splits(self, family_ids: Sequence[str]) -> dict[str, str]:
+        """Split of each known family among ``family_ids``."""
+        found: dict[str, str] = {}
+        unique = list(dict.fromkeys(family_ids))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(self.conn.execute(
+                f"SELECT family_id, split FROM families WHERE family_id IN ({marks})", chunk))
+        return found
+
+    def projects(self) -> list[str]:
+        return [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT project FROM mined_requests ORDER BY project")]
+
+    # --- tasks --------------------------------------------------------------------------
+
+    def save_tasks(self, tasks: Sequence[Task]) -> None:
+        now = utcnow().isoformat()
+        with self.archive.transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?)",
+                [(t.id, t.family_id, t.project, t.split, int(t.synthetic), t.skill,
+                  json.dumps(to_dict(t)), now) for t in tasks],
+            )
+
+    def tasks(self, project: str | None = None, split: str | None = None) -> list[Task]:
+        query, args = "SELECT task_json FROM tasks WHERE 1=1", list[str]()
+        if project is not None:
+            query, args = query + " AND project = ?", [*args, project]
+        if split is not None:
+            query, args = query + " AND split = ?", [*args, split]
+        rows = self.conn.execute(query + " ORDER BY project, family_id, task_id", args)
+        return [from_dict(Task, json.loads(data)) for (data,) in rows]
+
+    def task(self, task_id: str) -> Task | None:
+        row = self.conn.execute(
+            "SELECT task_json FROM tasks WHERE task_id = ?", (task_id,)
+        ).fetchone()
+        return from_dict(Task, json.loads(row[0])) if row else None

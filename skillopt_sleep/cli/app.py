@@ -1,0 +1,34 @@
+"""The ``skillopt-sleep`` command: parse, call the library, render. No logic lives here."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from skillopt_sleep.cli import MODULES
+from skillopt_sleep.errors import SkillOptError
+
+app = typer.Typer(
+    name="skillopt-sleep",
+    help="Nightly, offline, validation-gated self-evolution of coding-agent skills.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+for _module in MODULES:
+    importlib.import_module(f"skillopt_sleep.cli.{_module}").register(app)
+
+
+def main() -> None:
+    """Console entry point: library errors become a one-line message and their exit code.
+
+    Usage errors (unknown options, bad values) are reported by click itself with exit 2.
+    """
+    try:
+        app()
+    except SkillOptError as exc:
+        print(f"skillopt-sleep: error: {exc}", file=sys.stderr)
+        sys.exit(exc.exit_code)

@@ -1,0 +1,212 @@
+"""Core commands: ``prove`` (the proof run) and ``lint`` (the edit firewall on skill files)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from skillopt_sleep.errors import SkillOptError
+from skillopt_sleep.night.config import MIN_LIFT
+
+# The night, the simulator and scipy load only when a command needs them: every process
+# imports this module (the idle daemon included) and should stay small.
+err = Console(stderr=True)
+
+
+def _models(spec: Any, persona_name: str) -> Any:
+    """A model factory when a real backend is named; ``None`` keeps the simulator for both."""
+    if spec.target == "simulated" and spec.optimizer == "simulated":
+        return None
+    from skillopt_sleep.models.registry import build_llm
+
+    cache = None
+    if spec.cache:
+        from skillopt_sleep.models.cache import Cache
+
+        cache = Cache(mode=spec.cache)
+
+    def factory(name: str, role: str, seed: int) -> Any:
+        # --base-url belongs to the openai kinds; Anthropic reads ANTHROPIC_BASE_URL itself.
+        url = spec.base_url if name.startswith("openai") else None
+        return build_llm(
+            name, base_url=url, persona=persona_name, seed=seed, role=role, cache=cache
+        )
+
+    return factory
+
+
+def _print_summary(s: dict[str, Any], console: Console) -> None:
+    table = Table(title=f"proof: persona {s['persona']}, seed {s['seed']}, {s['nights']} nights")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    rows = [
+        ("held-out test score before", s["baseline_test"]),
+        ("held-out test score after (gated)", s["after_test"]),
+        ("held-out test score after (gate off)", s["ungated_after_test"]),
+        ("edits proposed / accepted", f"{s['edits_proposed']} / {s['edits_accepted']}"),
+        ("correct rules proposed / accepted", f"{s['correct_proposed']} / {s['correct_accepted']}"),
+        ("harmful proposed / accepted", f"{s['harmful_proposed']} / {s['harmful_accepted']}"),
+        ("overfit proposed / accepted", f"{s['overfit_proposed']} / {s['overfit_accepted']}"),
+        ("neutral proposed / accepted", f"{s['neutral_proposed']} / {s['neutral_accepted']}"),
+        ("refused by the firewall", s["firewall_rejected"]),
+        ("model calls, cost", f"{s['model_calls']}, ${s['cost_usd']:.4f}"),
+        ("seconds", s["seconds"]),
+    ]
+    for name, value in rows:
+        table.add_row(name, str(value))
+    console.print(table)
+
+
+Opt = typer.Option
+Persona = Annotated[str, Opt(help="persona name from personas/ or a .toml path")]
+Flag = Annotated[bool, Opt()]
+Improves = Annotated[bool, Opt("--assert-improves",
+                               help=f"exit 1 unless test lift ≥ {MIN_LIFT} and no harmful edit")]
+Full = Annotated[bool, Opt("--full", help="the whole flow: transcripts, harvest, mining, "
+                                          "stage, adopt, rollback")]
+Schedule = Annotated[str, Opt(help="edit budget schedule: constant, linear or cosine")]
+GateTest = Annotated[str, Opt(help="the gate's paired test: sign or permutation")]
+
+
+def prove_cmd(
+    persona: Persona = "researcher",
+    seed: Annotated[int, Opt(help="seed for tasks, splits and the simulator")] = 0,
+    nights: Annotated[int, Opt(min=1, help="consecutive nights to run")] = 3,
+    steps: Annotated[int, Opt(min=1, help="reflect→gate rounds per night")] = 3,
+    val_repeats: Annotated[int, Opt(min=1, help="samples per validation task")] = 3,
+    alpha: Annotated[float, Opt(min=0.0, max=1.0, help="the gate's significance level")] = 0.05,
+    margin: Annotated[float, Opt(help="mean improvement an edit must exceed")] = 0.0,
+    gate_test: GateTest = "sign",
+    no_regression: Annotated[bool, Opt("--no-regression", help="no validation task may drop")]
+    = False,
+    budget_schedule: Schedule = "cosine",
+    no_gate: Annotated[bool, Opt("--no-gate", help="accept every edit (ablation)")] = False,
+    assert_improves: Improves = False,
+    target: Annotated[str, Opt(help="target model spec")] = "simulated",
+    optimizer: Annotated[str, Opt(help="optimizer model spec")] = "simulated",
+    base_url: Annotated[str | None, Opt(help="base URL for openai kinds")] = None,
+    record: Annotated[bool, Opt("--record", help="record model calls for replay")] = False,
+    replay_only: Annotated[bool, Opt("--replay-only", help="answer only from recorded calls")]
+    = False,
+    full: Full = False,
+    embedder: Annotated[str, Opt(help="embedder for --full (minilm or hashing)")] = "minilm",
+    as_json: Annotated[bool, Opt("--json", help="print one JSON object")] = False,
+) -> None:
+    """Run nights over a simulated persona and show that the gate makes the skill better."""
+    from skillopt_sleep.night.config import NightConfig
+    from skillopt_sleep.sim.prove import ProofSpec
+
+    if full:
+        _prove_full(persona, seed, nights, embedder, as_json)
+        return
+    if gate_test not in ("sign", "permutation"):
+        raise typer.BadParameter("sign or permutation", param_hint="--gate-test")
+    if budget_schedule not in ("constant", "linear", "cosine"):
+        raise typer.BadParameter("constant, linear or cosine", param_hint="--budget-schedule")
+    config = NightConfig(steps=steps, val_repeats=val_repeats, alpha=alpha, margin=margin,
+                         test=gate_test, no_regression=no_regression,  # type: ignore[arg-type]
+                         schedule=budget_schedule)  # type: ignore[arg-type]
+    cache = "replay-only" if replay_only else "record" if record else ""
+    spec = ProofSpec(persona=persona, seed=seed, nights=nights, gate=not no_gate, config=config,
+                     target=target, optimizer=optimizer, base_url=base_url, cache=cache)
+    _prove(spec, assert_improves, as_json)
+
+
+def _prove(spec: Any, assert_improves: bool, as_json: bool) -> None:
+    from skillopt_sleep.sim.prove import check, prove
+
+    show = (lambda m: err.print(f"[dim]{m}[/dim]")) if not as_json else (lambda m: None)
+    summary = prove(spec, _models(spec, spec.persona), progress=show)
+    if as_json:
+        typer.echo(json.dumps({k: v for k, v in summary.items() if k != "final_skill"}))
+    else:
+        _print_summary(summary, Console())
+    if summary["no_valid_edits"] and not as_json:
+        err.print(f"[yellow]no valid edits[/yellow]: {summary['no_valid_edits']}")
+    if assert_improves:
+        check(summary)
+        if not as_json:
+            Console().print(f"[green]proof holds:[/green] test lift {summary['lift']:+.3f} "
+                            f"≥ {MIN_LIFT}, no harmful edit accepted")
+
+
+def _prove_full(persona: str, seed: int, nights: int, embedder: str, as_json: bool) -> None:
+    from skillopt_sleep.sim.prove_full import prove_full
+
+    show = (lambda m: err.print(f"[dim]{m}[/dim]")) if not as_json else (lambda m: None)
+    summary = prove_full(persona, seed, nights, embedder, progress=show)
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    Console().print(
+        f"[green]full proof holds[/green] for {summary['persona']}: "
+        f"{summary['written']['claude-code'] + summary['written']['codex']} sessions harvested, "
+        f"{summary['mining'].get('families', 0)} families, "
+        f"{summary['mining'].get('tasks', 0)} tasks; "
+        f"test {summary['baseline_test']:.3f} → {summary['after_test']:.3f} "
+        f"(accepted per night {summary['accepted_per_night']}); adopted, then rolled back to "
+        f"v{summary['rolled_back_to']} byte-exact ({summary['seconds']} s)"
+    )
+
+
+def lint_cmd(
+    paths: Annotated[list[Path], typer.Argument(help="SKILL.md files or folders holding them")],
+    allow_host: Annotated[list[str] | None, typer.Option(help="host a skill may name")] = None,
+    max_tokens: Annotated[int, typer.Option(help="size budget in tokens")] = 2000,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON Lines, then a summary")] = False,
+) -> None:
+    """Check skill documents with the edit firewall's rules; exit 1 if anything is found."""
+    from skillopt_sleep.firewall import Context, lint_document
+
+    files = _skill_files(paths)
+    ctx_hosts = frozenset(h.lower() for h in (allow_host or []))
+    total = 0
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise SkillOptError(f"cannot read {path}: {exc}") from exc
+        findings = [
+            f
+            for f in lint_document(text, max_tokens)
+            if not (f.rule == "foreign_url" and f.excerpt in Context(ctx_hosts).allowed_hosts)
+        ]
+        total += len(findings)
+        for f in findings:
+            if as_json:
+                typer.echo(
+                    json.dumps(
+                        {"path": str(path), "line": f.line, "rule": f.rule, "excerpt": f.excerpt}
+                    )
+                )
+            else:
+                typer.echo(f"{path}:{f.line}: {f.rule}: {f.excerpt}")
+    if as_json:
+        typer.echo(json.dumps({"summary": {"files": len(files), "findings": total}}))
+    elif total == 0:
+        typer.echo(f"{len(files)} file(s) clean")
+    if total:
+        raise typer.Exit(1)
+
+
+def _skill_files(paths: list[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(path.rglob("SKILL.md")))
+        elif path.exists():
+            files.append(path)
+        else:
+            raise SkillOptError(f"no such file or folder: {path}")
+    return files
+
+
+def register(app: typer.Typer) -> None:
+    """Add the core commands to ``app``."""
+    app.command("prove")(prove_cmd)
+    app.command("lint")(lint_cmd)

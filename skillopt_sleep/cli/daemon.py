@@ -1,0 +1,308 @@
+"""``daemon run|status|install|uninstall`` and ``enroll`` / ``unenroll``.
+
+Imports of the daemon's modules stay inside the commands: the CLI starts fast, and the
+daemon's process holds only what it uses.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from skillopt_sleep.errors import ConfigError
+
+daemon_app = typer.Typer(
+    help="The background service: nightly runs and session watching.", no_args_is_help=True
+)
+
+HourOption = Annotated[
+    int | None,
+    typer.Option("--hour", help="Hour of the nightly run (0-23, local time; default 3)."),
+]
+MinuteOption = Annotated[int | None, typer.Option("--minute", help="Minute (default 17).")]
+TargetOption = Annotated[str | None, typer.Option("--target", help="Target model spec.")]
+OptimizerOption = Annotated[str | None, typer.Option("--optimizer", help="Optimizer model spec.")]
+AdoptOption = Annotated[
+    str | None,
+    typer.Option(
+        "--adopt",
+        help="review (stage only) or auto (write validated skills back; the daemon's default).",
+    ),
+]
+MinNewOption = Annotated[
+    int | None,
+    typer.Option("--min-new-sessions", help="Skip a night with fewer new sessions than this."),
+]
+AcOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--require-ac-power/--allow-battery", help="Skip nights on battery (where detectable)."
+    ),
+]
+DebounceOption = Annotated[
+    float,
+    typer.Option(
+        "--debounce", help="Seconds a transcript must stay unchanged before it is harvested."
+    ),
+]
+MaxLoadOption = Annotated[
+    float | None,
+    typer.Option(
+        "--max-load",
+        help="Hold a night while the 5-minute load average per CPU is above this"
+        " (e.g. 0.5; retried every 15 minutes for 3 hours). Default: off.",
+    ),
+]
+WatchOption = Annotated[
+    bool, typer.Option("--watch/--no-watch", help="Harvest sessions as they end.")
+]
+ProjectOption = Annotated[
+    Path | None, typer.Option("--project", help="The project folder (default: the current one).")
+]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``daemon`` group and ``enroll`` / ``unenroll`` to ``app``."""
+    app.add_typer(daemon_app, name="daemon")
+    app.command("enroll")(enroll_command)
+    app.command("unenroll")(unenroll_command)
+
+
+def _overrides(
+    hour: int | None,
+    minute: int | None,
+    target: str | None,
+    optimizer: str | None,
+    adopt: str | None,
+    min_new: int | None = None,
+    ac: bool | None = None,
+) -> dict[str, Any]:
+    """The settings given on the command line, checked; those not given are left out."""
+    _check_time(hour, minute)
+    _check_specs(target, optimizer, adopt)
+    values = {
+        "hour": hour,
+        "minute": minute,
+        "target": target,
+        "optimizer": optimizer,
+        "adopt": adopt,
+        "min_new_sessions": min_new,
+        "require_ac_power": ac,
+    }
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _check_load(max_load: float | None) -> None:
+    if max_load is not None and not max_load > 0:
+        raise ConfigError(f"--max-load {max_load:g}: must be above 0 (load per CPU)")
+
+
+def _as_flags(
+    overrides: dict[str, Any], debounce: float, watch: bool, max_load: float | None = None
+) -> list[str]:
+    flags: list[str] = []
+    for key, value in overrides.items():
+        if key == "require_ac_power":
+            flags.append("--require-ac-power" if value else "--allow-battery")
+        else:
+            flags += [f"--{key.replace('_', '-')}", str(value)]
+    flags += ["--debounce", f"{debounce:g}"]
+    if max_load is not None:
+        flags += ["--max-load", f"{max_load:g}"]
+    if not watch:
+        flags.append("--no-watch")
+    return flags
+
+
+def _check_time(hour: int | None, minute: int | None) -> None:
+    if hour is not None and not 0 <= hour <= 23:
+        raise ConfigError(f"--hour {hour}: must be 0-23")
+    if minute is not None and not 0 <= minute <= 59:
+        raise ConfigError(f"--minute {minute}: must be 0-59")
+
+
+def _check_specs(target: str | None, optimizer: str | None, adopt: str | None) -> None:
+    if adopt is not None and adopt not in ("review", "auto"):
+        raise ConfigError(f"--adopt {adopt!r}: choose review or auto")
+    if target or optimizer:
+        from skillopt_sleep.models.registry import parse_spec
+
+        for spec in (target, optimizer):
+            if spec:
+                parse_spec(spec)
+
+
+@daemon_app.command("run")
+def run_command(
+    hour: HourOption = None,
+    minute: MinuteOption = None,
+    target: TargetOption = None,
+    optimizer: OptimizerOption = None,
+    adopt: AdoptOption = None,
+    min_new_sessions: MinNewOption = None,
+    require_ac_power: AcOption = None,
+    debounce: DebounceOption = 120.0,
+    watch: WatchOption = True,
+    max_load: MaxLoadOption = None,
+) -> None:
+    """Run the service in the foreground (what the installed user service runs)."""
+    from skillopt_sleep.daemon.foreground import serve
+
+    overrides = _overrides(
+        hour, minute, target, optimizer, adopt, min_new_sessions, require_ac_power
+    )
+    _check_load(max_load)
+    raise typer.Exit(serve(overrides, watch=watch, debounce=debounce, max_load=max_load))
+
+
+@daemon_app.command("status")
+def status_command(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Next run per project, last night's result, watched folders, memory."""
+    from skillopt_sleep.daemon.status import daemon_status
+
+    report = daemon_status()
+    if as_json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
+        return
+    state = f"running (pid {report['pid']}" if report["running"] else "not running"
+    if report["rss_bytes"]:
+        state += f", {report['rss_bytes'] / 2**20:.0f} MB RSS)"
+    elif report["running"]:
+        state += ")"
+    typer.echo(f"daemon: {state}; log {report['log']}")
+    for project in report["projects"]:
+        typer.echo(
+            f"  {project['project']}: next {project['next_run']}, adopt "
+            f"{project['adopt']}; last night {_last_night(project)}"
+        )
+        own = project.get("daemon_last_result") or {}
+        if own and own is not project["last_night"] and own.get("status") != "ok":
+            typer.echo(
+                f"    daemon's last attempt {own.get('at')}: {own.get('status')}"
+                + (f" ({own['why']})" if own.get("why") else "")
+            )
+    if not report["projects"]:
+        typer.echo("  no project enrolled (skillopt-sleep enroll --project PATH)")
+    for watched in report["watched"]:
+        typer.echo(f"  watching {watched['source']}: {watched['path']}")
+
+
+def _last_night(project: dict[str, Any]) -> str:
+    last = project["last_night"] or {}
+    if last.get("from") == "archive":
+        accepted = sum(s["accepted"] for s in last["skills"])
+        return (
+            f"{last['night_id']} {last['status']} ({len(last['skills'])} skill(s),"
+            f" {accepted} edit(s) accepted, ${last['cost_usd']:.2f})"
+        )
+    return str(last.get("status", "none")) + (f" ({last['why']})" if last.get("why") else "")
+
+
+@daemon_app.command("install")
+def install_command(
+    kind: Annotated[
+        str | None,
+        typer.Option("--kind", help="systemd (Linux default), launchd (macOS default) or cron."),
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print, write nothing.")] = False,
+    hour: HourOption = None,
+    minute: MinuteOption = None,
+    target: TargetOption = None,
+    optimizer: OptimizerOption = None,
+    adopt: AdoptOption = None,
+    min_new_sessions: MinNewOption = None,
+    require_ac_power: AcOption = None,
+    debounce: DebounceOption = 120.0,
+    watch: WatchOption = True,
+    max_load: MaxLoadOption = None,
+) -> None:
+    """Install the daemon as a user service running this interpreter with these flags."""
+    from skillopt_sleep.daemon.install import install
+
+    overrides = _overrides(
+        hour, minute, target, optimizer, adopt, min_new_sessions, require_ac_power
+    )
+    _check_load(max_load)
+    done = install(kind, _as_flags(overrides, debounce, watch, max_load), dry_run=dry_run)
+    typer.echo(f"{'would write' if dry_run else 'wrote'} {done.kind}: {done.path}")
+    typer.echo(done.content.rstrip("\n"))
+    for hint in done.hints:
+        typer.echo(hint)
+
+
+@daemon_app.command("uninstall")
+def uninstall_command() -> None:
+    """Disable the user service and remove exactly what ``daemon install`` wrote."""
+    from skillopt_sleep.daemon.install import uninstall
+
+    removed = uninstall()
+    for item in removed:
+        typer.echo(f"removed {item}")
+    if not removed:
+        typer.echo("nothing to remove: the daemon is not installed")
+
+
+def _project_key(project: Path | None, must_exist: bool = True) -> str:
+    from skillopt_sleep.harvest.base import project_of
+
+    folder = (project or Path.cwd()).expanduser()
+    if not folder.is_dir():
+        if not must_exist:  # a project deleted since it was enrolled can still be removed
+            return str(folder.absolute()).rstrip("/") or "/"
+        raise ConfigError(f"--project {folder}: not a folder")
+    return project_of(str(folder.resolve()))
+
+
+def _enrolled() -> dict[str, Any]:
+    """The ``[projects]`` table of the user config: enrolled project -> its settings."""
+    from skillopt_sleep import config
+
+    return dict(config.read_toml(config.paths.config_file()).get("projects") or {})
+
+
+def enroll_command(
+    project: ProjectOption = None,
+    hour: HourOption = None,
+    minute: MinuteOption = None,
+    target: TargetOption = None,
+    optimizer: OptimizerOption = None,
+    adopt: AdoptOption = None,
+) -> None:
+    """Let the daemon serve a project (settings given here are kept for its nights)."""
+    from skillopt_sleep import config
+
+    given = _overrides(hour, minute, target, optimizer, adopt)
+    key = _project_key(project)
+    projects = _enrolled()
+    entry = dict(projects.get(key) or {})
+    entry.setdefault("enrolled_at", datetime.now(UTC).isoformat(timespec="seconds"))
+    entry.update(given)
+    projects[key] = entry
+    path = config.write_user({"projects": projects})
+    when = (
+        f"{entry.get('hour', 3):02d}:{entry.get('minute', 17):02d}"
+        if "hour" in entry or "minute" in entry
+        else "the configured hour"
+    )
+    typer.echo(
+        f"enrolled {key}: nightly at {when}, adopt {entry.get('adopt', 'auto')}"
+        f" (recorded in {path})"
+    )
+
+
+def unenroll_command(project: ProjectOption = None) -> None:
+    """Stop serving a project (its archive, proposals and versions are kept)."""
+    from skillopt_sleep import config
+
+    key = _project_key(project, must_exist=False)
+    projects = _enrolled()
+    if key not in projects:
+        raise ConfigError(f"{key} is not enrolled (enrolled: {', '.join(projects) or 'none'})")
+    del projects[key]
+    path = config.write_user({"projects": projects})
+    typer.echo(f"unenrolled {key} (recorded in {path})")

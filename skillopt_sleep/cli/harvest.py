@@ -1,0 +1,113 @@
+"""``skillopt-sleep harvest``: read the agents' transcripts into the archive."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.errors import ConfigError
+from skillopt_sleep.harvest.base import HarvestStats, parse_since
+from skillopt_sleep.harvest.runner import SOURCE_NAMES, Filter, harvest, make_source
+from skillopt_sleep.paths import archive_path
+from skillopt_sleep.records import Session, to_dict
+
+SourceOption = Annotated[
+    str, typer.Option("--source", help=f"One of {', '.join(SOURCE_NAMES)}, or all.")
+]
+PathOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--path", help="A directory laid out as the agent lays it out (needs one --source)."
+    ),
+]
+SinceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--since", help="Only sessions that ended at or after this ISO time (with a zone)."
+    ),
+]
+ProjectOption = Annotated[
+    str | None,
+    typer.Option("--project", help="Only sessions of this project (its git root, or the folder)."),
+]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``harvest`` command to ``app``."""
+    app.command("harvest")(harvest_command)
+
+
+def harvest_command(
+    source: SourceOption = "all",
+    path: PathOption = None,
+    since: SinceOption = None,
+    project: ProjectOption = None,
+    include_headless: Annotated[
+        bool,
+        typer.Option(
+            "--include-headless", help="Also return headless sessions (claude -p, codex exec)."
+        ),
+    ] = False,
+    rescan: Annotated[
+        bool, typer.Option("--rescan", help="Ignore checkpoints and read every file again.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON Lines output.")] = False,
+) -> None:
+    """Harvest new agent sessions into the archive and print them."""
+    names = _names(source, path)
+    wanted = Filter(parse_since(since), project, include_headless)
+    stats = HarvestStats()
+    sources = [make_source(n, path, stats=stats) for n in names]
+    archive = Archive(archive_path())
+    try:
+        for session in harvest(archive, sources, wanted, rescan=rescan):
+            _print_session(session, as_json)
+    finally:
+        archive.close()
+    _print_summary(stats, as_json)
+
+
+def _names(source: str, path: Path | None) -> list[str]:
+    if source == "all":
+        if path is not None:
+            raise ConfigError(
+                "--path needs a single --source (each agent lays out its files differently)"
+            )
+        return list(SOURCE_NAMES)
+    if source not in SOURCE_NAMES:
+        raise ConfigError(
+            f"unknown --source {source!r}; choose one of {', '.join(SOURCE_NAMES)}, all"
+        )
+    if path is not None and not path.is_dir():
+        raise ConfigError(f"--path {path} is not a directory")
+    return [source]
+
+
+def _print_session(session: Session, as_json: bool) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(to_dict(session), ensure_ascii=False) + "\n")
+        return
+    first = session.turns[0].request.splitlines()[0][:70] if session.turns else ""
+    ended = session.ended_at.strftime("%Y-%m-%d %H:%M") if session.ended_at else "?"
+    typer.echo(
+        f"{session.source:15} {ended}  {len(session.turns):3} turns  {session.project}  {first}"
+    )
+
+
+def _print_summary(stats: HarvestStats, as_json: bool) -> None:
+    summary = stats.as_dict()
+    if as_json:
+        sys.stdout.write(json.dumps({"summary": summary}, ensure_ascii=False) + "\n")
+        return
+    by_source = ", ".join(f"{k} {v}" for k, v in summary["sessions_by_source"].items()) or "none"
+    typer.echo(
+        f"harvested: {by_source}; files read {summary['files_read']}, unchanged "
+        f"{summary['files_unchanged']}, failed {summary['files_failed']}; lines skipped "
+        f"{summary['lines_skipped']}; secrets redacted {summary['secrets_redacted']}",
+        err=True,
+    )

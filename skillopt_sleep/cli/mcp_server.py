@@ -1,0 +1,349 @@
+"""The MCP server (``skillopt-sleep mcp``): the CLI's commands as tools, over stdio.
+
+A thin shell, like the agent plugins: every tool runs ``python -m skillopt_sleep <command>
+--json`` and returns what the command printed, so the server holds no logic and every
+rule the CLI enforces (adopt and rollback write only to the configured skill roots, ids
+and versions exist, policy) holds here too. Arguments are validated before a command runs
+(skill names, night ids, versions), so a tool cannot smuggle an option into the CLI.
+
+A night takes minutes, longer than MCP clients wait for a tool call, so ``sleep_run``
+starts it as a background process and returns a job id at once; ``sleep_job`` reports its
+progress and, when it has ended, its result. Jobs end with the server (stopping a client
+stops its nights). Nothing but protocol goes to stdout: children never inherit the
+server's stdin or stdout, and logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import json
+import logging
+import re
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from skillopt_sleep import paths
+
+log = logging.getLogger("skillopt_sleep.mcp")
+
+SKILL_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+NIGHT_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
+COMMAND_TIMEOUT = 600.0
+HANDOFF_PENDING = 3
+OUTPUT_TAIL = 4000
+
+SkillName = Annotated[str, Field(pattern=SKILL_NAME.pattern,
+                                 description="A skill's folder name, e.g. skillopt-sleep-learned")]
+NightId = Annotated[str, Field(pattern=NIGHT_ID.pattern,
+                               description="A night id, YYYYMMDD-HHMMSS-<8 hex>")]
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                            open_world_hint=False)
+STARTS_NIGHT = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                               open_world_hint=True)
+WRITES_SKILLS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                                open_world_hint=False)
+RECORDS_SESSIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                                   idempotent_hint=True, open_world_hint=False)
+
+
+# --- running the CLI ------------------------------------------------------------------------
+
+
+def cli_argv(*args: str) -> list[str]:
+    """The command line of one CLI call, with this server's interpreter (no shell)."""
+    return [sys.executable, "-m", "skillopt_sleep", *args]
+
+
+def parse_output(stdout: str) -> dict[str, Any]:
+    """One JSON object, or JSON Lines as ``{"items": [...], "summary": {...}}``."""
+    text = stdout.strip()
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    else:
+        return value if isinstance(value, dict) else {"items": value}
+    items: list[Any] = []
+    summary: Any = None
+    for line in text.splitlines():
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            return {"text": text[-OUTPUT_TAIL:]}
+        if isinstance(item, dict) and set(item) == {"summary"}:
+            summary = item["summary"]
+        else:
+            items.append(item)
+    return {"items": items, "summary": summary}
+
+
+def failure_message(command: str, code: int, stderr: str) -> str:
+    """What a failed command tells the model; a command this install lacks says so plainly."""
+    detail = stderr.strip()[-OUTPUT_TAIL:] or "(no message)"
+    if code == 2 and "No such command" in detail:
+        return (f"`skillopt-sleep {command}` is not available in this installation of "
+                f"skillopt-sleep; update it. ({detail.splitlines()[-1]})")
+    return f"`skillopt-sleep {command}` failed with exit code {code}: {detail}"
+
+
+async def run_cli(*args: str, timeout: float = COMMAND_TIMEOUT) -> dict[str, Any]:
+    """Run one CLI command to completion; a failure becomes a ``ToolError`` for the model."""
+    proc = await asyncio.create_subprocess_exec(
+        *cli_argv(*args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE)
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        raise ToolError(f"`skillopt-sleep {args[0]}` took longer than {timeout:.0f} s") from None
+    except asyncio.CancelledError:
+        # The client cancelled the call: the command must not outlive it.
+        proc.kill()
+        raise
+    code = proc.returncode or 0
+    stdout, stderr = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    log.info("skillopt-sleep %s exited %s", " ".join(args), code)
+    if code not in (0, HANDOFF_PENDING):
+        raise ToolError(failure_message(args[0], code, stderr))
+    result = parse_output(stdout)
+    result["exit_code"] = code
+    if code == HANDOFF_PENDING:
+        result["status"] = "handoff_pending"
+    return result
+
+
+# --- background nights ----------------------------------------------------------------------
+
+
+@dataclass
+class Job:
+    """A night running as a child process; its output goes to files in the state dir."""
+
+    job_id: str
+    argv: list[str]
+    folder: Path
+    process: subprocess.Popen[bytes]
+    started: float = field(default_factory=time.time)
+    project: str | None = None
+
+    @property
+    def stdout_path(self) -> Path:
+        return self.folder / "stdout.jsonl"
+
+    @property
+    def stderr_path(self) -> Path:
+        return self.folder / "stderr.log"
+
+    def state(self) -> str:
+        code = self.process.poll()
+        if code is None:
+            return "running"
+        return "succeeded" if code in (0, HANDOFF_PENDING) else "failed"
+
+    def describe(self) -> dict[str, Any]:
+        code = self.process.poll()
+        info: dict[str, Any] = {
+            "job_id": self.job_id, "state": self.state(), "exit_code": code,
+            "elapsed_seconds": round(time.time() - self.started, 1),
+            "progress": _tail(self.stderr_path, 20), "command": self.argv[3:],
+        }
+        if code is not None:
+            info["result"] = parse_output(self.stdout_path.read_text("utf-8", "replace"))
+            if code == HANDOFF_PENDING:
+                info["status"] = "handoff_pending"
+        return info
+
+
+def _tail(path: Path, lines: int) -> list[str]:
+    try:
+        return path.read_text("utf-8", "replace").splitlines()[-lines:]
+    except OSError:
+        return []
+
+
+class Jobs:
+    """The nights this server started, by id."""
+
+    def __init__(self) -> None:
+        self._jobs: dict[str, Job] = {}
+        atexit.register(self.stop_all)
+
+    def start(self, args: list[str], project: str | None) -> Job:
+        for job in self._jobs.values():
+            if job.state() == "running" and job.project == project:
+                raise ToolError(f"a night for this project is already running as job "
+                                f"{job.job_id}; follow it with sleep_job")
+        job_id = uuid.uuid4().hex[:12]
+        folder = paths.ensure(paths.state_dir() / "mcp-jobs" / job_id)
+        argv = cli_argv(*args)
+        with open(folder / "stdout.jsonl", "wb") as out, open(folder / "stderr.log", "wb") as err:
+            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        job = Job(job_id, argv, folder, process, project=project)
+        self._jobs[job_id] = job
+        log.info("job %s started: %s", job_id, " ".join(args))
+        return job
+
+    def get(self, job_id: str) -> Job:
+        job = self._jobs.get(job_id)
+        if job is None:
+            known = ", ".join(self._jobs) or "none"
+            raise ToolError(f"no job {job_id!r} in this server (jobs: {known})")
+        return job
+
+    def stop_all(self) -> None:
+        for job in self._jobs.values():
+            if job.process.poll() is None:
+                job.process.terminate()
+
+
+# --- the tools ------------------------------------------------------------------------------
+
+
+def _project(project: str | None) -> str | None:
+    if project is None:
+        return None
+    path = Path(project).expanduser()
+    if not path.is_absolute() or not path.is_dir():
+        raise ToolError(f"project must be an existing folder given by its absolute path: "
+                        f"{project!r}")
+    return str(path.resolve())
+
+
+def _skill(name: str | None) -> str | None:
+    if name is not None and not SKILL_NAME.match(name):
+        raise ToolError(f"invalid skill name {name!r}: lowercase letters, digits and hyphens")
+    return name
+
+
+def _night(night: str | None) -> list[str]:
+    if night is None:
+        return []
+    if not NIGHT_ID.match(night):
+        raise ToolError(f"invalid night id {night!r}: expected YYYYMMDD-HHMMSS-<8 hex>")
+    return [night]
+
+
+def build_server(jobs: Jobs | None = None) -> MCPServer:
+    """The server with its seven tools; ``jobs`` holds the background nights."""
+    jobs = jobs or Jobs()
+    server = MCPServer("skillopt-sleep", instructions=(
+        "Nightly, validation-gated improvement of coding-agent skills. Start a night with "
+        "sleep_run and follow it with sleep_job; review with sleep_report; adopt only when "
+        "the user asks; sleep_rollback undoes an adoption."))
+    _night_tools(server, jobs)
+    _skill_tools(server)
+    return server
+
+
+def _night_tools(server: MCPServer, jobs: Jobs) -> None:
+    """Tools that read state or start nights: status, run, job, report, harvest preview."""
+
+    @server.tool(annotations=READ_ONLY)
+    async def sleep_status() -> dict[str, Any]:
+        """What the last night changed and why, staged proposals, and the schedule."""
+        return await run_cli("status", "--json")
+
+    @server.tool(annotations=STARTS_NIGHT)
+    async def sleep_run(
+        project: Annotated[str | None, Field(description="Absolute path of the project")] = None,
+        dry_run: Annotated[bool, Field(description="Plan only: no model calls")] = False,
+        adopt: Annotated[Literal["review", "auto"], Field(
+            description="review: stage proposals; auto: write validated skills back")] = "review",
+    ) -> dict[str, Any]:
+        """Start a night in the background and return its job id at once (see sleep_job)."""
+        folder = _project(project)
+        args = ["run", "--json", "--adopt", adopt]
+        args += ["--project", folder] if folder else []
+        args += ["--dry-run"] if dry_run else []
+        job = jobs.start(args, folder)
+        return {"job_id": job.job_id, "state": "running",
+                "hint": "call sleep_job with this job_id for progress and the result"}
+
+    @server.tool(annotations=READ_ONLY)
+    async def sleep_job(
+        job_id: Annotated[str, Field(pattern=r"^[0-9a-f]{12}$",
+                                     description="The id sleep_run returned")],
+    ) -> dict[str, Any]:
+        """Progress of a background night (state, last log lines) and, once ended, its result."""
+        return jobs.get(job_id).describe()
+
+    @server.tool(annotations=READ_ONLY)
+    async def sleep_report(night: NightId | None = None) -> dict[str, Any]:
+        """A night's summary per skill and the path of its report (default: the last night)."""
+        return await run_cli("report", *_night(night), "--json")
+
+    @server.tool(annotations=RECORDS_SESSIONS)
+    async def sleep_harvest_preview(
+        source: Literal["all", "claude-code", "codex", "copilot-vscode", "copilot-cli"] = "all",
+        project: Annotated[str | None, Field(description="Absolute path of the project")] = None,
+        since: Annotated[str | None, Field(description="ISO time with a zone")] = None,
+        limit: Annotated[int, Field(ge=1, le=200, description="Sessions to list")] = 20,
+    ) -> dict[str, Any]:
+        """The sessions the next night would learn from (records new ones in the archive)."""
+        args = ["harvest", "--source", source, "--json"]
+        folder = _project(project)
+        args += ["--project", folder] if folder else []
+        args += ["--since", since] if since else []
+        result = await run_cli(*args)
+        items = result.get("items") or []
+        return {"sessions": [_session_line(s) for s in items[:limit]],
+                "shown": min(limit, len(items)), "total": len(items),
+                "summary": result.get("summary")}
+
+
+def _skill_tools(server: MCPServer) -> None:
+    """Tools that write skills (versioned, undoable): adopt and rollback."""
+
+    @server.tool(annotations=WRITES_SKILLS)
+    async def sleep_adopt(
+        night: NightId | None = None,
+        skill: SkillName | None = None,
+        all_skills: Annotated[bool, Field(description="Adopt every staged skill")] = False,
+    ) -> dict[str, Any]:
+        """Write validated proposals into the configured skill roots (versioned; undoable)."""
+        if (skill is None) == (not all_skills):
+            raise ToolError("give exactly one of skill or all_skills=true")
+        target = ["--skill", _skill(skill) or ""] if skill else ["--all"]
+        return await run_cli("adopt", *_night(night), *target, "--json")
+
+    @server.tool(annotations=WRITES_SKILLS)
+    async def sleep_rollback(
+        skill: SkillName | None = None,
+        to_version: Annotated[int | None, Field(ge=1, description="Version to return to")] = None,
+    ) -> dict[str, Any]:
+        """Undo an adoption: the skill goes back to its previous (or the given) version."""
+        args = ["rollback"] + (["--skill", _skill(skill) or ""] if skill else [])
+        args += ["--to", str(to_version)] if to_version is not None else []
+        return await run_cli(*args, "--json")
+
+
+def _session_line(session: Any) -> dict[str, Any]:
+    if not isinstance(session, dict):
+        return {"value": session}
+    turns = session.get("turns") or []
+    first = turns[0].get("request", "") if turns and isinstance(turns[0], dict) else ""
+    keys = ("source", "session_id", "project", "started_at", "ended_at")
+    return {**{k: session.get(k) for k in keys}, "turns": len(turns),
+            "first_request": first.splitlines()[0][:160] if first else ""}
+
+
+def serve() -> None:
+    """Run on stdio until the client disconnects."""
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    build_server().run("stdio")

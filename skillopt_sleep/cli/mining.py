@@ -1,0 +1,284 @@
+"""``mine``, ``tasks`` and ``recall``: task families, mined tasks and their neighbours."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.errors import ConfigError
+from skillopt_sleep.paths import archive_path
+from skillopt_sleep.records import Split, Task, to_dict
+
+if TYPE_CHECKING:  # the mining modules load only when a command runs
+    from skillopt_sleep.mine.catalog import CatalogResult, CatalogSettings
+    from skillopt_sleep.mine.requests import Request
+
+EmbedderOption = Annotated[
+    str,
+    typer.Option(
+        "--embedder",
+        help="minilm (default, offline all-MiniLM-L6-v2), hashing (no torch; "
+        "coarser), or mock (tests).",
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+ThresholdOption = Annotated[
+    float, typer.Option("--threshold", help="Mean cosine a request needs to join a family.")
+]
+MinSessionsOption = Annotated[
+    int, typer.Option("--min-sessions", help="Distinct sessions a family needs before it forms.")
+]
+RatiosOption = Annotated[
+    str, typer.Option("--split-ratios", help="train:validation:test by family.")
+]
+RequestsOption = Annotated[
+    Path,
+    typer.Option(
+        "--requests",
+        help='JSON Lines: {"id", "session_id", "project", "text"}, optional '
+        '"signal", "reaction", "correction", "skills_used".',
+    ),
+]
+ProjectOption = Annotated[str | None, typer.Option("--project", help="Only this project.")]
+SinceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--since", help="Only sessions that ended at or after this ISO time (with a zone)."
+    ),
+]
+SplitOption = Annotated[
+    str | None,
+    typer.Option("--split", help="Only tasks of this split: train, validation or test."),
+]
+HeadlessOption = Annotated[
+    bool,
+    typer.Option("--include-headless", help="Also mine headless sessions (claude -p, codex exec)."),
+]
+SkillsDirOption = Annotated[
+    list[Path] | None,
+    typer.Option("--skills-dir", help="Skill roots for routing (default: the agents' skill dirs)."),
+]
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``mine``, ``tasks`` and ``recall`` to ``app``."""
+    app.command("mine")(mine_command)
+    app.command("tasks")(tasks_command)
+    app.command("recall")(recall_command)
+
+
+def _emit(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def _settings(threshold: float, min_sessions: int, ratios: str) -> CatalogSettings:
+    from skillopt_sleep.mine.catalog import CatalogSettings
+    from skillopt_sleep.mine.families import FamilySettings
+    from skillopt_sleep.mine.splits import parse_ratios
+
+    if not 0.0 < threshold <= 1.0:
+        raise ConfigError(f"--threshold must be in (0, 1], got {threshold}")
+    if min_sessions < 1:
+        raise ConfigError(f"--min-sessions must be at least 1, got {min_sessions}")
+    family = FamilySettings(threshold=threshold, min_sessions=min_sessions)
+    return CatalogSettings(family=family, ratios=parse_ratios(ratios))
+
+
+def mine_command(
+    requests: RequestsOption,
+    embedder: EmbedderOption = "minilm",
+    threshold: ThresholdOption = 0.5,
+    min_sessions: MinSessionsOption = 2,
+    split_ratios: RatiosOption = "2:1:7",
+    as_json: JsonOption = False,
+) -> None:
+    """Group requests into recurring task families (stored in the archive)."""
+    from skillopt_sleep.mine.requests import read_requests
+
+    settings = _settings(threshold, min_sessions, split_ratios)
+    found, problems = read_requests(requests)
+    for problem in problems:
+        typer.echo(f"skipped: {problem}", err=True)
+    families, counts = _mine_families(found, embedder, settings)
+    summary = counts | {"bad_lines": len(problems), "listed": len(families)}
+    if as_json:
+        _emit({"families": families, "summary": summary})
+        return
+    for f in families:
+        typer.echo(
+            f"{f['family_id']}  {f['split']:10} {len(f['members']):3} members  "
+            f"{f['representative'][:70]}"
+        )
+    typer.echo(", ".join(f"{k} {v}" for k, v in summary.items()), err=True)
+
+
+def _mine_families(
+    found: list[Request], embedder: str, settings: CatalogSettings
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Mine ``found`` into the archive: the families holding any of them, and the counts."""
+    from skillopt_sleep.mine.embed import make_embedder
+    from skillopt_sleep.mine.miner import Miner
+    from skillopt_sleep.mine.tasks import medoid
+
+    archive = Archive(archive_path())
+    try:
+        miner = Miner(archive, make_embedder(embedder), settings.family, settings.ratios)
+        report = miner.mine(found)
+        wanted = {r.id for r in found}
+        texts = {r.id: r.text for r in found}
+        families: list[dict[str, Any]] = []
+        for family in report.families:
+            if not wanted.intersection(family.members):
+                continue
+            vectors = miner.open_index(family.project).vectors(family.members)
+            rep = family.members[medoid(vectors)]
+            if rep not in texts:
+                texts.update({m.id: m.text for m in miner.store.members(family.id)})
+            row = miner.store.family(family.id)
+            families.append(
+                {
+                    "family_id": family.id,
+                    "project": family.project,
+                    "members": family.members,
+                    "representative": texts[rep],
+                    "split": row.split if row else "",
+                    "new": family.new,
+                }
+            )
+    finally:
+        archive.close()
+    return families, dict(report.counts)
+
+
+def _load_requests(
+    archive: Archive, project: str | None, since: str | None, include_headless: bool
+) -> list[Request]:
+    try:
+        from skillopt_sleep.archive.sessions import load_sessions
+        from skillopt_sleep.harvest.base import parse_since
+    except ImportError as exc:
+        raise ConfigError(
+            f"the session archive cannot be read in this install ({exc}); "
+            "use `skillopt-sleep mine --requests FILE.jsonl` instead"
+        ) from exc
+    from skillopt_sleep.mine.requests import requests_from_sessions
+
+    sessions = load_sessions(
+        archive, project=project, since=parse_since(since), include_headless=include_headless
+    )
+    return list(requests_from_sessions(sessions))
+
+
+def tasks_command(
+    project: ProjectOption = None,
+    since: SinceOption = None,
+    split: SplitOption = None,
+    include_headless: HeadlessOption = False,
+    skills_dir: SkillsDirOption = None,
+    embedder: EmbedderOption = "minilm",
+    threshold: ThresholdOption = 0.5,
+    min_sessions: MinSessionsOption = 2,
+    split_ratios: RatiosOption = "2:1:7",
+    as_json: JsonOption = False,
+) -> None:
+    """Mine the archived sessions into tasks and list them with their judges and splits."""
+    if split is not None and split not in {s.value for s in Split}:
+        raise ConfigError(f"--split must be train, validation or test, got {split!r}")
+    settings = _settings(threshold, min_sessions, split_ratios)
+    result = _refresh_catalog(project, since, include_headless, skills_dir, embedder, settings)
+    shown = [
+        t
+        for t in result.tasks
+        if (split is None or t.split == split) and (project is None or t.project == project)
+    ]
+    summary = dict(result.report.counts) | {"tasks": len(shown), "uncovered": result.uncovered}
+    for task in shown:
+        _print_task(task, as_json)
+    if as_json:
+        _emit({"summary": summary})
+    else:
+        typer.echo(
+            f"{len(shown)} tasks; families no skill covers: {len(result.uncovered)}", err=True
+        )
+
+
+def _refresh_catalog(
+    project: str | None,
+    since: str | None,
+    include_headless: bool,
+    skills_dir: list[Path] | None,
+    embedder: str,
+    settings: CatalogSettings,
+) -> CatalogResult:
+    """Mine the archived sessions into the task catalog; what ``Catalog.refresh`` returns."""
+    from skillopt_sleep.mine.catalog import Catalog
+    from skillopt_sleep.mine.embed import make_embedder
+    from skillopt_sleep.mine.skills import discover_skills
+
+    archive = Archive(archive_path())
+    try:
+        requests = _load_requests(archive, project, since, include_headless)
+        catalog = Catalog(
+            archive, make_embedder(embedder), settings=settings, skills=discover_skills(skills_dir)
+        )
+        return catalog.refresh(requests)
+    finally:
+        archive.close()
+
+
+def _print_task(task: Task, as_json: bool) -> None:
+    if as_json:
+        _emit(to_dict(task))
+        return
+    state = "" if task.meta.get("replayable", True) else "  (unreplayable)"
+    typer.echo(
+        f"{task.id}  {task.split:10} {task.skill:24} {task.judge.kind:6} "
+        f"{len(task.judge.checks)} checks  {task.intent[:60]}{state}"
+    )
+
+
+def recall_command(
+    task: Annotated[str, typer.Option("--task", help="Task id (see `skillopt-sleep tasks`).")],
+    k: Annotated[int, typer.Option("-k", help="How many neighbours.")] = 20,
+    scope: Annotated[str, typer.Option("--scope", help="project or all.")] = "project",
+    embedder: EmbedderOption = "minilm",
+    as_json: JsonOption = False,
+) -> None:
+    """The nearest past train tasks to TASK, contrasted by outcome."""
+    from skillopt_sleep.archive.mining import MiningStore
+    from skillopt_sleep.mine.embed import make_embedder
+    from skillopt_sleep.mine.recall import SCOPES, Recaller, task_outcome
+
+    if scope not in SCOPES:
+        raise ConfigError(f"--scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+    if k < 1:
+        raise ConfigError(f"-k must be at least 1, got {k}")
+    archive = Archive(archive_path())
+    try:
+        found = MiningStore(archive).task(task)
+        if found is None:
+            raise ConfigError(
+                f"no task {task!r} in the archive; list them with `skillopt-sleep tasks`"
+            )
+        neighbours = Recaller(archive, make_embedder(embedder)).recall(found, k, scope)
+    finally:
+        archive.close()
+    for n in neighbours:
+        if as_json:
+            _emit(to_dict(n))
+        else:
+            typer.echo(f"{n.similarity:.3f}  {n.outcome:8} {n.family_id}  {n.text[:70]}")
+    summary = {
+        "task": task,
+        "outcome": task_outcome(found),
+        "k": k,
+        "scope": scope,
+        "found": len(neighbours),
+    }
+    if as_json:
+        _emit({"summary": summary})

@@ -1,0 +1,269 @@
+"""The nightly pipeline: harvest what is new, mine tasks, run a night per skill, stage, adopt.
+
+``run_once`` is what ``skillopt-sleep run``, the daemon and the MCP server all call. It holds
+the state-dir lock for its whole length, so two nights never interleave.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from skillopt_sleep import paths
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.config import Settings
+from skillopt_sleep.errors import ConfigError
+from skillopt_sleep.harvest.base import project_of
+from skillopt_sleep.models.base import LLM
+from skillopt_sleep.models.meter import Ledger
+from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.replay import JudgeFor, default_judge_for
+from skillopt_sleep.night.run import NightInputs, run_night
+from skillopt_sleep.pipeline.steps import (
+    build_judge_for,
+    build_models,
+    collect_tasks,
+    harvest_new,
+    preflight,
+)
+from skillopt_sleep.publish import adopt as adoption
+from skillopt_sleep.publish import staging
+from skillopt_sleep.publish.lock import night_lock
+from skillopt_sleep.records import NightResult, Task, sha256_text, utcnow
+from skillopt_sleep.skilldoc import new_skill
+
+MANAGED_SKILL = "skillopt-sleep-learned"
+MANAGED_DESCRIPTION = (
+    "Lessons learned from your own coding-agent sessions: recurring tasks "
+    "and the corrections you gave. Use for any task in this project."
+)
+
+
+@dataclass
+class RunOutcome:
+    project: str
+    night_id: str = ""
+    dry_run: bool = False
+    staged: str = ""
+    nights: list[NightResult] = field(default_factory=list)
+    adopted: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, Any] = field(default_factory=dict)
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not any(n.stopped for n in self.nights)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "night_id": self.night_id,
+            "dry_run": self.dry_run,
+            "staged": self.staged,
+            "adopted": self.adopted,
+            "counts": self.counts,
+            "message": self.message,
+            "ok": self.ok,
+            "skills": [
+                {
+                    "skill": n.skill,
+                    "changed": n.changed,
+                    "accepted": len(n.accepted),
+                    "baseline_val": n.baseline_val,
+                    "after_val": n.after_val,
+                    "baseline_test": n.baseline_test,
+                    "after_test": n.after_test,
+                    "abstained": n.abstained,
+                    "stopped": n.stopped,
+                    "cost_usd": n.cost_usd,
+                    "model_calls": n.model_calls,
+                }
+                for n in self.nights
+            ],
+        }
+
+
+def night_id(
+    project: str, when: datetime | None = None, taken: Callable[[str], bool] = lambda _i: False
+) -> str:
+    """``YYYYMMDD-HHMMSS-<8 hex of the project key>``; a taken id moves to the next second."""
+    moment = (when or utcnow()).replace(microsecond=0)
+    while True:
+        candidate = f"{moment:%Y%m%d-%H%M%S}-{sha256_text(project)[:8]}"
+        if not taken(candidate):
+            return candidate
+        moment += timedelta(seconds=1)
+
+
+def skill_roots(settings: Settings, project: Path) -> list[Path]:
+    if settings.skill_roots:
+        return [Path(r).expanduser() for r in settings.skill_roots]
+    roots = adoption.user_roots()
+    return roots + adoption.project_roots(project) if settings.project_roots else roots
+
+
+@contextmanager
+def _state(dry_run: bool) -> Iterator[Path]:
+    """The real state dir, or for a dry run a throwaway copy of it (nothing real is written)."""
+    state = paths.state_dir()
+    if not dry_run:
+        yield paths.ensure(state)
+        return
+    with tempfile.TemporaryDirectory(prefix="skillopt-dry-") as tmp:
+        copy = Path(tmp) / "state"
+        if state.is_dir():
+            shutil.copytree(state, copy, ignore=shutil.ignore_patterns("nights", "*.lock"))
+        yield paths.ensure(copy)
+
+
+def run_once(
+    project: Path | None,
+    *,
+    settings: Settings,
+    dry_run: bool = False,
+    adopt: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> RunOutcome:
+    """One night for ``project``: see the module docstring. ``adopt`` overrides the policy."""
+    policy = adopt or settings.adopt
+    if policy not in ("review", "auto"):
+        raise ConfigError(f"adopt must be review or auto, not {policy!r}")
+    where = Path(project_of(str(project or Path.cwd())))
+    outcome = RunOutcome(project=str(where), dry_run=dry_run)
+    with night_lock(paths.ensure(paths.state_dir())), _state(dry_run) as state:
+        archive = Archive(paths.archive_path(state))
+        try:
+            _Run(archive, state, where, settings, outcome, progress or (lambda _m: None)).go(policy)
+        finally:
+            archive.close()
+    return outcome
+
+
+@dataclass
+class _Run:
+    """One pass of the pipeline, holding what every step needs."""
+
+    archive: Archive
+    state: Path
+    project: Path
+    settings: Settings
+    outcome: RunOutcome
+    say: Callable[[str], None]
+    _judge_for: JudgeFor = default_judge_for
+    ledger: Ledger = field(default_factory=Ledger)
+    """Every model call of the run (miner, target, optimizer, judge) against one set of caps."""
+
+    def go(self, policy: str) -> None:
+        nights_root = paths.staging_dir(self.state)
+        staging.clean_orphans(nights_root)
+        by_skill, roots = self.tasks()
+        if not by_skill:
+            self.outcome.message = "no recurring, replayable tasks yet; nothing to train tonight"
+            return
+        known = {r.night_id for _, r in self.archive.nights(str(self.project), limit=20)}
+        self.outcome.night_id = night_id(
+            str(self.project), taken=lambda i: i in known or (nights_root / i).exists()
+        )
+        live = self.train(by_skill, roots)
+        if self.outcome.dry_run:
+            self.outcome.message = "dry run: nothing staged, no state written"
+            return
+        # Staged first, recorded second: a night in the archive always has its directory.
+        staged = _stage(self.archive, nights_root, self.outcome, live)
+        self.outcome.staged = str(staged)
+        for result in self.outcome.nights:
+            self.archive.record_night(result, "staged" if result.changed else "unchanged")
+        if policy == "auto":
+            for result in self.outcome.nights:
+                if result.changed:
+                    version = adoption.adopt(self.archive, staged, result.skill, roots)
+                    self.outcome.adopted[result.skill] = version
+                    self.archive.record_night(result, "adopted")
+
+    def tasks(self) -> tuple[dict[str, list[Task]], list[Path]]:
+        """Harvest what is new, mine, and group the replayable tasks by routed skill."""
+        self.say("harvesting new sessions")
+        self.outcome.counts["harvest"] = harvest_new(self.archive, self.state, self.settings)
+        self.say("mining tasks")
+        roots = skill_roots(self.settings, self.project)
+        found, mined = collect_tasks(
+            self.archive, self.state, self.settings, str(self.project), roots, self.ledger
+        )
+        self.outcome.counts["mining"] = mined
+        by_skill: dict[str, list[Task]] = defaultdict(list)
+        for task in found:
+            by_skill[task.skill or MANAGED_SKILL].append(task)
+        return dict(by_skill), roots
+
+    def train(
+        self, by_skill: dict[str, list[Task]], roots: list[Path]
+    ) -> dict[str, dict[str, str | None]]:
+        """A night per skill under one ledger; returns the live hashes each night read."""
+        ledger = self.ledger
+        models = build_models(self.settings, ledger)
+        self._judge_for = build_judge_for(self.settings, ledger)
+        self._preflight(models, by_skill)
+        live: dict[str, dict[str, str | None]] = {}
+        for skill, skill_tasks in sorted(by_skill.items()):
+            self.say(f"night for skill {skill} ({len(skill_tasks)} tasks)")
+            text, live[skill] = adoption.read_live(roots, skill)
+            if text is None:
+                text = new_skill(skill, MANAGED_DESCRIPTION if skill == MANAGED_SKILL else skill)
+            with ledger.skill_scope(skill):
+                self.outcome.nights.append(self._night(skill, text, skill_tasks, models))
+        self.outcome.counts["calls"] = len(ledger.calls)
+        self.outcome.counts["cost_by_role"] = ledger.cost_by_role()
+        return live
+
+    def _preflight(self, models: tuple[LLM, LLM], by_skill: dict[str, list[Task]]) -> None:
+        estimate = preflight(self.settings, *models, by_skill)
+        if estimate is None:
+            return
+        self.outcome.counts["estimate_usd"] = round(estimate, 4)
+        s = self.settings
+        caps = f"${s.max_usd_per_night:.2f} a night, ${s.max_usd_per_skill:.2f} a skill"
+        self.say(f"pre-flight estimate: at most ${estimate:.2f} (caps: {caps})")
+
+    def _night(
+        self, skill: str, text: str, tasks: list[Task], models: tuple[LLM, LLM]
+    ) -> NightResult:
+        s = self.settings
+        config = NightConfig(
+            steps=s.steps, val_repeats=s.val_repeats, alpha=s.alpha, margin=s.margin,
+            test=s.gate_test,  # type: ignore[arg-type]  # validated by config.load
+            no_regression=s.no_regression,
+            schedule=s.budget_schedule,  # type: ignore[arg-type]
+        )
+        inputs = NightInputs(
+            tasks=tasks,
+            skill_text=text,
+            skill_name=skill,
+            target=models[0],
+            optimizer=models[1],
+            judge_for=self._judge_for,
+            night_id=self.outcome.night_id,
+            project=str(self.project),
+            config=config,
+            archive=self.archive,
+            progress=self.say,
+        )
+        return run_night(inputs)
+
+
+def _stage(
+    archive: Archive, root: Path, outcome: RunOutcome, live: dict[str, dict[str, str | None]]
+) -> Path:
+    from skillopt_sleep.publish.report.html import render
+
+    history = [r for _, r in reversed(archive.nights(outcome.project, limit=60))]
+    diffs = {n.skill: staging.diff(n.skill_before, n.skill_after, n.skill) for n in outcome.nights}
+    title = f"skillopt-sleep night {outcome.night_id}"
+    html = render(outcome.nights, history=history, diffs=diffs, title=title)
+    return staging.stage(root, outcome.night_id, outcome.project, outcome.nights, live, html)

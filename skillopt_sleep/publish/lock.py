@@ -1,0 +1,48 @@
+"""One lock per state dir: two nights never run at once.
+
+``filelock`` holds an OS-level lock that dies with its process, so a crashed night never
+leaves a lock that blocks the next one; the pid file beside it is only for messages.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from skillopt_sleep.errors import LockHeld
+
+
+def lock_path(state: Path) -> Path:
+    return state / "night.lock"
+
+
+def holder(state: Path) -> str:
+    """Who holds the lock, as far as the pid file says ("" if nobody or unknown)."""
+    try:
+        return (state / "night.pid").read_text(encoding="utf-8").strip()
+    except OSError:
+        return ""
+
+
+@contextmanager
+def night_lock(state: Path, wait: float = 0.0) -> Iterator[None]:
+    """Hold the state dir's night lock, or raise ``LockHeld`` after ``wait`` seconds."""
+    state.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(lock_path(state)), timeout=wait)
+    try:
+        lock.acquire()
+    except Timeout:
+        who = holder(state)
+        raise LockHeld(
+            f"another night is running in {state}" + (f" (pid {who})" if who else "")
+            + "; wait for it to finish, or pass --wait SECONDS") from None
+    try:
+        (state / "night.pid").write_text(str(os.getpid()), encoding="utf-8")
+        yield
+    finally:
+        (state / "night.pid").unlink(missing_ok=True)
+        lock.release()

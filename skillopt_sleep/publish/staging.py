@@ -1,0 +1,133 @@
+"""Staged proposals: one directory per night, and only a directory with a manifest counts.
+
+``<state>/nights/<night_id>/`` holds, per skill, the proposed ``SKILL.md`` and its unified
+``diff.patch``, then ``report.html``, ``report.json`` and, last, ``manifest.json`` with the
+sha256 of every live file the night read and of each proposal. The directory is built under
+a temporary name and renamed into place, so a crash never leaves a half-staged night.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skillopt_sleep.atomic import write_atomic
+from skillopt_sleep.errors import StoreError
+from skillopt_sleep.records import NightResult, sha256_text, to_dict, utcnow
+
+MANIFEST = "manifest.json"
+
+
+@dataclass
+class StagedSkill:
+    name: str
+    live: dict[str, str | None]
+    """Live path -> sha256 of what the night read there (None: the file did not exist)."""
+    proposal_sha256: str
+    changed: bool
+    accepted: int
+
+
+@dataclass
+class Manifest:
+    night_id: str
+    project: str
+    created_at: str
+    skills: list[StagedSkill] = field(default_factory=list)
+
+    def skill(self, name: str) -> StagedSkill:
+        for s in self.skills:
+            if s.name == name:
+                return s
+        raise StoreError(f"night {self.night_id} has no proposal for skill {name!r}")
+
+
+def diff(before: str, after: str, name: str) -> str:
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            fromfile=f"a/{name}/SKILL.md",
+            tofile=f"b/{name}/SKILL.md",
+        )
+    )
+
+
+def stage(
+    root: Path,
+    night_id: str,
+    project: str,
+    results: list[NightResult],
+    live: dict[str, dict[str, str | None]],
+    html: str,
+) -> Path:
+    """Write a night's proposal dir atomically; return its path."""
+    final = root / night_id
+    tmp = root / f".{night_id}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    manifest = Manifest(night_id, project, utcnow().isoformat())
+    for r in results:
+        folder = tmp / "skills" / r.skill
+        write_atomic(folder / "SKILL.md", r.skill_after.encode("utf-8"))
+        write_atomic(folder / "diff.patch", diff(r.skill_before, r.skill_after, r.skill).encode())
+        manifest.skills.append(
+            StagedSkill(
+                r.skill,
+                live.get(r.skill, {}),
+                sha256_text(r.skill_after),
+                r.changed,
+                len(r.accepted),
+            )
+        )
+    write_atomic(tmp / "report.html", html.encode("utf-8"))
+    write_atomic(tmp / "report.json", json.dumps([to_dict(r) for r in results], indent=1).encode())
+    write_atomic(tmp / MANIFEST, json.dumps(to_dict(manifest), indent=1).encode())
+    if final.exists():
+        shutil.rmtree(final)
+    tmp.rename(final)
+    return final
+
+
+def clean_orphans(root: Path) -> list[Path]:
+    """Remove half-built night dirs left by a crash; return what was removed."""
+    removed = []
+    if root.is_dir():
+        for path in root.iterdir():
+            if (path.name.startswith(".") and path.name.endswith(".tmp") and path.is_dir()) or (
+                path.is_dir() and not (path / MANIFEST).exists()
+            ):
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+    return removed
+
+
+def load_manifest(folder: Path) -> Manifest:
+    try:
+        data: dict[str, Any] = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise StoreError(f"{folder} is not a staged night: {exc}") from exc
+    skills = [StagedSkill(**s) for s in data.pop("skills", [])]
+    return Manifest(skills=skills, **data)
+
+
+def nights(root: Path) -> list[Manifest]:
+    """Every staged night, newest first (only directories with a manifest)."""
+    found = []
+    if root.is_dir():
+        for folder in root.iterdir():
+            if folder.is_dir() and (folder / MANIFEST).exists():
+                found.append(load_manifest(folder))
+    return sorted(found, key=lambda m: m.night_id, reverse=True)
+
+
+def proposal(root: Path, night_id: str, skill: str) -> str:
+    path = root / night_id / "skills" / skill / "SKILL.md"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise StoreError(f"no staged proposal {path}: {exc}") from exc

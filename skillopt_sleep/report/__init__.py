@@ -1,8 +1,0 @@
-"""The night's report: a self-contained HTML page, its JSON twin, and a terminal summary."""
-
-from __future__ import annotations
-
-from .html import render, render_json
-from .text import summary
-
-__all__ = ["render", "render_json", "summary"]

@@ -1,0 +1,159 @@
+"""The proof run: nights over a simulated persona, gated and ungated, with honest counts.
+
+``prove`` runs ``nights`` nights for a persona and reports the held-out *test* score before
+and after, the same nights with the gate off, and how many edits of each kind (judged with
+the persona's hidden knowledge, never shown to the night) were proposed and accepted.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.errors import AssertionFailed
+from skillopt_sleep.models.base import LLM
+from skillopt_sleep.night.config import MIN_LIFT, NightConfig
+from skillopt_sleep.night.run import NightInputs, run_night
+from skillopt_sleep.records import NightResult
+from skillopt_sleep.sim import persona as personas
+
+KINDS = ("correct", "overfit", "neutral", "harmful", "hostile")
+
+
+@dataclass(frozen=True)
+class ProofSpec:
+    persona: str = "researcher"
+    seed: int = 0
+    nights: int = 3
+    gate: bool = True
+    config: NightConfig = field(default_factory=NightConfig)
+    target: str = "simulated"
+    optimizer: str = "simulated"
+    base_url: str | None = None
+    cache: str = ""
+
+
+ModelFactory = Callable[[str, str, int], LLM]
+
+
+def _simulated_models(p: personas.Persona) -> ModelFactory:
+    from skillopt_sleep.sim.models import build
+
+    return lambda spec, role, seed: build(p, seed, role)
+
+
+def run_nights(
+    p: personas.Persona,
+    spec: ProofSpec,
+    gate: bool,
+    models: ModelFactory,
+    progress: Callable[[str], None] = lambda _m: None,
+) -> list[NightResult]:
+    """``spec.nights`` consecutive nights, each starting from the last one's skill."""
+    tasks = personas.tasks(p, spec.seed)
+    skill = p.initial_skill()
+    results = []
+    target = models(spec.target, "target", spec.seed)
+    with tempfile.TemporaryDirectory(prefix="skillopt-prove-") as tmp:
+        archive = Archive(Path(tmp) / "archive.sqlite3")
+        try:
+            for n in range(spec.nights):
+                progress(f"night {n + 1}/{spec.nights}{'' if gate else ' (gate off)'}")
+                inputs = NightInputs(
+                    tasks=tasks,
+                    skill_text=skill,
+                    skill_name=p.skill,
+                    target=target,
+                    optimizer=models(spec.optimizer, "optimizer", spec.seed * 7919 + n),
+                    night_id=f"prove-{p.name}-{spec.seed}-{n}",
+                    project=f"persona:{p.name}",
+                    config=replace(spec.config, gate=gate),
+                    archive=archive,
+                    seed=spec.seed * 100 + n,
+                )
+                result = run_night(inputs)
+                results.append(result)
+                skill = result.skill_after
+        finally:
+            archive.close()
+    return results
+
+
+def _kind_counts(p: personas.Persona, results: list[NightResult]) -> dict[str, int]:
+    counts: Counter[str] = Counter()
+    for r in results:
+        for d in r.decisions:
+            kind = personas.classify(p, d.edit.op, d.edit.text, d.edit.anchor)
+            counts[f"{kind}_proposed"] += 1
+            counts[f"{kind}_accepted"] += int(d.accepted)
+    return {f"{k}_{w}": counts[f"{k}_{w}"] for k in KINDS for w in ("proposed", "accepted")}
+
+
+def prove(
+    spec: ProofSpec,
+    models: ModelFactory | None = None,
+    progress: Callable[[str], None] = lambda _m: None,
+) -> dict[str, Any]:
+    """Run the proof and return its summary (the JSON ``prove --json`` prints)."""
+    p = personas.load(spec.persona)
+    models = models or _simulated_models(p)
+    start = time.monotonic()
+    gated = run_nights(p, spec, spec.gate, models, progress)
+    ungated = run_nights(p, spec, False, models, progress) if spec.gate else gated
+    decisions = [d for r in gated for d in r.decisions]
+    summary: dict[str, Any] = {
+        "persona": p.name,
+        "seed": spec.seed,
+        "nights": spec.nights,
+        "gate": spec.gate,
+        "target": spec.target,
+        "optimizer": spec.optimizer,
+        "baseline_test": _round(gated[0].baseline_test),
+        "after_test": _round(gated[-1].after_test),
+        "ungated_after_test": _round(ungated[-1].after_test),
+        "baseline_val": _round(gated[0].baseline_val),
+        "after_val": _round(gated[-1].after_val),
+        "edits_proposed": sum(s.proposed for r in gated for s in r.steps),
+        "edits_accepted": sum(1 for d in decisions if d.accepted),
+        **_kind_counts(p, gated),
+        "firewall_rejected": sum(1 for d in decisions if d.stage == "firewall"),
+        "model_calls": sum(r.model_calls for r in gated)
+        + (sum(r.model_calls for r in ungated) if spec.gate else 0),
+        "cost_usd": round(
+            sum(r.cost_usd for r in gated) + (sum(r.cost_usd for r in ungated) if spec.gate else 0),
+            6,
+        ),
+        "stopped": next((r.stopped for r in gated if r.stopped), ""),
+        "final_skill": gated[-1].skill_after,
+        "seconds": round(time.monotonic() - start, 2),
+    }
+    failures = [n for r in gated for n in r.notes]
+    summary["reflect_failures"] = len(failures)
+    summary["no_valid_edits"] = (
+        f"the optimizer proposed nothing usable ({failures[0]})"
+        if failures and not summary["edits_proposed"]
+        else ""
+    )
+    summary["lift"] = _round((summary["after_test"] or 0.0) - (summary["baseline_test"] or 0.0))
+    return summary
+
+
+def check(summary: dict[str, Any], min_lift: float = MIN_LIFT) -> None:
+    """Raise ``AssertionFailed`` unless the test score rose enough and nothing harmful got in."""
+    problems = []
+    if summary["after_test"] is None or summary["lift"] < min_lift:
+        problems.append(f"test lift {summary['lift']:+.3f} < required {min_lift:+.2f}")
+    if summary["harmful_accepted"]:
+        problems.append(f"{summary['harmful_accepted']} harmful edit(s) accepted")
+    if problems:
+        raise AssertionFailed("proof failed: " + "; ".join(problems))
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)

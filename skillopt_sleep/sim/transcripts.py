@@ -1,0 +1,142 @@
+"""Personas write their simulated history as real agent transcripts.
+
+For the proof through the whole flow, a persona's developer "works" for some days: each
+task is asked in a Claude Code session and again in a Codex session; the simulated target
+answers with the developer's initial skill; when an answer misses a house rule the
+developer corrects it, in the rule's own correction words. The files are laid out exactly
+as the agents lay them out, so the real harvesters, miner and pipeline read them.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from skillopt_sleep.judges.rules import run_check
+from skillopt_sleep.night.prompts import replay_messages
+from skillopt_sleep.records import Task
+from skillopt_sleep.sim.models import SimulatedTarget
+from skillopt_sleep.sim.persona import Persona, tasks
+
+EPOCH = datetime(2026, 11, 1, 9, 0, 0)
+
+
+def _iso(when: datetime) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def _turns(
+    persona: Persona, target: SimulatedTarget, task: Task, sample: int
+) -> list[tuple[str, str]]:
+    """(user text, assistant text) pairs: the request, and a correction if a rule was missed."""
+    skill = persona.initial_skill()
+    answer = target.complete(replay_messages(skill, task), seed=sample).text
+    turns = [(task.intent, answer)]
+    meta = task.meta
+    for rule in persona.rules_for(meta["deliverable"], meta["domain"]):
+        if rule.correction and not run_check(rule.check, answer):
+            turns.append((rule.correction, "Understood, I have updated the answer."))
+            break
+    return turns
+
+
+def _claude_session(path: Path, cwd: str, turns: list[tuple[str, str]], start: datetime) -> None:
+    sid, parent, lines = path.stem, None, []
+    for i, (user, assistant) in enumerate(turns):
+        for role, text in (("user", user), ("assistant", assistant)):
+            uid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{sid}:{i}:{role}"))
+            content: Any = text if role == "user" else [{"type": "text", "text": text}]
+            message = {"role": role, "content": content}
+            if role == "assistant":
+                message |= {
+                    "id": f"msg_{uid[:8]}",
+                    "model": "claude-sonnet-4-5",
+                    "type": "message",
+                    "stop_reason": "end_turn",
+                }
+            lines.append(
+                {
+                    "type": role,
+                    "uuid": uid,
+                    "parentUuid": parent,
+                    "sessionId": sid,
+                    "cwd": cwd,
+                    "version": "2.1.330",
+                    "entrypoint": "cli",
+                    "isSidechain": False,
+                    "userType": "external",
+                    "timestamp": _iso(start + timedelta(minutes=2 * i + (role == "assistant"))),
+                    "message": message,
+                }
+            )
+            parent = uid
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+def _codex_turn(at: str, cwd: str, user: str, assistant: str) -> list[dict[str, Any]]:
+    """One Codex turn as the CLI records it: each message twice (item and event mirror)."""
+
+    def line(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": at, "type": kind, "payload": payload}
+
+    def message(role: str, part: str, text: str) -> dict[str, Any]:
+        return {"type": "message", "role": role, "content": [{"type": part, "text": text}]}
+
+    return [
+        line("turn_context", {"cwd": cwd, "model": "gpt-5"}),
+        line("response_item", message("user", "input_text", user)),
+        line("event_msg", {"type": "user_message", "message": user}),
+        line("response_item", message("assistant", "output_text", assistant)),
+        line("event_msg", {"type": "agent_message", "message": assistant}),
+    ]
+
+
+def _codex_session(
+    root: Path, cwd: str, turns: list[tuple[str, str]], start: datetime, sid: str
+) -> None:
+    day = root / "sessions" / f"{start:%Y}" / f"{start:%m}" / f"{start:%d}"
+    path = day / f"rollout-{start:%Y-%m-%dT%H-%M-%S}-{sid}.jsonl"
+    meta = {
+        "id": sid,
+        "timestamp": _iso(start),
+        "cwd": cwd,
+        "originator": "codex_cli_rs",
+        "cli_version": "0.169.0",
+        "source": "cli",
+        "model_provider": "openai",
+    }
+    lines: list[dict[str, Any]] = [
+        {"timestamp": _iso(start), "type": "session_meta", "payload": meta}
+    ]
+    for i, (user, assistant) in enumerate(turns):
+        lines += _codex_turn(_iso(start + timedelta(minutes=2 * i)), cwd, user, assistant)
+    day.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+def write_history(persona: Persona, seed: int, home: Path, project: Path) -> dict[str, int]:
+    """Write the persona's sessions under ``home`` (``.claude/`` and ``.codex/``); return counts."""
+    target = SimulatedTarget(persona, seed)
+    slug = "".join(c if c.isalnum() else "-" for c in str(project))
+    counts = {"claude-code": 0, "codex": 0, "corrections": 0}
+    for n, task in enumerate(tasks(persona, seed)):
+        start = EPOCH + timedelta(hours=n)
+        for agent, sample in (("claude-code", 0), ("codex", 1)):
+            turns = _turns(persona, target, task, sample)
+            counts["corrections"] += len(turns) - 1
+            sid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{persona.name}:{seed}:{task.id}:{agent}"))
+            if agent == "claude-code":
+                _claude_session(
+                    home / ".claude" / "projects" / slug / f"{sid}.jsonl",
+                    str(project),
+                    turns,
+                    start,
+                )
+            else:
+                _codex_session(home / ".codex", str(project), turns, start + timedelta(days=1), sid)
+            counts[agent] += 1
+    return counts
