@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skillopt_sleep import paths
+from skillopt_sleep import paths, tables
 from skillopt_sleep.errors import ConfigError
 
 PROJECT_FILE = ".skillopt-sleep.toml"
 ADOPT_POLICIES = ("review", "auto")
-SOURCES = ("claude-code", "codex", "copilot-vscode", "copilot-cli")
+SOURCES = tables.SOURCES.names(plugins=False)
+"""The built-in sources, the default of ``sources`` (a plugin's source is enabled by name)."""
 
 
 @dataclass(frozen=True)
@@ -97,16 +98,15 @@ def _validate(values: dict[str, Any]) -> None:
         raise ConfigError(
             f"adopt must be one of {', '.join(ADOPT_POLICIES)}, not {values['adopt']!r}"
         )
-    unknown = [s for s in values.get("sources", ()) if s not in SOURCES]
+    unknown = [s for s in values.get("sources", ()) if s not in tables.SOURCES]
     if unknown:
-        raise ConfigError(f"unknown source(s) {unknown}; known: {', '.join(SOURCES)}")
+        raise ConfigError(f"unknown source(s) {unknown}; known: {tables.SOURCES.valid()}")
     if not 0 <= values.get("hour", 3) <= 23 or not 0 <= values.get("minute", 0) <= 59:
         raise ConfigError("hour must be 0–23 and minute 0–59")
-    if values.get("gate_test", "sign") not in ("sign", "permutation"):
-        raise ConfigError(f"gate_test must be sign or permutation, not {values['gate_test']!r}")
-    if values.get("budget_schedule", "cosine") not in ("constant", "linear", "cosine"):
-        raise ConfigError("budget_schedule must be constant, linear or cosine, "
-                          f"not {values['budget_schedule']!r}")
+    for key, table in (("gate_test", tables.GATE_TESTS),
+                       ("budget_schedule", tables.BUDGET_SCHEDULES)):
+        if key in values and values[key] not in table:
+            raise ConfigError(f"{key} must be one of {table.valid()}, not {values[key]!r}")
     if values.get("cache", "") not in ("", "record", "replay-only"):
         raise ConfigError(f"cache must be record or replay-only, not {values['cache']!r}")
     if not 0 < values.get("alpha", 0.05) < 1:

@@ -27,9 +27,10 @@ from skillopt_sleep.models.meter import (
 )
 from skillopt_sleep.models.openai import OpenAIChatLLM, OpenAIResponsesLLM
 from skillopt_sleep.models.pricing import BUILTIN, DEFAULT_MODELS, DEFAULT_ROLES, Price, price_for
-from skillopt_sleep.models.registry import BACKENDS, build_llm
+from skillopt_sleep.models.registry import build_llm
 from skillopt_sleep.models.retry import FAST
 from skillopt_sleep.records import Completion, Usage
+from skillopt_sleep.tables import MODELS
 from tests.fakes import FakeLLMServer, Text
 
 MESSAGES = [{"role": "user", "content": "[skillopt-sleep replay]\nhello"}]
@@ -50,7 +51,7 @@ def test_specs_build_their_backends() -> None:
 def test_unknown_specs_list_the_valid_backends(spec: str) -> None:
     with pytest.raises(UnknownModelError) as info:
         build_llm(spec)
-    for backend in BACKENDS:
+    for backend in MODELS.names():
         assert backend in str(info.value)
 
 

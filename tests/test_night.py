@@ -75,7 +75,7 @@ def test_harmful_edit_rejected_even_when_proposed_with_helpful_one(tmp_path: Pat
 
 def test_gate_off_lets_the_harmful_edit_in(tmp_path: Path):
     opt = optimizer_reply([{"op": "append", "text": GOOD}, {"op": "append", "text": HARMFUL}])
-    result, _ = night(tmp_path, opt, gate=False)
+    result, _ = night(tmp_path, opt, gate_test="accept-all")
     assert HARMFUL in result.skill_after
 
 

@@ -63,5 +63,5 @@ def test_run_experiment_script_is_the_proof_run():
 def test_gate_options_reach_the_night():
     strict = prove(ProofSpec(seed=4, config=NightConfig(alpha=1e-9)))
     assert strict["edits_accepted"] == 0 and strict["after_test"] == strict["baseline_test"]
-    perm = prove(ProofSpec(seed=4, config=NightConfig(test="permutation", no_regression=True)))
+    perm = prove(ProofSpec(seed=4, config=NightConfig(gate_test="permutation", no_regression=True)))
     assert perm["harmful_accepted"] == 0

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from skillopt_sleep.errors import SkillOptError
 from skillopt_sleep.night.config import MIN_LIFT
+from skillopt_sleep.tables import BUDGET_SCHEDULES, GATE_TESTS
 
 # The night, the simulator and scipy load only when a command needs them: every process
 # imports this module (the idle daemon included) and should stay small.
@@ -69,8 +70,8 @@ Improves = Annotated[bool, Opt("--assert-improves",
                                help=f"exit 1 unless test lift ≥ {MIN_LIFT} and no harmful edit")]
 Full = Annotated[bool, Opt("--full", help="the whole flow: transcripts, harvest, mining, "
                                           "stage, adopt, rollback")]
-Schedule = Annotated[str, Opt(help="edit budget schedule: constant, linear or cosine")]
-GateTest = Annotated[str, Opt(help="the gate's paired test: sign or permutation")]
+Schedule = Annotated[str, Opt(help=f"edit budget schedule: {BUDGET_SCHEDULES.valid()}")]
+GateTest = Annotated[str, Opt(help=f"the gate's paired test: {GATE_TESTS.valid()}")]
 
 
 def prove_cmd(
@@ -104,13 +105,13 @@ def prove_cmd(
     if full:
         _prove_full(persona, seed, nights, embedder, as_json)
         return
-    if gate_test not in ("sign", "permutation"):
-        raise typer.BadParameter("sign or permutation", param_hint="--gate-test")
-    if budget_schedule not in ("constant", "linear", "cosine"):
-        raise typer.BadParameter("constant, linear or cosine", param_hint="--budget-schedule")
+    if gate_test not in GATE_TESTS:
+        raise typer.BadParameter(GATE_TESTS.valid(), param_hint="--gate-test")
+    if budget_schedule not in BUDGET_SCHEDULES:
+        raise typer.BadParameter(BUDGET_SCHEDULES.valid(), param_hint="--budget-schedule")
     config = NightConfig(steps=steps, val_repeats=val_repeats, alpha=alpha, margin=margin,
-                         test=gate_test, no_regression=no_regression,  # type: ignore[arg-type]
-                         schedule=budget_schedule)  # type: ignore[arg-type]
+                         gate_test=gate_test, no_regression=no_regression,
+                         schedule=budget_schedule)
     cache = "replay-only" if replay_only else "record" if record else ""
     spec = ProofSpec(persona=persona, seed=seed, nights=nights, gate=not no_gate, config=config,
                      target=target, optimizer=optimizer, base_url=base_url, cache=cache)

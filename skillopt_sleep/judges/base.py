@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 from skillopt_sleep.records import Score, Task, ToolCall
@@ -19,3 +19,15 @@ class Judge(Protocol):
     """
 
     def score(self, task: Task, response: str, tool_calls: Sequence[ToolCall] = ()) -> Score: ...
+
+
+class ScriptedJudge:
+    """Mock ``Judge``: scores from a function of (task, response), records what it was shown."""
+
+    def __init__(self, score: Callable[[Task, str], Score] | Score):
+        self._score = score
+        self.seen: list[tuple[str, str]] = []
+
+    def score(self, task: Task, response: str, tool_calls: Sequence[ToolCall] = ()) -> Score:
+        self.seen.append((task.id, response))
+        return self._score if isinstance(self._score, Score) else self._score(task, response)

@@ -12,9 +12,13 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from skillopt_sleep.errors import JudgeError
 from skillopt_sleep.records import JudgeSpec, Score, Task, ToolCall
+
+if TYPE_CHECKING:
+    from skillopt_sleep.models.base import LLM
 
 _FENCE = re.compile(r"^```[\w+-]*\n?(.*?)\n?```$", re.DOTALL)
 _TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -75,3 +79,9 @@ class ExactJudge:
             soft = 1.0 if hit else token_f1(response, spec.reference)
             verdict = "matches the reference" if hit else "differs from the reference"
         return Score(hard=float(hit), soft=soft, rationale=f"{verdict} (token overlap {soft:.2f})")
+
+
+def make(spec: JudgeSpec, grader: LLM | None = None) -> ExactJudge:
+    """The ``exact`` judge (``skillopt_sleep.tables.JUDGES``): the spec validated first."""
+    validate(spec)
+    return ExactJudge()

@@ -147,3 +147,11 @@ def _median(verdicts: list[Verdict], failures: int) -> Score:
         f" (median of {len(verdicts)}: " + ", ".join(f"{v.score:g}" for v in ordered)
         + (f"; {failures} failed" if failures else "") + ")")
     return Score(hard=hard, soft=soft, rationale=f"{middle.reason}{note}")
+
+
+def make(spec: JudgeSpec, grader: LLM | None = None) -> RubricJudge:
+    """The ``rubric`` judge (``skillopt_sleep.tables.JUDGES``), graded by ``grader``."""
+    validate(spec)
+    if grader is None:
+        raise JudgeError("a rubric judge needs a grader model (--judge MODEL)")
+    return RubricJudge(grader)

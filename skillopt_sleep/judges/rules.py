@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillopt_sleep.errors import JudgeError
 from skillopt_sleep.records import Score, Task, ToolCall
+
+if TYPE_CHECKING:
+    from skillopt_sleep.models.base import LLM
+    from skillopt_sleep.records import JudgeSpec
 
 Check = dict[str, Any]
 
@@ -134,3 +138,9 @@ class RulesJudge:
 def describe(check: Check) -> str:
     args = ", ".join(f"{k}={v!r}" for k, v in check.items() if k not in ("op", "why"))
     return f"{check['op']}({args})"
+
+
+def make(spec: JudgeSpec, grader: LLM | None = None) -> RulesJudge:
+    """The ``rules`` judge (``skillopt_sleep.tables.JUDGES``): its checks validated first."""
+    validate_checks(spec.checks)
+    return RulesJudge()

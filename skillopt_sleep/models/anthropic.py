@@ -15,6 +15,7 @@ from typing import Any
 import anthropic
 
 from skillopt_sleep.errors import AuthError, ModelError
+from skillopt_sleep.models.base import LLM, Backend, BackendOptions
 from skillopt_sleep.models.messages import anthropic_tools, split_system, tool_call
 from skillopt_sleep.models.sdk import SdkLLM
 from skillopt_sleep.records import Completion, Message, ToolCall, Usage
@@ -98,3 +99,11 @@ def _usage(raw: Any) -> Usage:
         output_tokens=int(getattr(raw, "output_tokens", 0) or 0),
         cache_read_tokens=int(getattr(raw, "cache_read_input_tokens", 0) or 0),
     )
+
+
+def _build(options: BackendOptions) -> LLM:
+    return AnthropicLLM(options.model, price=options.price, base_url=options.base_url,
+                        policy=options.policy, stream=options.stream)
+
+
+BACKEND = Backend(_build)

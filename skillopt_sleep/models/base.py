@@ -3,14 +3,18 @@
 Target (answers tasks with the skill in context) and optimizer (reflects and proposes
 edits) are two ``LLM`` instances, possibly of different providers. Implementations:
 ``simulated`` (personas), ``anthropic``, ``openai``, ``openai-responses``, ``claude-code``,
-``codex``, ``handoff``; ``ScriptedLLM`` below is the mock tests use.
+``codex``, ``handoff``; ``ScriptedLLM`` below is the mock tests use. A ``Backend`` is how
+one kind of model is built from a spec; ``skillopt_sleep.tables.MODELS`` names them all.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from skillopt_sleep.models.pricing import FREE, Price
+from skillopt_sleep.models.retry import RetryPolicy
 from skillopt_sleep.records import SENTINEL, Completion, Message
 
 
@@ -39,6 +43,38 @@ class LLM(Protocol):
         seed: int,
         tools: Sequence[dict[str, Any]] | None = None,
     ) -> Completion: ...
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """What a backend is built with: the parsed spec and the night's settings for its role."""
+
+    spec: str
+    model: str
+    """The part after ``backend:`` (empty when the spec names none)."""
+    base_url: str | None = None
+    price: Price = FREE
+    """``FREE`` for a backend that is not priced."""
+    persona: str | None = None
+    seed: int = 0
+    role: str = "target"
+    policy: RetryPolicy | None = None
+    stream: bool = False
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One kind of model: how to build it, and whether its calls cost money.
+
+    ``build`` must not call the model: building is cheap and happens before a night starts,
+    so a bad spec or a missing credential fails before any work is done.
+    """
+
+    build: Callable[[BackendOptions], LLM]
+    priced: bool = True
+    """False: the backend costs nothing and needs no price."""
+    cacheable: bool = True
+    """False: record/replay does not apply (a handoff's answers come from the user's agent)."""
 
 
 def tag(prompt: str) -> str:

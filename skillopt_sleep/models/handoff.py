@@ -19,6 +19,7 @@ from typing import Any
 
 from skillopt_sleep import paths
 from skillopt_sleep.errors import HandoffPending
+from skillopt_sleep.models.base import LLM, Backend, BackendOptions
 from skillopt_sleep.models.cache import call_key
 from skillopt_sleep.models.pricing import FREE
 from skillopt_sleep.records import Completion, Message
@@ -95,3 +96,10 @@ def _atomic_write(path: Path, text: str) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
     os.replace(tmp, path)
+
+
+def _build(options: BackendOptions) -> LLM:
+    return HandoffLLM()
+
+
+BACKEND = Backend(_build, priced=False, cacheable=False)

@@ -15,6 +15,7 @@ from typing import Any
 import openai
 
 from skillopt_sleep.errors import ModelError
+from skillopt_sleep.models.base import LLM, Backend, BackendOptions
 from skillopt_sleep.models.messages import openai_tools, split_system, tool_call
 from skillopt_sleep.models.sdk import SdkLLM
 from skillopt_sleep.records import Completion, Message, ToolCall, Usage
@@ -181,3 +182,17 @@ def _responses_usage(raw: Any) -> Usage:
     return Usage(input_tokens=max(0, total_in - cached),
                  output_tokens=int(getattr(raw, "output_tokens", 0) or 0),
                  cache_read_tokens=cached)
+
+
+def _chat(options: BackendOptions) -> LLM:
+    return OpenAIChatLLM(options.model, price=options.price, base_url=options.base_url,
+                         policy=options.policy, stream=options.stream)
+
+
+def _responses(options: BackendOptions) -> LLM:
+    return OpenAIResponsesLLM(options.model, price=options.price, base_url=options.base_url,
+                              policy=options.policy, stream=options.stream)
+
+
+CHAT_BACKEND = Backend(_chat)
+RESPONSES_BACKEND = Backend(_responses)

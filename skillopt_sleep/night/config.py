@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from skillopt_sleep.tables import BUDGET_SCHEDULES, GATE_TESTS
+
 MIN_LIFT = 0.10
 """The proof's required held-out test lift (``prove --assert-improves``)."""
 
@@ -14,7 +16,8 @@ class NightConfig:
     steps: int = 3
     budget_start: int = 4
     budget_end: int = 2
-    schedule: Literal["constant", "linear", "cosine"] = "cosine"
+    schedule: str = "cosine"
+    """A row of ``BUDGET_SCHEDULES``."""
     batch_size: int = 8
     train_samples: int = 1
     val_repeats: int = 3
@@ -25,12 +28,17 @@ class NightConfig:
     alpha: float = 0.05
     margin: float = 0.0
     metric: Literal["hard", "soft", "mixed"] = "mixed"
-    test: Literal["sign", "permutation"] = "sign"
+    gate_test: str = "sign"
+    """A row of ``GATE_TESTS``; ``accept-all`` turns the gate off (the ablation)."""
     no_regression: bool = False
     min_val_tasks: int = 4
-    gate: bool = True
     slow_update: bool = True
     max_tokens: int = 1024
     temperature: float = 0.7
     workers: int = 4
     max_success_batches: int = 1
+
+    def __post_init__(self) -> None:
+        # Unknown names fail here, when the night is configured, not at its first gate.
+        GATE_TESTS.row(self.gate_test)
+        BUDGET_SCHEDULES.row(self.schedule)

@@ -5,6 +5,10 @@ deltas are paired by (task, sample), and pairs where either side has no judgemen
 dropped, never counted as 0. Accept iff the mean paired delta exceeds the margin AND a
 one-sided paired test (exact sign test, or a paired sign-flip permutation test) rejects
 "no improvement" at ``alpha``. Ties reject. Optionally, no task may regress.
+
+The test is a ``GateTest`` strategy, chosen by name from ``skillopt_sleep.tables.GATE_TESTS``:
+``sign``, ``permutation``, or ``accept-all`` (the ``--no-gate`` ablation, which replays
+nothing and keeps every edit that applies).
 """
 
 from __future__ import annotations
@@ -15,10 +19,13 @@ import random
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from scipy.stats import binomtest
 
+from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.records import Rollout
+from skillopt_sleep.tables import GATE_TESTS
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,64 @@ def permutation_test(deltas: Sequence[float], rounds: int = 10_000, seed: int = 
     return (hits + 1) / (rounds + 1)
 
 
+class GateTest(Protocol):
+    """How the gate weighs one comparison's paired deltas.
+
+    ``p_value`` is the one-sided p-value of "the candidate is not better"; it must never
+    raise (no usable pairs is p = 1). ``replays`` False means the gate is off: the night
+    replays no validation task for it and keeps every edit that applies.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def replays(self) -> bool: ...
+
+    def p_value(self, deltas: Sequence[float]) -> float: ...
+
+
+@dataclass(frozen=True)
+class SignTest:
+    name: str = "sign"
+    replays: bool = True
+
+    def p_value(self, deltas: Sequence[float]) -> float:
+        return sign_test(deltas)
+
+
+@dataclass(frozen=True)
+class PermutationTest:
+    name: str = "permutation"
+    replays: bool = True
+
+    def p_value(self, deltas: Sequence[float]) -> float:
+        return permutation_test(deltas)
+
+
+@dataclass(frozen=True)
+class AcceptAll:
+    """No gate: for the ablation that shows what the gate is worth."""
+
+    name: str = "accept-all"
+    replays: bool = False
+
+    def p_value(self, deltas: Sequence[float]) -> float:
+        return 0.0
+
+
+SIGN, PERMUTATION, ACCEPT_ALL = SignTest(), PermutationTest(), AcceptAll()
+
+
+def gate_test(name: str) -> GateTest:
+    """The strategy ``GATE_TESTS`` registers as ``name``."""
+    found = GATE_TESTS.get(name)
+    if not hasattr(found, "p_value") or not hasattr(found, "replays"):
+        raise ConfigError(f"gate test {name!r} is not a GateTest: {found!r}")
+    test: GateTest = found
+    return test
+
+
 @dataclass(frozen=True)
 class Verdict:
     accepted: bool
@@ -95,7 +160,7 @@ def decide(
     metric: str,
     alpha: float,
     margin: float,
-    test: str = "sign",
+    test: GateTest = SIGN,
     no_regression: bool = False,
     min_pairs: int = 1,
 ) -> Verdict:
@@ -103,7 +168,7 @@ def decide(
     comp = paired(incumbent, candidate, metric)
     if comp.n_pairs < min_pairs:
         return Verdict(False, f"only {comp.n_pairs} usable pairs (need {min_pairs})", comp)
-    p = sign_test(comp.deltas) if test == "sign" else permutation_test(comp.deltas)
+    p = test.p_value(comp.deltas)
     comp = dataclasses.replace(comp, p_value=p)
     if comp.mean_delta <= margin:
         word = "tie" if comp.mean_delta == 0 else "no gain" if comp.mean_delta > 0 else "worse"

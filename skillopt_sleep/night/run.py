@@ -58,6 +58,7 @@ class Night:
     def __init__(self, inputs: NightInputs):
         self.i = inputs
         self.cfg = inputs.config
+        self.gate_test = gate.gate_test(inputs.config.gate_test)
         self.target = Counted(inputs.target, "target")
         self.optimizer = Counted(inputs.optimizer, "optimizer")
         self.split = {s.value: [t for t in inputs.tasks if t.split == s.value] for s in Split}
@@ -119,7 +120,7 @@ class Night:
         r = self.result
         doc = parse(self.i.skill_text)
         n_val = len(self.split[Split.VALIDATION.value])
-        if self.cfg.gate and n_val < self.cfg.min_val_tasks:
+        if self.gate_test.replays and n_val < self.cfg.min_val_tasks:
             r.abstained = (
                 f"only {n_val} validation tasks (need {self.cfg.min_val_tasks}); "
                 "the gate cannot tell an edit from noise, so nothing was changed"
@@ -210,7 +211,7 @@ class Night:
             return GateDecision(
                 edit, False, f"edit not applied: {outcome.value}", stage="apply", step=step
             )
-        if not self.cfg.gate:
+        if not self.gate_test.replays:
             self.incumbent = candidate
             return GateDecision(edit, True, "gate disabled", step=step)
         val, reps, first = Split.VALIDATION.value, self.val_repeats, self.val_first
@@ -220,7 +221,7 @@ class Night:
             metric=self.cfg.metric,
             alpha=self.cfg.alpha,
             margin=self.cfg.margin,
-            test=self.cfg.test,
+            test=self.gate_test,
             no_regression=self.cfg.no_regression,
         )
         c = verdict.comparison

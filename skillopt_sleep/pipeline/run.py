@@ -237,9 +237,8 @@ class _Run:
         s = self.settings
         config = NightConfig(
             steps=s.steps, val_repeats=s.val_repeats, alpha=s.alpha, margin=s.margin,
-            test=s.gate_test,  # type: ignore[arg-type]  # validated by config.load
-            no_regression=s.no_regression,
-            schedule=s.budget_schedule,  # type: ignore[arg-type]
+            gate_test=s.gate_test, no_regression=s.no_regression,
+            schedule=s.budget_schedule,
         )
         inputs = NightInputs(
             tasks=tasks,

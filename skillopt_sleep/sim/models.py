@@ -21,6 +21,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from skillopt_sleep.errors import ConfigError
+from skillopt_sleep.models.base import LLM, Backend, BackendOptions
 from skillopt_sleep.records import Completion, Message, Usage
 from skillopt_sleep.sim.persona import Persona, Rule, load, subject_in
 from skillopt_sleep.skilldoc import approx_tokens
@@ -298,3 +300,13 @@ def build(
     """The simulated model for ``role`` ("target" or "optimizer") of a persona."""
     p = persona if isinstance(persona, Persona) else load(persona)
     return SimulatedOptimizer(p, seed) if role == "optimizer" else SimulatedTarget(p, seed)
+
+
+def _backend(options: BackendOptions) -> LLM:
+    if options.persona is None:
+        raise ConfigError("the simulated backend needs a persona (--persona NAME or PATH)")
+    return build(options.persona, options.seed, options.role)
+
+
+BACKEND = Backend(_backend, priced=False)
+"""The ``simulated`` model backend, registered in ``skillopt_sleep.tables.MODELS``."""

@@ -73,7 +73,7 @@ def run_nights(
                     optimizer=models(spec.optimizer, "optimizer", spec.seed * 7919 + n),
                     night_id=f"prove-{p.name}-{spec.seed}-{n}",
                     project=f"persona:{p.name}",
-                    config=replace(spec.config, gate=gate),
+                    config=spec.config if gate else replace(spec.config, gate_test="accept-all"),
                     archive=archive,
                     seed=spec.seed * 100 + n,
                 )
