@@ -19,9 +19,14 @@ _HINTS: dict[type, dict[str, Any]] = {}
 
 
 def to_dict(obj: Any) -> Any:
-    """Turn a record (or a structure of records) into JSON-ready values."""
+    """Turn a record (or a structure of records) into JSON-ready values.
+
+    A field marked ``metadata={"transient": True}`` is left out: it is handed from one stage
+    to the next in memory and never stored or shown.
+    """
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)
+                if not f.metadata.get("transient")}
     if isinstance(obj, enum.Enum):
         return obj.value
     if isinstance(obj, datetime):

@@ -387,6 +387,9 @@ class NightResult:
     task_evidence: list[dict[str, Any]] = field(default_factory=list)
     """Per held-out task: ``task_id, split, intent, before/after score and answer`` (sample 0)."""
     notes: list[str] = field(default_factory=list)
+    buffered: list[GateDecision] = field(default_factory=list, metadata={"transient": True})
+    """Tonight's rejections for the rejected-edit buffer (the gate's and the firewall's, the
+    slow update's included); kept by the caller, never stored with the result."""
 
     @property
     def decisions(self) -> list[GateDecision]:

@@ -7,6 +7,7 @@ from pathlib import Path
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.models.base import ScriptedLLM
 from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.merge import clip, merge
 from skillopt_sleep.night.reflect import parse_edits
 from skillopt_sleep.night.run import NightInputs, run_night
@@ -53,10 +54,12 @@ def night(tmp: Path, optimizer: ScriptedLLM, **cfg) -> tuple:
         optimizer=optimizer,
         night_id="n1",
         project="p",
-        archive=archive,
+        memory=recall(archive, "p", "fix"),
         config=NightConfig(steps=1, slow_update=False, **cfg),
     )
-    return run_night(inputs), archive
+    result = run_night(inputs)
+    remember(archive, result)
+    return result, archive
 
 
 def test_harmful_edit_rejected_even_when_proposed_with_helpful_one(tmp_path: Path):

@@ -1,8 +1,9 @@
 """One night for one skill: replay, reflect, merge, clip, gate — ``steps`` times — then the
 slow update and the meta notes.
 
-The night never writes a skill anywhere: it returns a ``NightResult`` whose ``skill_after``
-is the validated text. Staging and adoption are the store's business.
+The night never writes anything: it returns a ``NightResult`` whose ``skill_after`` is the
+validated text. Its memory of earlier nights comes in with its inputs and tonight's lessons
+are kept by the caller (``night.memory``); staging and adoption are ``publish``'s business.
 """
 
 from __future__ import annotations
@@ -12,15 +13,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.errors import BudgetExceeded
 from skillopt_sleep.firewall import Context, check_edit
 from skillopt_sleep.models.base import LLM
-from skillopt_sleep.night import gate, meta, slow_update
+from skillopt_sleep.night import gate, slow_update
 from skillopt_sleep.night.budget import edit_budget
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.counted import Counted
 from skillopt_sleep.night.evidence import evidence_rows
+from skillopt_sleep.night.memory import Memory
 from skillopt_sleep.night.merge import clip, merge
 from skillopt_sleep.night.reflect import reflect, reflect_slow
 from skillopt_sleep.night.replay import JudgeFor, default_judge_for, mean_score, replay
@@ -49,22 +50,22 @@ class NightInputs:
     project: str = ""
     config: NightConfig = field(default_factory=NightConfig)
     judge_for: JudgeFor = default_judge_for
-    archive: Archive | None = None
+    memory: Memory = field(default_factory=Memory)
     seed: int = 0
     progress: Callable[[str], None] = lambda _msg: None
 
 
 class Night:
     def __init__(self, inputs: NightInputs):
-        self.i = inputs
+        self.inputs = inputs
         self.cfg = inputs.config
         self.gate_test = gate.gate_test(inputs.config.gate_test)
         self.target = Counted(inputs.target, "target")
         self.optimizer = Counted(inputs.optimizer, "optimizer")
         self.split = {s.value: [t for t in inputs.tasks if t.split == s.value] for s in Split}
         self.firewall = Context.from_texts(f"{t.intent}\n{t.context}" for t in inputs.tasks)
-        self.rejected: list[GateDecision] = self._load_buffer()
-        self.notes = self._load_notes()
+        self.rejected: list[GateDecision] = list(inputs.memory.rejected)
+        self.notes = list(inputs.memory.notes)
         self._cache: dict[tuple[str, str, int, int], list[Rollout]] = {}
         self.val_first = 0
         """First validation sample of the current incumbent's evidence. An accepted edit's
@@ -82,14 +83,6 @@ class Night:
             skill_before=inputs.skill_text,
         )
 
-    def _load_buffer(self) -> list[GateDecision]:
-        a = self.i.archive
-        return a.rejected(self.i.project, self.i.skill_name) if a else []
-
-    def _load_notes(self) -> list[str]:
-        a = self.i.archive
-        return a.meta_notes(self.i.project, self.i.skill_name) if a else []
-
     # --- scoring (cached by skill hash: the incumbent is never re-run) -------------------
 
     def score(self, split: str, doc: SkillDoc, repeats: int, first: int = 0) -> list[Rollout]:
@@ -103,7 +96,7 @@ class Night:
                     samples=repeats,
                     first_sample=first,
                     executor=pool,
-                    judge_for=self.i.judge_for,
+                    judge_for=self.inputs.judge_for,
                     max_tokens=self.cfg.max_tokens,
                     temperature=self.cfg.temperature,
                 )
@@ -118,7 +111,7 @@ class Night:
 
     def run(self) -> NightResult:
         r = self.result
-        doc = parse(self.i.skill_text)
+        doc = parse(self.inputs.skill_text)
         n_val = len(self.split[Split.VALIDATION.value])
         if self.gate_test.replays and n_val < self.cfg.min_val_tasks:
             r.abstained = (
@@ -128,10 +121,10 @@ class Night:
             return self._finish(doc, doc)
         try:
             doc = self._steps(doc)
-            doc = self._slow(parse(self.i.skill_text), doc)
+            doc = self._slow(parse(self.inputs.skill_text), doc)
         except BudgetExceeded as exc:
             r.stopped = f"stopped at the cost cap: {exc}; kept what was validated before it"
-        return self._finish(parse(self.i.skill_text), self.incumbent)
+        return self._finish(parse(self.inputs.skill_text), self.incumbent)
 
     def _steps(self, doc: SkillDoc) -> SkillDoc:
         r = self.result
@@ -146,7 +139,7 @@ class Night:
                 end=self.cfg.budget_end,
                 schedule=self.cfg.schedule,
             )
-            self.i.progress(f"step {t + 1}/{self.cfg.steps} (budget {budget})")
+            self.inputs.progress(f"step {t + 1}/{self.cfg.steps} (budget {budget})")
             r.steps.append(self._step(t, budget))
         return self.incumbent
 
@@ -164,7 +157,7 @@ class Night:
             batch_size=self.cfg.batch_size,
             max_edits=budget,
             max_success_batches=self.cfg.max_success_batches,
-            seed=self.i.seed * 1000 + t,
+            seed=self.inputs.seed * 1000 + t,
         )
         step = StepResult(
             step=t,
@@ -199,10 +192,7 @@ class Night:
 
     def _reject(self, decision: GateDecision) -> None:
         self.rejected.append(decision)
-        if self.i.archive is not None:
-            self.i.archive.add_rejected(
-                self.i.project, self.i.skill_name, self.i.night_id, decision
-            )
+        self.result.buffered.append(decision)
 
     def _gate_one(self, edit: Edit, step: int, allow_slow: bool = False) -> GateDecision:
         incumbent = self.incumbent
@@ -265,7 +255,7 @@ class Night:
             rejected=self.rejected,
             notes=self.notes,
             batch_size=self.cfg.batch_size,
-            seed=self.i.seed * 1000 + 999,
+            seed=self.inputs.seed * 1000 + 999,
         )
         self.result.notes.extend(found.failures)
         slow_step = StepResult(step=self.cfg.steps, budget=2, proposed=len(found.edits))
@@ -289,11 +279,6 @@ class Night:
         r.cost_by_role = {"target": self.target.cost_usd, "optimizer": self.optimizer.cost_usd}
         r.calls_by_role = {"target": self.target.calls, "optimizer": self.optimizer.calls}
         r.cost_usd = sum(r.cost_by_role.values())
-        for note in meta.notes(r.decisions):
-            if self.i.archive is not None:
-                self.i.archive.add_meta_note(
-                    self.i.project, self.i.skill_name, self.i.night_id, note
-                )
         r.ended_at = utcnow()
         return r
 

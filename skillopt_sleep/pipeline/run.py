@@ -24,6 +24,7 @@ from skillopt_sleep.harvest.base import project_of
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.replay import JudgeFor, default_judge_for
 from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.pipeline.steps import (
@@ -250,10 +251,12 @@ class _Run:
             night_id=self.outcome.night_id,
             project=str(self.project),
             config=config,
-            archive=self.archive,
+            memory=recall(self.archive, str(self.project), skill),
             progress=self.say,
         )
-        return run_night(inputs)
+        result = run_night(inputs)
+        remember(self.archive, result)
+        return result
 
 
 def _stage(

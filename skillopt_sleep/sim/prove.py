@@ -19,6 +19,7 @@ from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.errors import AssertionFailed
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night.config import MIN_LIFT, NightConfig
+from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.records import NightResult
 from skillopt_sleep.sim import persona as personas
@@ -74,10 +75,11 @@ def run_nights(
                     night_id=f"prove-{p.name}-{spec.seed}-{n}",
                     project=f"persona:{p.name}",
                     config=spec.config if gate else replace(spec.config, gate_test="accept-all"),
-                    archive=archive,
+                    memory=recall(archive, f"persona:{p.name}", p.skill),
                     seed=spec.seed * 100 + n,
                 )
                 result = run_night(inputs)
+                remember(archive, result)
                 results.append(result)
                 skill = result.skill_after
         finally:
