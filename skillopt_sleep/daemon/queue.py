@@ -45,8 +45,9 @@ MAX_BACKOFF = 600.0
 def archive_queue_harvester(items: list[tuple[str, Path]]) -> int:
     """The real harvester: the named files into the state dir's archive, checkpoints aside."""
     from skillopt_sleep.archive.db import Archive
+    from skillopt_sleep.archive.ingest import harvest_files
     from skillopt_sleep.harvest.base import HarvestStats
-    from skillopt_sleep.harvest.runner import Filter, harvest_files, make_source
+    from skillopt_sleep.harvest.sources import Filter, make_source
 
     stats = HarvestStats()
     sources = {name: make_source(name, stats=stats) for name in {n for n, _ in items}}

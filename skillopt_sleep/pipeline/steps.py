@@ -69,8 +69,9 @@ def _read_queue_file(path: Path) -> list[dict[str, Any]]:
 
 def harvest_new(archive: Archive, state: Path, settings: Settings) -> dict[str, int]:
     """The queued transcripts first, then every configured source's new bytes."""
+    from skillopt_sleep.archive.ingest import harvest, harvest_files
     from skillopt_sleep.harvest.base import HarvestStats
-    from skillopt_sleep.harvest.runner import Filter, harvest, harvest_files, make_source
+    from skillopt_sleep.harvest.sources import Filter, make_source
 
     stats = HarvestStats()
     counts = {"queued": 0, "queue_skipped": 0, "sessions": 0}
