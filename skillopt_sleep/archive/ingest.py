@@ -8,23 +8,97 @@ replace their earlier copies, so turn ids stay stable and a rewind or compaction
 changed the live branch is reflected. The checkpoint describes exactly the bytes read
 (the read stops at the size the file had when opened), so bytes appended during a
 harvest are picked up by the next one, never lost.
+
+The SessionEnd queue is drained here too: ``harvest_new`` reads the queued transcripts
+first, then every configured source's new bytes.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from itertools import chain
 from pathlib import Path
+from typing import Any
 
+from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.sessions import load_checkpoints, load_resume, load_session, save_batch
-from skillopt_sleep.harvest.base import Checkpoint, Resume, Source, file_changed
+from skillopt_sleep.config import Settings
+from skillopt_sleep.harvest.base import Checkpoint, HarvestStats, Resume, Source, file_changed
 from skillopt_sleep.harvest.parallel import read_files
-from skillopt_sleep.harvest.sources import Filter
+from skillopt_sleep.harvest.sources import Filter, make_source
 from skillopt_sleep.records import Session
 
-__all__ = ["harvest", "harvest_files"]
+__all__ = ["QUEUE_SOURCES", "drain_queue", "harvest", "harvest_files", "harvest_new"]
+
+QUEUE_SOURCES = {"claude-code", "codex", "copilot-cli", "copilot-vscode"}
+
+
+def drain_queue(state: Path) -> list[dict[str, Any]]:
+    """Take every queued SessionEnd entry; a bad line is returned as ``{"bad": …}``.
+
+    The queue file is renamed before reading, so an entry the hook appends meanwhile lands
+    in a fresh file and is read next time, never lost. A renamed copy left by a process that
+    died before deleting it is taken too.
+    """
+    queue = paths.queue_file(state)
+    taken = _orphaned_takes(queue)
+    if queue.exists():
+        mine = queue.with_suffix(f".{os.getpid()}.taking")
+        os.replace(queue, mine)
+        taken.append(mine)
+    entries: list[dict[str, Any]] = []
+    for path in taken:
+        entries += _read_queue_file(path)
+        path.unlink()
+    return entries
+
+
+def _orphaned_takes(queue: Path) -> list[Path]:
+    import psutil
+
+    found = []
+    for path in (
+        sorted(queue.parent.glob(f"{queue.stem}.*.taking")) if queue.parent.is_dir() else []
+    ):
+        pid = path.suffixes[-2].lstrip(".") if len(path.suffixes) >= 2 else ""
+        if not pid.isdigit() or not psutil.pid_exists(int(pid)):
+            found.append(path)
+    return found
+
+
+def _read_queue_file(path: Path) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            entries.append({"bad": line[:200]})
+            continue
+        entries.append(entry if isinstance(entry, dict) else {"bad": line[:200]})
+    return entries
+
+
+def harvest_new(archive: Archive, state: Path, settings: Settings) -> dict[str, int]:
+    """The queued transcripts first, then every configured source's new bytes."""
+    stats = HarvestStats()
+    counts = {"queued": 0, "queue_skipped": 0, "sessions": 0}
+    items = []
+    for entry in drain_queue(state):
+        path, source = entry.get("transcript_path"), entry.get("source", "claude-code")
+        if not path or source not in QUEUE_SOURCES or not Path(path).is_file():
+            counts["queue_skipped"] += 1
+            continue
+        items.append((make_source(source, stats=stats), Path(path)))
+    wanted = Filter(include_headless=settings.include_headless)
+    counts["queued"] = sum(1 for _ in harvest_files(archive, items, wanted))
+    sources = [make_source(name, stats=stats) for name in settings.sources]
+    counts["sessions"] = sum(1 for _ in harvest(archive, sources, wanted))
+    return counts
+
 
 def harvest(archive: Archive, sources: Iterable[Source], wanted: Filter | None = None,
             *, rescan: bool = False) -> Iterator[Session]:
