@@ -158,8 +158,9 @@ def append_codex_one_percent(root: Path, total: int, seed: int = 7) -> int:
 
 def timed_harvest(root: Path, source: str = "claude-code") -> dict[str, float]:
     from skillopt_sleep.archive.db import Archive
+    from skillopt_sleep.archive.ingest import harvest
     from skillopt_sleep.harvest.base import HarvestStats
-    from skillopt_sleep.harvest.runner import harvest, make_source
+    from skillopt_sleep.harvest.sources import make_source
     from skillopt_sleep.paths import archive_path
 
     stats = HarvestStats()

@@ -43,7 +43,7 @@ def test_queue_copy_left_by_a_dead_drain_is_taken_next_time(tmp_path: Path):
     import json
 
     from skillopt_sleep import paths
-    from skillopt_sleep.pipeline.steps import drain_queue
+    from skillopt_sleep.archive.ingest import drain_queue
 
     queue = paths.queue_file(tmp_path)
     queue.parent.mkdir(parents=True)

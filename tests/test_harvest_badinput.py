@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.ingest import harvest
 from skillopt_sleep.archive.sessions import load_sessions
 from skillopt_sleep.harvest.base import HarvestStats
-from skillopt_sleep.harvest.runner import harvest, make_source
+from skillopt_sleep.harvest.sources import make_source
 from skillopt_sleep.paths import archive_path
 
 from ._harvest_layout import claude_tree, codex_tree, copilot_tree, vscode_tree

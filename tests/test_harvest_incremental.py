@@ -15,11 +15,12 @@ import typer
 from typer.testing import CliRunner
 
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.ingest import harvest
 from skillopt_sleep.archive.sessions import load_sessions, save_sessions
 from skillopt_sleep.cli.harvest import register
 from skillopt_sleep.harvest.base import HarvestStats, parse_since, project_of
 from skillopt_sleep.harvest.mock import MockSource
-from skillopt_sleep.harvest.runner import Filter, harvest, make_source
+from skillopt_sleep.harvest.sources import Filter, make_source
 from skillopt_sleep.paths import archive_path
 from skillopt_sleep.records import Session, Turn
 

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.ingest import harvest
 from skillopt_sleep.harvest.base import HarvestStats
-from skillopt_sleep.harvest.runner import Filter, harvest, make_source
+from skillopt_sleep.harvest.sources import Filter, make_source
 from skillopt_sleep.paths import archive_path
 from skillopt_sleep.records import Session
 

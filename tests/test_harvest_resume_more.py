@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.ingest import harvest
 from skillopt_sleep.archive.sessions import load_sessions
 from skillopt_sleep.harvest.base import HarvestStats
-from skillopt_sleep.harvest.runner import harvest, make_source
+from skillopt_sleep.harvest.sources import make_source
 from skillopt_sleep.records import to_dict
 
 from ._harvest_layout import fixture

@@ -3,9 +3,9 @@ from __future__ import annotations
 import json
 
 from skillopt_sleep.config import Settings
+from skillopt_sleep.judges.build import build_judge_for
 from skillopt_sleep.judges.rules import RulesJudge
 from skillopt_sleep.models.meter import Ledger
-from skillopt_sleep.pipeline.steps import build_judge_for
 from skillopt_sleep.records import JudgeSpec, Task
 from tests.fakes import FakeLLMServer, Text
 
@@ -40,7 +40,7 @@ def test_rubric_tasks_are_graded_by_the_judge_model_metered_as_judge(monkeypatch
 def test_a_configured_miner_model_proposes_judges_metered_as_miner(tmp_path, monkeypatch):
     from skillopt_sleep.archive.db import Archive
     from skillopt_sleep.archive.sessions import save_batch
-    from skillopt_sleep.pipeline.steps import collect_tasks
+    from skillopt_sleep.mine.collect import collect_tasks
     from skillopt_sleep.records import Session, Turn
 
     proposal = json.dumps({"checks": [{"op": "contains", "text": "pytest -q"}]})

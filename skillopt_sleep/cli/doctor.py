@@ -57,7 +57,7 @@ def _lock_check() -> str | None:
 
 def doctor_cmd(as_json: JsonOpt = False) -> None:
     """Sources found, backends configured, state location, embedding model, stale locks."""
-    from skillopt_sleep.harvest.runner import SOURCE_NAMES, make_source
+    from skillopt_sleep.harvest.sources import SOURCE_NAMES, make_source
 
     settings = config.load(Path.cwd())
     checks: dict[str, Any] = {

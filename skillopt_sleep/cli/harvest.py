@@ -10,9 +10,10 @@ from typing import Annotated
 import typer
 
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.ingest import harvest
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.harvest.base import HarvestStats, parse_since
-from skillopt_sleep.harvest.runner import SOURCE_NAMES, Filter, harvest, make_source
+from skillopt_sleep.harvest.sources import SOURCE_NAMES, Filter, make_source
 from skillopt_sleep.paths import archive_path
 from skillopt_sleep.records import Session, to_dict
 

@@ -50,7 +50,7 @@ def _build(overrides: dict[str, Any], watch: bool, debounce: float,
     from skillopt_sleep.daemon.queue import QueueWatcher
     from skillopt_sleep.daemon.service import Service, enrolled_projects
     from skillopt_sleep.daemon.watch import SessionWatcher
-    from skillopt_sleep.harvest.runner import make_source
+    from skillopt_sleep.harvest.sources import make_source
 
     projects = enrolled_projects(overrides)
     watcher = queue = None

@@ -3,7 +3,7 @@
 The Claude Code hook appends one line per finished session to
 ``<state dir>/queue/sessions.jsonl`` (DESIGN.md, Contracts). A watchdog observer on the
 queue folder arms a short debounce on each change of that file; when it expires the
-queue is drained with the pipeline's own ``drain_queue`` and exactly the queued
+queue is drained with the nights' own ``drain_queue`` and exactly the queued
 transcripts are harvested with ``harvest_files``, so a session is archived seconds after
 its hook fired. The transcript watcher stays the fallback for sessions no hook reported.
 
@@ -45,8 +45,9 @@ MAX_BACKOFF = 600.0
 def archive_queue_harvester(items: list[tuple[str, Path]]) -> int:
     """The real harvester: the named files into the state dir's archive, checkpoints aside."""
     from skillopt_sleep.archive.db import Archive
+    from skillopt_sleep.archive.ingest import harvest_files
     from skillopt_sleep.harvest.base import HarvestStats
-    from skillopt_sleep.harvest.runner import Filter, harvest_files, make_source
+    from skillopt_sleep.harvest.sources import Filter, make_source
 
     stats = HarvestStats()
     sources = {name: make_source(name, stats=stats) for name in {n for n, _ in items}}
@@ -139,7 +140,7 @@ class QueueWatcher:
 
     def drain(self) -> int:
         """Drain the queue and harvest its transcripts; returns sessions stored. Never raises."""
-        from skillopt_sleep.pipeline.steps import drain_queue
+        from skillopt_sleep.archive.ingest import drain_queue
 
         with self.lock:
             self._first = None
@@ -177,8 +178,8 @@ class QueueWatcher:
         return sessions
 
     def _items(self, entries: list[dict[str, Any]]) -> list[tuple[str, Path]]:
-        """The harvestable entries, by the pipeline's rules; the others are counted."""
-        from skillopt_sleep.pipeline.steps import QUEUE_SOURCES
+        """The harvestable entries, by the nights' rules; the others are counted."""
+        from skillopt_sleep.archive.ingest import QUEUE_SOURCES
 
         items: list[tuple[str, Path]] = []
         for entry in entries:

@@ -54,7 +54,7 @@ def watch_dirs(source: Source) -> list[tuple[Path, bool]]:
 def archive_harvester(source: Source, files: list[Path] | None) -> int:
     """The real harvester: files into the archive of the state dir (opened per call)."""
     from skillopt_sleep.archive.db import Archive
-    from skillopt_sleep.harvest.runner import harvest, harvest_files
+    from skillopt_sleep.archive.ingest import harvest, harvest_files
     from skillopt_sleep.paths import archive_path
 
     archive = Archive(archive_path())

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_sleep.harvest.base import FileRead, HarvestStats, Source, checkpoint_of
+from skillopt_sleep.harvest.sources import SOURCE_NAMES, make_source
 
 __all__ = ["PARALLEL_MIN_BYTES", "PARALLEL_MIN_FILES", "WORKERS_ENV", "read_files"]
 
@@ -84,8 +85,6 @@ def read_one(source: Source, path: Path) -> FileRead:
 
 def _spec(source: Source) -> tuple[str, Any, bool] | None:
     """How a worker rebuilds ``source``; None for a source it cannot rebuild."""
-    from skillopt_sleep.harvest.runner import SOURCE_NAMES
-
     root = getattr(source, "root", None) or getattr(source, "roots", None)
     if source.name not in SOURCE_NAMES or root is None:
         return None
@@ -94,8 +93,6 @@ def _spec(source: Source) -> tuple[str, Any, bool] | None:
 
 def _read_chunk(spec: tuple[str, Any, bool], paths: list[Path]
                 ) -> tuple[list[FileResult], dict[str, Any]]:
-    from skillopt_sleep.harvest.runner import make_source
-
     name, root, include_headless = spec
     source = make_source(name, root, include_headless=include_headless)
     results = [(path, read_one(source, path)) for path in paths]

@@ -8,71 +8,96 @@ replace their earlier copies, so turn ids stay stable and a rewind or compaction
 changed the live branch is reflected. The checkpoint describes exactly the bytes read
 (the read stops at the size the file had when opened), so bytes appended during a
 harvest are picked up by the next one, never lost.
+
+The SessionEnd queue is drained here too: ``harvest_new`` reads the queued transcripts
+first, then every configured source's new bytes.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from itertools import chain
 from pathlib import Path
+from typing import Any
 
+from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.sessions import load_checkpoints, load_resume, load_session, save_batch
-from skillopt_sleep.errors import ConfigError
-from skillopt_sleep.harvest.base import (
-    Checkpoint,
-    HarvestStats,
-    Resume,
-    Source,
-    file_changed,
-    project_of,
-)
-from skillopt_sleep.harvest.claude_code import ClaudeCodeSource
-from skillopt_sleep.harvest.codex import CodexSource
-from skillopt_sleep.harvest.copilot_cli import CopilotCliSource
-from skillopt_sleep.harvest.copilot_vscode import CopilotVSCodeSource
+from skillopt_sleep.config import Settings
+from skillopt_sleep.harvest.base import Checkpoint, HarvestStats, Resume, Source, file_changed
 from skillopt_sleep.harvest.parallel import read_files
+from skillopt_sleep.harvest.sources import Filter, make_source
 from skillopt_sleep.records import Session
 
-__all__ = ["SOURCE_NAMES", "Filter", "harvest", "harvest_files", "make_source"]
+__all__ = ["QUEUE_SOURCES", "drain_queue", "harvest", "harvest_files", "harvest_new"]
 
-SOURCE_NAMES = ("claude-code", "codex", "copilot-vscode", "copilot-cli")
-
-
-def make_source(name: str, path: Path | list[Path] | None = None, *,
-                stats: HarvestStats | None = None, include_headless: bool = True) -> Source:
-    """The source called ``name``, rooted at ``path`` (default: the agent's own location)."""
-    stats = stats or HarvestStats()
-    if name == "copilot-vscode":
-        return CopilotVSCodeSource(path, include_headless=include_headless, stats=stats)
-    if isinstance(path, list):
-        raise ConfigError(f"source {name} takes one root folder")
-    if name == "claude-code":
-        return ClaudeCodeSource(path, include_headless=include_headless, stats=stats)
-    if name == "codex":
-        return CodexSource(path, include_headless=include_headless, stats=stats)
-    if name == "copilot-cli":
-        return CopilotCliSource(path, include_headless=include_headless, stats=stats)
-    raise ConfigError(f"unknown source {name!r}; choose one of {', '.join(SOURCE_NAMES)}, all")
+QUEUE_SOURCES = {"claude-code", "codex", "copilot-cli", "copilot-vscode"}
 
 
-class Filter:
-    """Which harvested sessions a caller wants back (all of them are archived regardless)."""
+def drain_queue(state: Path) -> list[dict[str, Any]]:
+    """Take every queued SessionEnd entry; a bad line is returned as ``{"bad": …}``.
 
-    def __init__(self, since: datetime | None = None, project: str | None = None,
-                 include_headless: bool = False):
-        self.since = since
-        self.project = project_of(project) if project else None
-        self.include_headless = include_headless
+    The queue file is renamed before reading, so an entry the hook appends meanwhile lands
+    in a fresh file and is read next time, never lost. A renamed copy left by a process that
+    died before deleting it is taken too.
+    """
+    queue = paths.queue_file(state)
+    taken = _orphaned_takes(queue)
+    if queue.exists():
+        mine = queue.with_suffix(f".{os.getpid()}.taking")
+        os.replace(queue, mine)
+        taken.append(mine)
+    entries: list[dict[str, Any]] = []
+    for path in taken:
+        entries += _read_queue_file(path)
+        path.unlink()
+    return entries
 
-    def keep(self, session: Session, stats: HarvestStats) -> bool:
-        if session.headless and not self.include_headless:
-            stats.dropped["headless"] += 1
-            return False
-        if self.since is not None and (session.ended_at is None or session.ended_at < self.since):
-            return False
-        return self.project is None or session.project == self.project
+
+def _orphaned_takes(queue: Path) -> list[Path]:
+    import psutil
+
+    found = []
+    for path in (
+        sorted(queue.parent.glob(f"{queue.stem}.*.taking")) if queue.parent.is_dir() else []
+    ):
+        pid = path.suffixes[-2].lstrip(".") if len(path.suffixes) >= 2 else ""
+        if not pid.isdigit() or not psutil.pid_exists(int(pid)):
+            found.append(path)
+    return found
+
+
+def _read_queue_file(path: Path) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            entries.append({"bad": line[:200]})
+            continue
+        entries.append(entry if isinstance(entry, dict) else {"bad": line[:200]})
+    return entries
+
+
+def harvest_new(archive: Archive, state: Path, settings: Settings) -> dict[str, int]:
+    """The queued transcripts first, then every configured source's new bytes."""
+    stats = HarvestStats()
+    counts = {"queued": 0, "queue_skipped": 0, "sessions": 0}
+    items = []
+    for entry in drain_queue(state):
+        path, source = entry.get("transcript_path"), entry.get("source", "claude-code")
+        if not path or source not in QUEUE_SOURCES or not Path(path).is_file():
+            counts["queue_skipped"] += 1
+            continue
+        items.append((make_source(source, stats=stats), Path(path)))
+    wanted = Filter(include_headless=settings.include_headless)
+    counts["queued"] = sum(1 for _ in harvest_files(archive, items, wanted))
+    sources = [make_source(name, stats=stats) for name in settings.sources]
+    counts["sessions"] = sum(1 for _ in harvest(archive, sources, wanted))
+    return counts
 
 
 def harvest(archive: Archive, sources: Iterable[Source], wanted: Filter | None = None,
