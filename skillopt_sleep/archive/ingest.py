@@ -31,10 +31,12 @@ from skillopt_sleep.harvest.base import Checkpoint, HarvestStats, Resume, Source
 from skillopt_sleep.harvest.parallel import read_files
 from skillopt_sleep.harvest.sources import Filter, make_source
 from skillopt_sleep.records import Session
+from skillopt_sleep.tables import SOURCES
 
 __all__ = ["QUEUE_SOURCES", "drain_queue", "harvest", "harvest_files", "harvest_new"]
 
-QUEUE_SOURCES = {"claude-code", "codex", "copilot-cli", "copilot-vscode"}
+QUEUE_SOURCES = frozenset(SOURCES.names(plugins=False))
+"""Sources a queued session may name: the built-in ones, whose hooks write the queue."""
 
 
 def drain_queue(state: Path) -> list[dict[str, Any]]:

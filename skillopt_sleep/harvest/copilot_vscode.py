@@ -64,6 +64,8 @@ class CopilotVSCodeSource(SourceBase):
     """Copilot Chat sessions under ``roots`` (``workspaceStorage`` folders)."""
 
     name = NAME
+    many_roots = True
+    """One source spans every VS Code flavour's ``workspaceStorage`` (``make_source``)."""
 
     def __init__(self, roots: list[Path] | Path | None = None, *,
                  include_headless: bool = False, stats: HarvestStats | None = None):

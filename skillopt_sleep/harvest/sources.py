@@ -11,32 +11,24 @@ from pathlib import Path
 
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.harvest.base import HarvestStats, Source, project_of
-from skillopt_sleep.harvest.claude_code import ClaudeCodeSource
-from skillopt_sleep.harvest.codex import CodexSource
-from skillopt_sleep.harvest.copilot_cli import CopilotCliSource
-from skillopt_sleep.harvest.copilot_vscode import CopilotVSCodeSource
 from skillopt_sleep.records import Session
+from skillopt_sleep.tables import SOURCES
 
 __all__ = ["SOURCE_NAMES", "Filter", "make_source"]
 
-SOURCE_NAMES = ("claude-code", "codex", "copilot-vscode", "copilot-cli")
+SOURCE_NAMES = SOURCES.names(plugins=False)
+"""The built-in sources (``skillopt_sleep.tables.SOURCES`` is where names live)."""
 
 
 def make_source(name: str, path: Path | list[Path] | None = None, *,
                 stats: HarvestStats | None = None, include_headless: bool = True) -> Source:
-    """The source called ``name``, rooted at ``path`` (default: the agent's own location)."""
-    stats = stats or HarvestStats()
-    if name == "copilot-vscode":
-        return CopilotVSCodeSource(path, include_headless=include_headless, stats=stats)
-    if isinstance(path, list):
+    """The source ``SOURCES`` calls ``name``, rooted at ``path`` (default: the agent's own
+    location); only a source whose class sets ``many_roots`` takes a list of folders."""
+    kind = SOURCES.get(name)
+    if isinstance(path, list) and not getattr(kind, "many_roots", False):
         raise ConfigError(f"source {name} takes one root folder")
-    if name == "claude-code":
-        return ClaudeCodeSource(path, include_headless=include_headless, stats=stats)
-    if name == "codex":
-        return CodexSource(path, include_headless=include_headless, stats=stats)
-    if name == "copilot-cli":
-        return CopilotCliSource(path, include_headless=include_headless, stats=stats)
-    raise ConfigError(f"unknown source {name!r}; choose one of {', '.join(SOURCE_NAMES)}, all")
+    source: Source = kind(path, include_headless=include_headless, stats=stats or HarvestStats())
+    return source
 
 
 class Filter:

@@ -7,32 +7,16 @@ Credential and budget errors stop the night instead: they would fail every call 
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 
 from skillopt_sleep.errors import AuthError, BudgetExceeded, HandoffPending, ModelError
-from skillopt_sleep.judges.base import Judge
-from skillopt_sleep.judges.rules import RulesJudge
+from skillopt_sleep.judges.build import JudgeFor, default_judge_for
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night.prompts import replay_messages
 from skillopt_sleep.records import Rollout, Score, Task, sha256_text
 
-JudgeFor = Callable[[Task], Judge]
-
-
-@functools.cache
-def _rules_judge() -> RulesJudge:
-    return RulesJudge()
-
-
-def default_judge_for(task: Task) -> Judge:
-    """Rules tasks use the rules judge; other kinds come from the judges factory."""
-    if task.judge.kind == "rules":
-        return _rules_judge()
-    from skillopt_sleep.judges import build_judge  # exact and rubric judges
-
-    return build_judge(task.judge)
+__all__ = ["JudgeFor", "default_judge_for", "mean_score", "replay", "replay_one"]
 
 
 def replay_one(

@@ -22,14 +22,13 @@ from skillopt_sleep.archive.ingest import harvest_new
 from skillopt_sleep.config import Settings
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.harvest.base import project_of
-from skillopt_sleep.judges.build import build_judge_for
+from skillopt_sleep.judges.build import JudgeFor, build_judge_for, default_judge_for
 from skillopt_sleep.mine.collect import collect_tasks
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.build import build_models, preflight
 from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.memory import recall, remember
-from skillopt_sleep.night.replay import JudgeFor, default_judge_for
 from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
