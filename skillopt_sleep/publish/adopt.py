@@ -32,6 +32,7 @@ __all__ = [
     "ABSENT",
     "Version",
     "adopt",
+    "adopt_night",
     "adopted_nights",
     "check_name",
     "last_written",
@@ -141,6 +142,26 @@ def adopt(archive: Archive, night_dir: Path, skill: str, roots: list[Path]) -> i
                 "run a new night (or edit by hand) instead of overwriting it"
             )
     return _write_all(archive, skill, text, paths, manifest.night_id, "adopt")
+
+
+def adopt_night(
+    archive: Archive, night_dir: Path, roots: list[Path], skill: str | None = None,
+    changed_only: bool = False,
+) -> tuple[str, dict[str, int]]:
+    """Adopt ``skill``, or every skill the night changed; returns the night id and each
+    adopted skill's new version. ``StoreError`` when the night changed none of them.
+
+    ``changed_only`` (``adopt --all``) only changes how the refusal names the skills.
+    """
+    manifest = load_manifest(night_dir)
+    names = [skill] if skill else [s.name for s in manifest.skills if s.changed or not changed_only]
+    changed = [n for n in names if manifest.skill(n).changed]
+    if not changed:
+        raise StoreError(
+            f"night {manifest.night_id} accepted no edit for "
+            f"{', '.join(names) or 'any skill'}; nothing adopted"
+        )
+    return manifest.night_id, {n: adopt(archive, night_dir, n, roots) for n in changed}
 
 
 def rollback(archive: Archive, skill: str, roots: list[Path], to: int | None = None) -> int:
