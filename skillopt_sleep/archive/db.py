@@ -1,8 +1,9 @@
 """The SQLite archive in the state dir: one file, numbered migrations, WAL journal.
 
 This module owns the connection and the core tables (nights, rejected-edit buffer, meta
-notes). Other parts keep their tables' queries in their own modules and use
-``Archive.conn``; they add tables only through new migrations.
+notes). Every other table's queries live beside it in this package, one module per
+table group (sessions, mining, versions, vectors, calls), so no SQL is written outside
+``archive/``; tables are added only through new migrations.
 """
 
 from __future__ import annotations

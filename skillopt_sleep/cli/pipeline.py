@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import webbrowser
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,10 +14,9 @@ from rich.console import Console
 from skillopt_sleep import config, paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.cli._json import JsonOpt, emit
-from skillopt_sleep.errors import StoreError
 from skillopt_sleep.harvest.base import project_of
+from skillopt_sleep.pipeline.status import Status, staged_night, status
 from skillopt_sleep.publish import adopt as adoption
-from skillopt_sleep.publish import staging
 
 err = Console(stderr=True)
 def _project(project: str | None) -> Path:
@@ -88,60 +88,13 @@ def _print_run(outcome: Any) -> None:
         out.print(outcome.message)
 
 
-def _pending(archive: Archive) -> list[dict[str, Any]]:
-    done = adoption.adopted_nights(archive)
-    rows = []
-    for m in staging.nights(paths.staging_dir()):
-        for s in m.skills:
-            if s.changed and (m.night_id, s.name) not in done:
-                rows.append({"night_id": m.night_id, "skill": s.name, "accepted": s.accepted})
-    return rows
-
-
-def _disk_state(version: adoption.Version) -> dict[str, str]:
-    """For each path a version was written to: is it still that version on disk?"""
-    from skillopt_sleep.records import sha256_text
-
-    found = {}
-    for target in version.targets:
-        path = Path(target)
-        if not path.is_file():
-            found[target] = "absent" if version.reason == adoption.ABSENT else "missing"
-        else:
-            same = sha256_text(path.read_text(encoding="utf-8")) == version.sha256
-            found[target] = "current" if same else "modified since"
-    return found
-
-
-def _status(archive: Archive) -> dict[str, list[dict[str, Any]]]:
-    nights = [
-        {
-            "night_id": r.night_id,
-            "skill": r.skill,
-            "project": r.project,
-            "status": st,
-            "accepted": len(r.accepted),
-            "baseline_val": r.baseline_val,
-            "after_val": r.after_val,
-            "abstained": r.abstained,
-            "stopped": r.stopped,
-        }
-        for st, r in archive.nights(limit=10)
-    ]
-    skills = sorted({row[0] for row in archive.conn.execute("SELECT skill FROM skill_versions")})
-    adopted = [
-        {
-            "skill": s,
-            "version": v.version,
-            "night_id": v.night_id,
-            "reason": v.reason,
-            "targets": v.targets,
-            "on_disk": _disk_state(v),
-        }
-        for s in skills
-        for v in adoption.versions(archive, s)[-1:]
-    ]
-    return {"night": nights, "pending": _pending(archive), "adopted": adopted}
+def _status_rows(found: Status) -> dict[str, list[dict[str, Any]]]:
+    """The status as ``kind -> rows``, the shape both renderings walk."""
+    return {
+        "night": [asdict(n) for n in found.nights],
+        "pending": [asdict(p) for p in found.pending],
+        "adopted": [asdict(a) for a in found.adopted],
+    }
 
 
 def _print_status(found: dict[str, list[dict[str, Any]]]) -> None:
@@ -167,7 +120,7 @@ def status_cmd(as_json: JsonOpt = False) -> None:
     """What the last nights did, what is pending review, what is adopted where."""
     archive = Archive(paths.archive_path())
     try:
-        found = _status(archive)
+        found = _status_rows(status(archive))
     finally:
         archive.close()
     if not as_json:
@@ -189,30 +142,13 @@ def status_cmd(as_json: JsonOpt = False) -> None:
     )
 
 
-def _night_dir(night: str | None, archive: Archive | None = None) -> Path:
-    root = paths.staging_dir()
-    if night:
-        folder = root / night
-        if not (folder / staging.MANIFEST).exists():
-            raise StoreError(f"no staged night {night!r} in {root}")
-        return folder
-    if archive is not None:
-        pending = _pending(archive)
-        if pending:
-            return root / pending[0]["night_id"]
-    found = staging.nights(root)
-    if not found:
-        raise StoreError("no staged nights yet; run `skillopt-sleep run` first")
-    return root / found[0].night_id
-
-
 def report_cmd(
     night: Annotated[str | None, typer.Argument(help="night id (default: latest)")] = None,
     open_: Annotated[bool, typer.Option("--open", help="open in a browser")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """The night's HTML report."""
-    folder = _night_dir(night)
+    folder = staged_night(night)
     html = folder / "report.html"
     if as_json:
         emit(
@@ -242,20 +178,12 @@ def adopt_cmd(
     roots = skill_roots(config.load(where), where)
     archive = Archive(paths.archive_path())
     try:
-        folder = _night_dir(night, archive)
-        manifest = staging.load_manifest(folder)
-        names = [skill] if skill else [s.name for s in manifest.skills if s.changed or not all_]
-        changed = [n for n in names if manifest.skill(n).changed]
-        if not changed:
-            raise StoreError(
-                f"night {manifest.night_id} accepted no edit for "
-                f"{', '.join(names) or 'any skill'}; nothing adopted"
-            )
-        done = {n: adoption.adopt(archive, folder, n, roots) for n in changed}
+        folder = staged_night(night, archive)
+        night_id, done = adoption.adopt_night(archive, folder, roots, skill, changed_only=all_)
     finally:
         archive.close()
     if as_json:
-        emit({"night_id": manifest.night_id, "adopted": done, "roots": [str(r) for r in roots]})
+        emit({"night_id": night_id, "adopted": done, "roots": [str(r) for r in roots]})
     else:
         for name, version in done.items():
             typer.echo(f"adopted {name} v{version} into {', '.join(map(str, roots))}")

@@ -7,11 +7,14 @@ Each answers cheaply and never raises: a probe that cannot tell returns "unknown
 from __future__ import annotations
 
 import logging
-import sqlite3
 import sys
-from datetime import UTC, datetime
+from datetime import datetime
 
 import psutil
+
+# Light on purpose (sqlite3 and the standard library): see MODEL_MODULES below.
+from skillopt_sleep.archive.readonly import count_sessions_since
+from skillopt_sleep.errors import StoreError
 
 __all__ = ["HEAVY_MODULES", "MODEL_MODULES", "ac_power", "heavy_modules", "load_per_cpu",
            "new_sessions_since"]
@@ -59,22 +62,9 @@ def new_sessions_since(project: str, since: datetime | None) -> int:
     """Archived sessions of ``project`` that ended after ``since`` (all when None)."""
     from skillopt_sleep.paths import archive_path
 
-    path = archive_path()
-    if not path.exists():
-        return 0
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
-        try:
-            query = "SELECT COUNT(*) FROM sessions WHERE project = ?"
-            args: tuple[str, ...] = (project,)
-            if since is not None:
-                query += " AND ended_at > ?"
-                # the archive's own format: fixed-width UTC, so text order is time order
-                args = (project, since.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
-            return int(conn.execute(query, args).fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
+        return count_sessions_since(archive_path(), project, since)
+    except StoreError as exc:
         log.warning("cannot count new sessions of %s: %s", project, exc)
         return 0
 

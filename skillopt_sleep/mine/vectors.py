@@ -11,10 +11,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.vectors import load_vectors, save_vectors
 from skillopt_sleep.mine.embed import Embedder
 from skillopt_sleep.records import sha256_text
-
-_BATCH = 500  # SQLite's bound-parameter limit is far above this; it keeps IN lists short
 
 
 class VectorCache:
@@ -26,28 +25,17 @@ class VectorCache:
         self.embedded = 0
 
     def _cached(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
-        found: dict[str, np.ndarray] = {}
-        unique = list(dict.fromkeys(hashes))
-        for start in range(0, len(unique), _BATCH):
-            chunk = unique[start : start + _BATCH]
-            marks = ",".join("?" * len(chunk))
-            rows = self.archive.conn.execute(
-                f"SELECT text_hash, dim, vector FROM vectors WHERE embedder = ?"
-                f" AND text_hash IN ({marks})",
-                (self.embedder.name, *chunk),
-            ).fetchall()
-            for text_hash, dim, blob in rows:
-                if dim == self.embedder.dim:
-                    found[text_hash] = np.frombuffer(blob, dtype=np.float32)
-        return found
+        stored = load_vectors(self.archive, self.embedder.name, hashes)
+        # A vector of another dimension (the embedder changed shape) is embedded again.
+        return {h: np.frombuffer(blob, dtype=np.float32)
+                for h, (dim, blob) in stored.items() if dim == self.embedder.dim}
 
     def store(self, hashes: Sequence[str], vectors: np.ndarray) -> None:
         rows = [
-            (self.embedder.name, h, int(v.shape[0]), np.ascontiguousarray(v, np.float32).tobytes())
+            (h, int(v.shape[0]), np.ascontiguousarray(v, np.float32).tobytes())
             for h, v in zip(hashes, vectors, strict=True)
         ]
-        with self.archive.transaction() as conn:
-            conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
+        save_vectors(self.archive, self.embedder.name, rows)
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """One unit row per text, embedding only texts this embedder has never seen."""

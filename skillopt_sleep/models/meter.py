@@ -110,27 +110,24 @@ class Ledger:
 
 def save_calls(archive: Archive, night_id: str, ledger: Ledger) -> int:
     """Append the ledger's calls to the archive's ``model_calls`` log; returns how many."""
-    rows = [(night_id, c.role, c.spec, c.skill, c.input_tokens, c.output_tokens,
-             c.cache_read_tokens, c.latency_s, c.cost_usd, int(c.cached), c.error, c.at)
-            for c in ledger.calls]
-    with archive.transaction() as conn:
-        conn.executemany(
-            "INSERT INTO model_calls (night_id, role, spec, skill, input_tokens, output_tokens,"
-            " cache_read_tokens, latency_s, cost_usd, cached, error, at)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
-    return len(rows)
+    # Imported here (``Archive`` only for type checks): metering loads no archive module.
+    from skillopt_sleep.archive.calls import LoggedCall, add_calls
+
+    return add_calls(archive, night_id, [
+        LoggedCall(c.role, c.spec, c.skill, c.input_tokens, c.output_tokens,
+                   c.cache_read_tokens, c.latency_s, c.cost_usd, c.cached, c.error, c.at)
+        for c in ledger.calls])
 
 
 def load_calls(archive: Archive, night_id: str) -> Ledger:
     """The calls of one night, as a ``Ledger`` (for reports and ``status``)."""
+    from skillopt_sleep.archive.calls import night_calls
+
     ledger = Ledger()
-    for row in archive.conn.execute(
-            "SELECT role, spec, skill, input_tokens, output_tokens, cache_read_tokens,"
-            " latency_s, cost_usd, cached, error, at FROM model_calls WHERE night_id = ?"
-            " ORDER BY id", (night_id,)):
-        role, spec, skill, inp, out, cache_read, latency, cost, cached, error, at = row
-        ledger.record(CallRecord(role, spec, skill, inp, out, cache_read, latency, cost,
-                                 bool(cached), error, at))
+    for c in night_calls(archive, night_id):
+        ledger.record(CallRecord(c.role, c.spec, c.skill, c.input_tokens, c.output_tokens,
+                                 c.cache_read_tokens, c.latency_s, c.cost_usd, c.cached,
+                                 c.error, c.at))
     return ledger
 
 

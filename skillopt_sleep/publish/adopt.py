@@ -10,16 +10,39 @@ byte-exact, so ``rollback`` restores exactly what was there.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from pathlib import Path
 
 from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.versions import (
+    Version,
+    add_version,
+    adopted_nights,
+    content,
+    last_written,
+    versions,
+)
 from skillopt_sleep.atomic import write_atomic
 from skillopt_sleep.errors import StaleSkillError, StoreError
 from skillopt_sleep.publish.staging import load_manifest, proposal
-from skillopt_sleep.records import sha256_text, utcnow
+from skillopt_sleep.records import sha256_text
+
+# The ledger's readers are re-exported: callers of adoption also list and undo it.
+__all__ = [
+    "ABSENT",
+    "Version",
+    "adopt",
+    "adopt_night",
+    "adopted_nights",
+    "check_name",
+    "last_written",
+    "project_roots",
+    "read_live",
+    "rollback",
+    "target",
+    "user_roots",
+    "versions",
+]
 
 ABSENT = "absent before the first write"
 _NAME_OK = set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
@@ -65,59 +88,6 @@ def read_live(roots: list[Path], skill: str) -> tuple[str | None, dict[str, str 
     return text, hashes
 
 
-@dataclass(frozen=True)
-class Version:
-    skill: str
-    version: int
-    sha256: str
-    night_id: str | None
-    reason: str
-    targets: list[str]
-    created_at: str
-
-
-def versions(archive: Archive, skill: str) -> list[Version]:
-    rows = archive.conn.execute(
-        "SELECT skill, version, sha256, night_id, reason, targets, created_at FROM skill_versions"
-        " WHERE skill = ? ORDER BY version",
-        (skill,),
-    ).fetchall()
-    return [Version(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6]) for r in rows]
-
-
-def _content(archive: Archive, skill: str, version: int) -> str:
-    row = archive.conn.execute(
-        "SELECT content FROM skill_versions WHERE skill = ? AND version = ?", (skill, version)
-    ).fetchone()
-    if row is None:
-        raise StoreError(f"skill {skill!r} has no version {version}")
-    return str(row[0])
-
-
-def _record(
-    archive: Archive, skill: str, text: str, night_id: str | None, reason: str, paths: list[Path]
-) -> int:
-    with archive.transaction() as conn:
-        row = conn.execute(
-            "SELECT MAX(version) FROM skill_versions WHERE skill = ?", (skill,)
-        ).fetchone()
-        version = (row[0] or 0) + 1
-        conn.execute(
-            "INSERT INTO skill_versions VALUES (?,?,?,?,?,?,?,?)",
-            (
-                skill,
-                version,
-                sha256_text(text),
-                text,
-                night_id,
-                reason,
-                json.dumps([str(p) for p in paths]),
-                utcnow().isoformat(),
-            ),
-        )
-    return version
-
-
 def _write_all(
     archive: Archive,
     skill: str,
@@ -133,14 +103,14 @@ def _write_all(
     known = {v.sha256 for v in history}
     if not history and not any(path.is_file() for path in paths):
         # The first write creates the skill: remember its absence so rollback can undo it.
-        _record(archive, skill, "", None, ABSENT, paths)
+        add_version(archive, skill, "", None, ABSENT, paths)
     for path in paths:
         if path.is_file():
             old = path.read_text(encoding="utf-8")
             if sha256_text(old) not in known:
-                _record(archive, skill, old, None, f"before write: {path}", [path])
+                add_version(archive, skill, old, None, f"before write: {path}", [path])
                 known.add(sha256_text(old))
-    version = _record(archive, skill, text, night_id, reason, paths)
+    version = add_version(archive, skill, text, night_id, reason, paths)
     for path in paths:
         if remove:
             path.unlink(missing_ok=True)
@@ -174,6 +144,26 @@ def adopt(archive: Archive, night_dir: Path, skill: str, roots: list[Path]) -> i
     return _write_all(archive, skill, text, paths, manifest.night_id, "adopt")
 
 
+def adopt_night(
+    archive: Archive, night_dir: Path, roots: list[Path], skill: str | None = None,
+    changed_only: bool = False,
+) -> tuple[str, dict[str, int]]:
+    """Adopt ``skill``, or every skill the night changed; returns the night id and each
+    adopted skill's new version. ``StoreError`` when the night changed none of them.
+
+    ``changed_only`` (``adopt --all``) only changes how the refusal names the skills.
+    """
+    manifest = load_manifest(night_dir)
+    names = [skill] if skill else [s.name for s in manifest.skills if s.changed or not changed_only]
+    changed = [n for n in names if manifest.skill(n).changed]
+    if not changed:
+        raise StoreError(
+            f"night {manifest.night_id} accepted no edit for "
+            f"{', '.join(names) or 'any skill'}; nothing adopted"
+        )
+    return manifest.night_id, {n: adopt(archive, night_dir, n, roots) for n in changed}
+
+
 def rollback(archive: Archive, skill: str, roots: list[Path], to: int | None = None) -> int:
     """Restore version ``to`` (default: the one before the current) byte-exact everywhere."""
     history = versions(archive, skill)
@@ -183,24 +173,7 @@ def rollback(archive: Archive, skill: str, roots: list[Path], to: int | None = N
         if len(history) < 2:
             raise StoreError(f"skill {skill!r} has only one version; nothing earlier to restore")
         to = history[-2].version
-    text = _content(archive, skill, to)
+    text = content(archive, skill, to)
     paths = [target(root, skill) for root in roots]
     absent = next(v for v in history if v.version == to).reason == ABSENT
     return _write_all(archive, skill, text, paths, None, f"rollback to v{to}", remove=absent)
-
-
-def adopted_nights(archive: Archive) -> set[tuple[str, str]]:
-    rows = archive.conn.execute(
-        "SELECT night_id, skill FROM skill_versions WHERE night_id IS NOT NULL AND reason = 'adopt'"
-    )
-    return {(r[0], r[1]) for r in rows}
-
-
-def last_written(archive: Archive) -> str:
-    """The skill whose newest version is the most recent write (what ``rollback`` undoes)."""
-    row = archive.conn.execute(
-        "SELECT skill FROM skill_versions ORDER BY created_at DESC, version DESC LIMIT 1"
-    ).fetchone()
-    if row is None:
-        raise StoreError("nothing has been adopted yet, so there is nothing to roll back")
-    return str(row[0])

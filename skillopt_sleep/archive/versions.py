@@ -1,0 +1,117 @@
+"""Queries on the skill versions ledger (``m0006_versions``): every text ever written.
+
+Each write of a skill, and each prior content it replaced, is one numbered row holding the
+text byte-exact, so a rollback restores exactly what was there. Writing the files is
+``publish.adopt``'s job; this module only reads and appends the ledger.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.errors import StoreError
+from skillopt_sleep.records import sha256_text, utcnow
+
+__all__ = [
+    "Version",
+    "add_version",
+    "adopted_nights",
+    "content",
+    "last_written",
+    "skills",
+    "versions",
+]
+
+
+@dataclass(frozen=True)
+class Version:
+    """One row of the ledger, without its content (see ``content``)."""
+
+    skill: str
+    version: int
+    sha256: str
+    night_id: str | None
+    reason: str
+    targets: list[str]
+    created_at: str
+
+
+def versions(archive: Archive, skill: str) -> list[Version]:
+    """Every recorded version of ``skill``, oldest first."""
+    rows = archive.conn.execute(
+        "SELECT skill, version, sha256, night_id, reason, targets, created_at FROM skill_versions"
+        " WHERE skill = ? ORDER BY version",
+        (skill,),
+    ).fetchall()
+    return [Version(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6]) for r in rows]
+
+
+def content(archive: Archive, skill: str, version: int) -> str:
+    """The exact text of one version; ``StoreError`` when there is no such version."""
+    row = archive.conn.execute(
+        "SELECT content FROM skill_versions WHERE skill = ? AND version = ?", (skill, version)
+    ).fetchone()
+    if row is None:
+        raise StoreError(f"skill {skill!r} has no version {version}")
+    return str(row[0])
+
+
+def add_version(
+    archive: Archive,
+    skill: str,
+    text: str,
+    night_id: str | None,
+    reason: str,
+    targets: Sequence[Path],
+) -> int:
+    """Append ``text`` as the skill's next version; returns its number.
+
+    The number is read and the row written in one write transaction, so two processes
+    recording the same skill never take the same number.
+    """
+    with archive.transaction() as conn:
+        row = conn.execute(
+            "SELECT MAX(version) FROM skill_versions WHERE skill = ?", (skill,)
+        ).fetchone()
+        version = (row[0] or 0) + 1
+        conn.execute(
+            "INSERT INTO skill_versions VALUES (?,?,?,?,?,?,?,?)",
+            (
+                skill,
+                version,
+                sha256_text(text),
+                text,
+                night_id,
+                reason,
+                json.dumps([str(p) for p in targets]),
+                utcnow().isoformat(),
+            ),
+        )
+    return version
+
+
+def adopted_nights(archive: Archive) -> set[tuple[str, str]]:
+    """Every (night id, skill) whose staged proposal has been adopted."""
+    rows = archive.conn.execute(
+        "SELECT night_id, skill FROM skill_versions WHERE night_id IS NOT NULL AND reason = 'adopt'"
+    )
+    return {(r[0], r[1]) for r in rows}
+
+
+def last_written(archive: Archive) -> str:
+    """The skill whose newest version is the most recent write (what ``rollback`` undoes)."""
+    row = archive.conn.execute(
+        "SELECT skill FROM skill_versions ORDER BY created_at DESC, version DESC LIMIT 1"
+    ).fetchone()
+    if row is None:
+        raise StoreError("nothing has been adopted yet, so there is nothing to roll back")
+    return str(row[0])
+
+
+def skills(archive: Archive) -> list[str]:
+    """Every skill with at least one recorded version, sorted by name."""
+    return sorted({row[0] for row in archive.conn.execute("SELECT skill FROM skill_versions")})

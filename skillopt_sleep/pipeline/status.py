@@ -1,0 +1,156 @@
+"""What the pipeline has done, as plain data: the last nights, what awaits review, what is
+adopted where and whether the files on disk still hold it; and which staged night a
+command means when it names none.
+
+``skillopt-sleep status``, ``report`` and ``adopt`` render these; nothing here prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillopt_sleep import paths
+from skillopt_sleep.archive import versions as ledger
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.errors import StoreError
+from skillopt_sleep.publish import adopt as adoption
+from skillopt_sleep.publish import staging
+from skillopt_sleep.records import sha256_text
+
+__all__ = [
+    "AdoptedSkill",
+    "NightSummary",
+    "PendingReview",
+    "Status",
+    "disk_state",
+    "pending",
+    "staged_night",
+    "status",
+]
+
+RECENT_NIGHTS = 10
+"""How many of the newest nights ``status`` lists."""
+
+
+@dataclass
+class NightSummary:
+    """One skill's night, as the archive recorded it."""
+
+    night_id: str
+    skill: str
+    project: str
+    status: str
+    accepted: int
+    baseline_val: float
+    after_val: float
+    abstained: str
+    stopped: str
+
+
+@dataclass
+class PendingReview:
+    """A staged skill with accepted edits that nobody has adopted yet."""
+
+    night_id: str
+    skill: str
+    accepted: int
+
+
+@dataclass
+class AdoptedSkill:
+    """A skill's newest recorded version and the state of each file it was written to."""
+
+    skill: str
+    version: int
+    night_id: str | None
+    reason: str
+    targets: list[str]
+    on_disk: dict[str, str]
+
+
+@dataclass
+class Status:
+    """Everything ``skillopt-sleep status`` reports."""
+
+    nights: list[NightSummary]
+    pending: list[PendingReview]
+    adopted: list[AdoptedSkill]
+
+
+def pending(archive: Archive) -> list[PendingReview]:
+    """Staged skills that changed and were not adopted, newest night first."""
+    done = ledger.adopted_nights(archive)
+    rows = []
+    for m in staging.nights(paths.staging_dir()):
+        for s in m.skills:
+            if s.changed and (m.night_id, s.name) not in done:
+                rows.append(PendingReview(night_id=m.night_id, skill=s.name, accepted=s.accepted))
+    return rows
+
+
+def disk_state(version: ledger.Version) -> dict[str, str]:
+    """For each path a version was written to: is it still that version on disk?
+
+    ``current`` (same bytes), ``modified since``, ``missing`` (deleted), or ``absent``
+    (the version is the recorded absence of the skill, and the file is indeed gone).
+    """
+    found = {}
+    for target in version.targets:
+        path = Path(target)
+        if not path.is_file():
+            found[target] = "absent" if version.reason == adoption.ABSENT else "missing"
+        else:
+            same = sha256_text(path.read_text(encoding="utf-8")) == version.sha256
+            found[target] = "current" if same else "modified since"
+    return found
+
+
+def status(archive: Archive) -> Status:
+    """The newest nights, the pending reviews and every versioned skill's newest version."""
+    nights = [
+        NightSummary(
+            night_id=r.night_id,
+            skill=r.skill,
+            project=r.project,
+            status=st,
+            accepted=len(r.accepted),
+            baseline_val=r.baseline_val,
+            after_val=r.after_val,
+            abstained=r.abstained,
+            stopped=r.stopped,
+        )
+        for st, r in archive.nights(limit=RECENT_NIGHTS)
+    ]
+    adopted = [
+        AdoptedSkill(
+            skill=s,
+            version=v.version,
+            night_id=v.night_id,
+            reason=v.reason,
+            targets=v.targets,
+            on_disk=disk_state(v),
+        )
+        for s in ledger.skills(archive)
+        for v in ledger.versions(archive, s)[-1:]
+    ]
+    return Status(nights=nights, pending=pending(archive), adopted=adopted)
+
+
+def staged_night(night: str | None, archive: Archive | None = None) -> Path:
+    """The folder of staged night ``night``; without one, the newest night with a pending
+    review (when ``archive`` is given to tell), else the newest staged night."""
+    root = paths.staging_dir()
+    if night:
+        folder = root / night
+        if not (folder / staging.MANIFEST).exists():
+            raise StoreError(f"no staged night {night!r} in {root}")
+        return folder
+    if archive is not None:
+        waiting = pending(archive)
+        if waiting:
+            return root / waiting[0].night_id
+    found = staging.nights(root)
+    if not found:
+        raise StoreError("no staged nights yet; run `skillopt-sleep run` first")
+    return root / found[0].night_id
