@@ -7,6 +7,7 @@ Credential and budget errors stop the night instead: they would fail every call 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 
