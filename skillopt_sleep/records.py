@@ -216,13 +216,14 @@ class Split(StrEnum):
 class JudgeSpec:
     """How to score an answer.
 
-    ``kind`` is ``rules`` (all ``checks`` must pass for hard; fraction for soft),
-    ``exact`` (``reference`` compared after normalisation; ``contains`` allows containment)
-    or ``rubric`` (a model grades against ``rubric``).
+    ``kind`` is a row of ``skillopt_sleep.tables.JUDGES``: ``rules`` (all ``checks`` must
+    pass for hard; fraction for soft), ``exact`` (``reference`` compared after
+    normalisation; ``contains`` allows containment) or ``rubric`` (a model grades against
+    ``rubric``), or a kind a plugin registers.
     Each check is ``{"op": name, ...op arguments}``; see ``judges/rules.py``.
     """
 
-    kind: Literal["rules", "exact", "rubric"] = "rules"
+    kind: str = "rules"
     checks: list[dict[str, Any]] = field(default_factory=list)
     reference: str = ""
     contains: bool = False

@@ -1,6 +1,7 @@
-"""CLI command groups. Each module defines ``register(app)``; ``cli.py`` calls them all.
+"""The CLI, a face (internal: the public API is ``skillopt_sleep``). Each command module
+defines ``register(app)``; ``app.py`` builds the typer app and calls them all.
 
-One module per area keeps ``cli.py`` free of logic and lets each part own its commands:
+One module per area keeps ``app.py`` free of logic and lets each part own its commands:
 ``core`` (prove, lint), ``harvest``, ``mining`` (mine, tasks, recall), ``pipeline`` (run,
 status, report, adopt, rollback, versions), ``doctor``, ``daemon`` (daemon, enroll), ``mcp``.
 """

@@ -6,8 +6,12 @@ daemon's process holds only what it uses.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -137,8 +141,20 @@ def _check_specs(target: str | None, optimizer: str | None, adopt: str | None) -
                 parse_spec(spec)
 
 
-@daemon_app.command("run")
-def run_command(
+@dataclass(frozen=True)
+class ServiceOptions:
+    """How the service runs: the settings it overrides, and how it watches and waits."""
+
+    overrides: dict[str, Any]
+    debounce: float
+    watch: bool
+    max_load: float | None
+
+    def as_flags(self) -> list[str]:
+        return _as_flags(self.overrides, self.debounce, self.watch, self.max_load)
+
+
+def _service_options(
     hour: HourOption = None,
     minute: MinuteOption = None,
     target: TargetOption = None,
@@ -149,15 +165,39 @@ def run_command(
     debounce: DebounceOption = 120.0,
     watch: WatchOption = True,
     max_load: MaxLoadOption = None,
-) -> None:
-    """Run the service in the foreground (what the installed user service runs)."""
-    from skillopt_sleep.daemon.foreground import serve
-
+) -> ServiceOptions:
+    """The options ``daemon run`` and ``daemon install`` share (written once, here), checked."""
     overrides = _overrides(
         hour, minute, target, optimizer, adopt, min_new_sessions, require_ac_power
     )
     _check_load(max_load)
-    raise typer.Exit(serve(overrides, watch=watch, debounce=debounce, max_load=max_load))
+    return ServiceOptions(overrides, debounce, watch, max_load)
+
+
+def _with_service_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``command(service, **own)`` as a typer command taking its own options and the shared
+    ones: typer reads the combined signature, the wrapper folds the shared values back."""
+    own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
+           if p.name != "service"]
+    shared = list(inspect.signature(_service_options, eval_str=True).parameters.values())
+
+    @functools.wraps(command)
+    def wrapper(**values: Any) -> None:
+        service = _service_options(**{p.name: values.pop(p.name) for p in shared})
+        command(service, **values)
+
+    wrapper.__signature__ = inspect.Signature(own + shared)  # type: ignore[attr-defined]
+    return wrapper
+
+
+@daemon_app.command("run")
+@_with_service_options
+def run_command(service: ServiceOptions) -> None:
+    """Run the service in the foreground (what the installed user service runs)."""
+    from skillopt_sleep.daemon.foreground import serve
+
+    raise typer.Exit(serve(service.overrides, watch=service.watch, debounce=service.debounce,
+                           max_load=service.max_load))
 
 
 @daemon_app.command("status")
@@ -204,31 +244,19 @@ def _last_night(project: dict[str, Any]) -> str:
 
 
 @daemon_app.command("install")
+@_with_service_options
 def install_command(
+    service: ServiceOptions,
     kind: Annotated[
         str | None,
         typer.Option("--kind", help="systemd (Linux default), launchd (macOS default) or cron."),
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print, write nothing.")] = False,
-    hour: HourOption = None,
-    minute: MinuteOption = None,
-    target: TargetOption = None,
-    optimizer: OptimizerOption = None,
-    adopt: AdoptOption = None,
-    min_new_sessions: MinNewOption = None,
-    require_ac_power: AcOption = None,
-    debounce: DebounceOption = 120.0,
-    watch: WatchOption = True,
-    max_load: MaxLoadOption = None,
 ) -> None:
     """Install the daemon as a user service running this interpreter with these flags."""
     from skillopt_sleep.daemon.install import install
 
-    overrides = _overrides(
-        hour, minute, target, optimizer, adopt, min_new_sessions, require_ac_power
-    )
-    _check_load(max_load)
-    done = install(kind, _as_flags(overrides, debounce, watch, max_load), dry_run=dry_run)
+    done = install(kind, service.as_flags(), dry_run=dry_run)
     typer.echo(f"{'would write' if dry_run else 'wrote'} {done.kind}: {done.path}")
     typer.echo(done.content.rstrip("\n"))
     for hint in done.hints:

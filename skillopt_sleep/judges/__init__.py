@@ -4,6 +4,8 @@ The kinds are the rows of ``skillopt_sleep.tables.JUDGES``. Specs are validated 
 a task is loaded: a rules spec with a bad op, an exact spec without a reference or a
 rubric spec without a rubric (or without a grader model) is a ``JudgeError`` at load
 time, never a silently failing judgement during a night.
+
+Internal: the public API is ``skillopt_sleep.__all__``.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 Entry points: ``Catalog`` (mine requests into families and tasks, stored in the archive),
 ``Miner`` (families only), ``Recaller`` (recall_k), ``split_for`` (a family's split),
 ``make_embedder`` (``minilm``, ``hashing``, ``mock``).
+
+Internal: the public API is ``skillopt_sleep.__all__``.
 """
 
 from __future__ import annotations

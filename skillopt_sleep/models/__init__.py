@@ -2,6 +2,8 @@
 
 ``build_llm(spec)`` turns a model spec into an ``LLM``; ``MeteredLLM`` and ``Ledger``
 count calls and dollars per role and enforce the caps; ``Cache`` records and replays.
+
+Internal: the public API is ``skillopt_sleep.__all__``.
 """
 
 from skillopt_sleep.models.base import LLM, ScriptedLLM, tag

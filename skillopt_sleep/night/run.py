@@ -16,10 +16,10 @@ from typing import Any
 from skillopt_sleep.errors import BudgetExceeded
 from skillopt_sleep.firewall import Context, check_edit
 from skillopt_sleep.models.base import LLM
+from skillopt_sleep.models.meter import Ledger, MeteredLLM
 from skillopt_sleep.night import gate, slow_update
 from skillopt_sleep.night.budget import edit_budget
 from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.night.counted import Counted
 from skillopt_sleep.night.evidence import evidence_rows
 from skillopt_sleep.night.memory import Memory
 from skillopt_sleep.night.merge import clip, merge
@@ -60,8 +60,10 @@ class Night:
         self.inputs = inputs
         self.cfg = inputs.config
         self.gate_test = gate.gate_test(inputs.config.gate_test)
-        self.target = Counted(inputs.target, "target")
-        self.optimizer = Counted(inputs.optimizer, "optimizer")
+        # The night's own tally of its calls, whatever meters the caller put around the models.
+        self.ledger = Ledger()
+        self.target = MeteredLLM(inputs.target, "target", self.ledger)
+        self.optimizer = MeteredLLM(inputs.optimizer, "optimizer", self.ledger)
         self.split = {s.value: [t for t in inputs.tasks if t.split == s.value] for s in Split}
         self.firewall = Context.from_texts(f"{t.intent}\n{t.context}" for t in inputs.tasks)
         self.rejected: list[GateDecision] = list(inputs.memory.rejected)
@@ -275,9 +277,10 @@ class Night:
                 r.after_val = r.baseline_val if after.hash == before.hash else r.after_val
         r.counts = _counts(r)
         r.task_evidence = self._evidence(before, after)
-        r.model_calls = self.target.calls + self.optimizer.calls
-        r.cost_by_role = {"target": self.target.cost_usd, "optimizer": self.optimizer.cost_usd}
-        r.calls_by_role = {"target": self.target.calls, "optimizer": self.optimizer.calls}
+        roles = self.ledger.by_role()
+        r.calls_by_role = {k: roles.get(k, {}).get("calls", 0) for k in ("target", "optimizer")}
+        r.cost_by_role = {k: roles.get(k, {}).get("cost_usd", 0.0) for k in ("target", "optimizer")}
+        r.model_calls = sum(r.calls_by_role.values())
         r.cost_usd = sum(r.cost_by_role.values())
         r.ended_at = utcnow()
         return r

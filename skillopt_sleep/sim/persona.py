@@ -5,7 +5,7 @@ developer's recurring work as *deliverables* (what they ask for, with paraphrase
 crossed with *domains* (what it is about, with concrete subjects). Each deliverable×domain
 pair is a task family; each subject in it is one task. Hidden house *rules* say what a good
 answer must contain; *harmful* rules sound plausible but break answers. The simulator in
-``models/simulated.py`` plays the target and the optimizer from this description.
+``sim/models.py`` plays the target and the optimizer from this description.
 """
 
 from __future__ import annotations
