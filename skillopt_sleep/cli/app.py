@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import Annotated
 
 import typer
 
@@ -20,6 +21,22 @@ app = typer.Typer(
 
 for _module in MODULES:
     importlib.import_module(f"skillopt_sleep.cli.{_module}").register(app)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from skillopt_sleep import __version__
+
+        typer.echo(f"skillopt-sleep {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool | None, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = None,
+) -> None:
+    """Nightly, offline, validation-gated self-evolution of coding-agent skills."""
 
 
 def main() -> None:

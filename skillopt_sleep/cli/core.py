@@ -64,7 +64,7 @@ def _print_summary(s: dict[str, Any], console: Console) -> None:
 
 
 Opt = typer.Option
-Persona = Annotated[str, Opt(help="persona name from personas/ or a .toml path")]
+Persona = Annotated[str, Opt(help="a shipped persona's name or a persona .toml path")]
 Flag = Annotated[bool, Opt()]
 Improves = Annotated[bool, Opt("--assert-improves",
                                help=f"exit 1 unless test lift ≥ {MIN_LIFT} and no harmful edit")]

@@ -15,6 +15,7 @@ import random
 import re
 import tomllib
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,8 @@ from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.judges.rules import validate_checks
 from skillopt_sleep.records import JudgeSpec, Split, Task
 
-PERSONA_DIR = Path(__file__).resolve().parents[2] / "personas"
+PERSONA_DIR = Path(str(resources.files("skillopt_sleep.sim").joinpath("personas")))
+"""The shipped personas: package data, so a wheel install has them."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ class Persona:
 
 
 def resolve(name_or_path: str) -> Path:
-    """A persona name from ``personas/`` or a path to a persona TOML file."""
+    """A shipped persona's name (``skillopt_sleep/sim/personas/``) or a path to a TOML file."""
     path = Path(name_or_path).expanduser()
     if path.suffix == ".toml" and path.is_file():
         return path
