@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/skillopt-sleep prove --persona researcher --assert-improves --full
+	$(BIN)/skillopt-sleep prove --persona researcher --assert-improves --full --keep demo-output
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)

@@ -74,7 +74,7 @@ def build_archive(state: Path, n_tasks: int, per_family: int, dim: int) -> tuple
     with archive.transaction() as conn:
         for f in range(n_families):
             ids = [f"r{f * per_family + j}" for j in range(per_family)]
-            fid = family_id(PROJECT, ids)
+            fid = family_id(ids)
             conn.execute("INSERT INTO families VALUES (?,?,?,?,?,?)",
                          (fid, PROJECT, "bench", split_for(fid), json.dumps(ids[:2]), now))
             conn.executemany("UPDATE mined_requests SET family_id = ? WHERE id = ?",

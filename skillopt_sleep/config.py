@@ -37,6 +37,8 @@ class Settings:
     miner: str = ""
     cache: str = ""
     persona: str = ""
+    seed: int = 0
+    """Where a project's nights start their sampling; each night adds its rank."""
     steps: int = 3
     val_repeats: int = 3
     alpha: float = 0.05

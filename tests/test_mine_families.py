@@ -51,7 +51,7 @@ def test_family_ids_and_splits_survive_new_members_and_nights(tmp_path: Path) ->
     report = _miner(archive, mock).mine(night1)
     (fam,) = report.families
     first_split = MiningStore(archive).family(fam.id).split
-    assert fam.id == family_id(P, ["a1", "a2"]) and fam.members == ["a1", "a2"] and fam.new
+    assert fam.id == family_id(["a1", "a2"]) and fam.members == ["a1", "a2"] and fam.new
     assert report.counts["pending"] == 1  # b1 waits for a second session
 
     night2 = [_req("a3", "s4", "rerun the tests after the merge"),
@@ -59,7 +59,7 @@ def test_family_ids_and_splits_survive_new_members_and_nights(tmp_path: Path) ->
     report2 = _miner(archive, mock).mine(night2)
     by_id = {f.id: f for f in report2.families}
     assert by_id[fam.id].members == ["a1", "a2", "a3"] and not by_id[fam.id].new
-    new = family_id(P, ["b1", "b2"])
+    new = family_id(["b1", "b2"])
     assert by_id[new].members == ["b1", "b2"] and by_id[new].new
     assert report2.counts["embedded"] == 2  # only the two new texts
     rows = {r.family_id: r for r in MiningStore(archive).families()}

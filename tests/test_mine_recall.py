@@ -23,7 +23,7 @@ def _train_and_held_out_ids() -> tuple[str, str]:
 
     train = held = ""
     for i in range(200):
-        fid = family_id("/p", [f"x{i}a", f"x{i}b"])
+        fid = family_id([f"x{i}a", f"x{i}b"])
         if split_for(fid) == "train" and not train:
             train = f"x{i}"
         if split_for(fid) != "train" and not held:

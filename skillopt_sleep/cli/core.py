@@ -96,19 +96,31 @@ def prove_cmd(
     = False,
     full: Full = False,
     embedder: Annotated[str, Opt(help="embedder for --full (minilm or hashing)")] = "minilm",
+    keep: Annotated[Path | None, Opt(help="with --full: leave the sandbox (agent homes, "
+                                          "state, staged nights, report) in this folder")]
+    = None,
     as_json: Annotated[bool, Opt("--json", help="print one JSON object")] = False,
 ) -> None:
     """Run nights over a simulated persona and show that the gate makes the skill better."""
     from skillopt_sleep.night.config import NightConfig
     from skillopt_sleep.sim.prove import ProofSpec
 
-    if full:
-        _prove_full(persona, seed, nights, embedder, as_json)
-        return
     if gate_test not in GATE_TESTS:
         raise typer.BadParameter(GATE_TESTS.valid(), param_hint="--gate-test")
     if budget_schedule not in BUDGET_SCHEDULES:
         raise typer.BadParameter(BUDGET_SCHEDULES.valid(), param_hint="--budget-schedule")
+    if full:
+        gate = {"steps": steps, "val_repeats": val_repeats, "alpha": alpha, "margin": margin,
+                "gate_test": "accept-all" if no_gate else gate_test,
+                "no_regression": no_regression, "budget_schedule": budget_schedule}
+        others = {"target": target != "simulated", "optimizer": optimizer != "simulated",
+                  "base_url": base_url, "record": record, "replay_only": replay_only}
+        _prove_full(_full_spec(persona, seed, nights, embedder, keep, assert_improves, gate,
+                               others), as_json)
+        return
+    if keep is not None:
+        raise typer.BadParameter("--keep needs --full (the plain proof writes no files)",
+                                 param_hint="--keep")
     config = NightConfig(steps=steps, val_repeats=val_repeats, alpha=alpha, margin=margin,
                          gate_test=gate_test, no_regression=no_regression,
                          schedule=budget_schedule)
@@ -136,23 +148,44 @@ def _prove(spec: Any, assert_improves: bool, as_json: bool) -> None:
                             f"≥ {MIN_LIFT}, no harmful edit accepted")
 
 
-def _prove_full(persona: str, seed: int, nights: int, embedder: str, as_json: bool) -> None:
+def _prove_full(spec: Any, as_json: bool) -> None:
     from skillopt_sleep.sim.prove_full import prove_full
 
     show = (lambda m: err.print(f"[dim]{m}[/dim]")) if not as_json else (lambda m: None)
-    summary = prove_full(persona, seed, nights, embedder, progress=show)
+    summary = prove_full(spec, progress=show)
     if as_json:
         typer.echo(json.dumps(summary))
         return
+    verdict = "[green]full proof holds[/green]" if spec.assert_improves else "full proof done"
     Console().print(
-        f"[green]full proof holds[/green] for {summary['persona']}: "
+        f"{verdict} for {summary['persona']}: "
         f"{summary['written']['claude-code'] + summary['written']['codex']} sessions harvested, "
         f"{summary['mining'].get('families', 0)} families, "
         f"{summary['mining'].get('tasks', 0)} tasks; "
         f"test {summary['baseline_test']:.3f} → {summary['after_test']:.3f} "
-        f"(accepted per night {summary['accepted_per_night']}); adopted, then rolled back to "
-        f"v{summary['rolled_back_to']} byte-exact ({summary['seconds']} s)"
+        f"(accepted per night {summary['accepted_per_night']}, "
+        f"{summary['harmful_accepted']} harmful); adopted, then rolled back to "
+        f"v{summary['rolled_back_to']} byte-exact ({summary['seconds']} s)",
+        soft_wrap=True,
     )
+    for line in summary["abstained"]:
+        err.print(f"[yellow]abstained[/yellow] {line}")
+    where = "kept in " + summary["sandbox"] if summary["sandbox"] else "removed with the sandbox"
+    typer.echo(f"report: {summary['report']} ({where})")
+
+
+def _full_spec(persona: str, seed: int, nights: int, embedder: str, keep: Path | None,
+               assert_improves: bool, gate: dict[str, Any], others: dict[str, Any]) -> Any:
+    """``prove --full``'s spec; options the full flow cannot honour are refused by name."""
+    from skillopt_sleep.sim.prove_full import FullSpec
+
+    refused = [f"--{k.replace('_', '-')}" for k, v in others.items() if v]
+    if refused:
+        raise typer.BadParameter(f"{', '.join(refused)} cannot be used with --full "
+                                 "(the full proof runs the simulator through the pipeline)",
+                                 param_hint="--full")
+    return FullSpec(persona=persona, seed=seed, nights=nights, embedder=embedder, keep=keep,
+                    assert_improves=assert_improves, gate=gate)
 
 
 def lint_cmd(

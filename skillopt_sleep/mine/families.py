@@ -45,9 +45,14 @@ class Family:
     grew: bool = False  # formed or joined by a request in this pass
 
 
-def family_id(project: str, first_members: Sequence[str]) -> str:
-    """Stable id of a family from the members it formed with."""
-    return "fam-" + sha256_text("\x00".join([project, *first_members[:2]]))[:12]
+def family_id(first_members: Sequence[str]) -> str:
+    """Stable id of a family from the members it formed with.
+
+    Member ids are turn ids (``<source>:<session_id>:<index>``), unique across projects, so
+    the project's path is left out: the same history gives the same ids (and splits)
+    wherever it sits on disk. Families formed before keep the ids they were stored with.
+    """
+    return "fam-" + sha256_text("\x00".join(first_members[:2]))[:12]
 
 
 def neighbour_edges(vectors: np.ndarray, k: int) -> list[tuple[float, int, int]]:
@@ -139,7 +144,7 @@ def new_families(
         if len({pending[i].session_id for i in group}) < settings.min_sessions:
             continue
         ids = [pending[i].id for i in group]  # group indices are sorted: arrival order
-        formed.append((family_id(project, ids), ids))
+        formed.append((family_id(ids), ids))
     return formed
 
 

@@ -248,11 +248,20 @@ class _Run:
             project=str(self.project),
             config=config,
             memory=recall(self.archive, str(self.project), skill),
+            seed=self._seed(skill),
             progress=self.say,
         )
         result = run_night(inputs)
         remember(self.archive, result)
         return result
+
+
+    def _seed(self, skill: str) -> int:
+        """Each night of a skill samples afresh: the configured seed, then the night's rank
+        among this project's nights for the skill (so a rerun of the same history repeats)."""
+        earlier = sum(1 for _, r in self.archive.nights(str(self.project), limit=100_000)
+                      if r.skill == skill)
+        return self.settings.seed * 100_003 + earlier
 
 
 def _stage(

@@ -12,8 +12,10 @@ import os
 import shutil
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from filelock import FileLock
 
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.config import Settings
-from skillopt_sleep.errors import AssertionFailed
+from skillopt_sleep.errors import AssertionFailed, ConfigError
 from skillopt_sleep.pipeline.run import RunOutcome, run_once
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
@@ -38,35 +40,60 @@ def _expect(condition: bool, what: str) -> None:
         raise AssertionFailed(f"full proof failed: {what}")
 
 
-@contextmanager
-def _sandbox(name: str) -> Iterator[Path]:
-    """A temporary home for the agents and for skillopt-sleep's own state.
+LAYOUT = """\
+home/                 the agents' home: .claude/projects (Claude Code), .codex/sessions (Codex)
+project/              the persona's project folder (the sessions' working directory)
+skills/claude/        where adoption writes for Claude Code ($CLAUDE_CONFIG_DIR/skills)
+skills/agents/        where adoption writes for Codex and Copilot (~/.agents/skills)
+skillopt-sleep/       skillopt-sleep's own home (SKILLOPT_SLEEP_HOME): config, cache, and
+  state/              its state: archive.sqlite3, queue/, nights/
+  state/nights/<id>/  one staged night: proposed SKILL.md per skill, diff.patch,
+                      report.html, report.json, manifest.json
+"""
+"""What a kept sandbox holds (``prove --full --keep DIR``), also written as DIR/LAYOUT.txt."""
 
-    Its path is fixed per persona and seed: the project path is part of every family id,
-    and so of every split, so a random path would make the proof differ run to run.
+
+@contextmanager
+def _sandbox(name: str, keep: Path | None = None) -> Iterator[Path]:
+    """A home for the agents and for skillopt-sleep's own state: ``keep`` (left in place
+    for the user to look at) or a temporary folder (removed afterwards).
+
+    Nothing computed depends on where it is: family ids are derived from their members'
+    turn ids, never from the project's path, so any folder gives the same proof.
     """
     saved = {k: os.environ.get(k) for k in _ENV}
-    root = Path(tempfile.gettempdir()) / f"skillopt-sleep-full-{name}"
+    root = keep.resolve() if keep else Path(tempfile.gettempdir()) / f"skillopt-sleep-full-{name}"
     with FileLock(str(root) + ".lock"):
-        shutil.rmtree(root, ignore_errors=True)
-        root.mkdir(parents=True)
+        _fresh(root, kept=keep is not None)
         home = root / "home"
         home.mkdir()
         os.environ.update(
             HOME=str(home),
             CLAUDE_CONFIG_DIR=str(home / ".claude"),
             CODEX_HOME=str(home / ".codex"),
-            SKILLOPT_SLEEP_HOME=str(root / "state"),
+            SKILLOPT_SLEEP_HOME=str(root / "skillopt-sleep"),
         )
         try:
             yield root
         finally:
-            shutil.rmtree(root, ignore_errors=True)
+            if keep is None:
+                shutil.rmtree(root, ignore_errors=True)
             for key, value in saved.items():
                 if value is None:
                     os.environ.pop(key, None)
                 else:
                     os.environ[key] = value
+
+
+def _fresh(root: Path, kept: bool) -> None:
+    """Empty ``root`` for a new proof; a kept folder is emptied only if a proof made it."""
+    if kept and root.exists() and any(root.iterdir()) and not (root / "LAYOUT.txt").exists():
+        raise ConfigError(f"--keep {root}: the folder is not empty and was not made by a "
+                          "proof; give an empty or new folder")
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    if kept:
+        (root / "LAYOUT.txt").write_text(LAYOUT, encoding="utf-8")
 
 
 def _check_night(outcome: RunOutcome, roots: list[Path], n: int) -> dict[str, Any]:
@@ -107,56 +134,101 @@ def _rollback_once(roots: list[Path], skill: str) -> int:
         archive.close()
 
 
-def prove_full(
-    persona: str = "researcher",
-    seed: int = 0,
-    nights: int = 3,
-    embedder: str = "minilm",
-    progress: Callable[[str], None] = lambda _m: None,
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class FullSpec:
+    """What ``prove --full`` runs: the persona's nights through the whole pipeline."""
+
+    persona: str = "researcher"
+    seed: int = 0
+    nights: int = 3
+    embedder: str = "minilm"
+    keep: Path | None = None
+    """Leave the sandbox here (documented in ``LAYOUT``) instead of removing it."""
+    assert_improves: bool = False
+    """Require the test lift and that no harmful edit was accepted (``AssertionFailed``)."""
+    gate: dict[str, Any] = field(default_factory=dict)
+    """Gate settings for the nights: ``steps``, ``val_repeats``, ``alpha``, ``margin``,
+    ``gate_test``, ``no_regression``, ``budget_schedule`` (config keys of the same names)."""
+
+
+GATE_KEYS = ("steps", "val_repeats", "alpha", "margin", "gate_test", "no_regression",
+             "budget_schedule")
+
+
+def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
+               ) -> dict[str, Any]:
     """Run the whole flow in a sandbox; raise ``AssertionFailed`` at the first broken step."""
-    p = personas.load(persona)
+    unknown = set(spec.gate) - set(GATE_KEYS)
+    if unknown:
+        raise ConfigError(f"prove --full: unknown gate settings {sorted(unknown)}")
+    p = personas.load(spec.persona)
     start = time.monotonic()
-    with _sandbox(f"{p.name}-{seed}") as root:
+    with _sandbox(f"{p.name}-{spec.seed}", spec.keep) as root:
         project = root / "project"
         project.mkdir()
-        written = write_history(p, seed, Path(os.environ["HOME"]), project)
+        written = write_history(p, spec.seed, Path(os.environ["HOME"]), project)
         progress(
             f"wrote {written['claude-code']} Claude Code and {written['codex']} Codex sessions"
         )
         roots = [root / "skills" / "claude", root / "skills" / "agents"]
         settings = Settings(
-            target="simulated",
-            optimizer="simulated",
-            persona=str(p.path),
-            embedder=embedder,
-            skill_roots=tuple(map(str, roots)),
-            sources=("claude-code", "codex"),
+            target="simulated", optimizer="simulated", persona=str(p.path),
+            embedder=spec.embedder, skill_roots=tuple(map(str, roots)),
+            sources=("claude-code", "codex"), seed=spec.seed, **spec.gate,
         )
-        runs = []
-        for n in range(1, nights + 1):
-            progress(f"night {n}/{nights}")
+        runs, outcomes = [], []
+        for n in range(1, spec.nights + 1):
+            progress(f"night {n}/{spec.nights}")
             outcome = run_once(project, settings=settings, adopt="auto", progress=progress)
             if n == 1:
                 harvested = outcome.counts["harvest"]["sessions"]
                 total = written["claude-code"] + written["codex"]
                 _expect(harvested == total, f"harvested {harvested} of {total} sessions")
             runs.append(_check_night(outcome, roots, n))
-        first, last = runs[0]["skills"][0], runs[-1]["skills"][0]
-        lift = (last["after_test"] or 0.0) - (first["baseline_test"] or 0.0)
-        _expect(lift >= MIN_LIFT, f"test lift {lift:+.3f} < {MIN_LIFT}")
-        restored = _rollback_once(roots, first["skill"])
+            outcomes.append(outcome)
+        summary = _summary(p, spec, runs, outcomes, written)
+        if spec.assert_improves:
+            check_full(summary)
+        summary["rolled_back_to"] = _rollback_once(roots, summary["skill"])
+        summary["report"] = str(Path(outcomes[-1].staged) / "report.html")
+        summary["sandbox"] = str(root) if spec.keep else ""
+    summary["seconds"] = round(time.monotonic() - start, 2)
+    return summary
+
+
+def _summary(p: personas.Persona, spec: FullSpec, runs: list[dict[str, Any]],
+             outcomes: list[RunOutcome], written: dict[str, int]) -> dict[str, Any]:
+    first, last = runs[0]["skills"][0], runs[-1]["skills"][0]
+    lift = (last["after_test"] or 0.0) - (first["baseline_test"] or 0.0)
+    kinds = Counter(
+        personas.classify(p, d.edit.op, d.edit.text, d.edit.anchor)
+        for o in outcomes for r in o.nights for d in r.accepted
+    )
+    abstained = [f"night {n}: {r.abstained}" for n, o in enumerate(outcomes, 1)
+                 for r in o.nights if r.abstained]
     return {
         "persona": p.name,
-        "seed": seed,
-        "nights": nights,
+        "seed": spec.seed,
+        "nights": spec.nights,
+        "skill": first["skill"],
         "written": written,
         "mining": runs[0]["counts"]["mining"],
         "baseline_test": first["baseline_test"],
         "after_test": last["after_test"],
         "lift": round(lift, 4),
         "accepted_per_night": [r["skills"][0]["accepted"] for r in runs],
+        "accepted_by_kind": dict(sorted(kinds.items())),
+        "harmful_accepted": kinds.get("harmful", 0) + kinds.get("hostile", 0),
+        "abstained_nights": len(abstained),
+        "abstained": abstained,
         "adopted": [r["adopted"] for r in runs],
-        "rolled_back_to": restored,
-        "seconds": round(time.monotonic() - start, 2),
     }
+
+
+def check_full(summary: dict[str, Any]) -> None:
+    """The full proof's promise: the held-out lift, and no harmful edit accepted."""
+    why = f" ({summary['abstained_nights']} night(s) abstained: " \
+          f"{'; '.join(summary['abstained'])})" if summary["abstained_nights"] else ""
+    _expect(summary["lift"] >= MIN_LIFT, f"test lift {summary['lift']:+.3f} < {MIN_LIFT}{why}")
+    _expect(summary["harmful_accepted"] == 0,
+            f"{summary['harmful_accepted']} harmful edit(s) accepted")
