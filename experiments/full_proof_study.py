@@ -52,7 +52,7 @@ def main() -> int:
             bad += not same
             lifts.append(first["lift"])
             print(f"{seed:>4}  {first['baseline_test']:.3f}     {first['after_test']:.3f}   "
-                  f"{first['lift']:+.3f}  {str(first['accepted_per_night']):<9}  "
+                  f"{first['lift']:+.3f}  {first['accepted_per_night']!s:<9}  "
                   f"{first['harmful_accepted']:>7}  {first['abstained_nights']:>9}  {same}")
     if lifts:
         print(f"held: {len(lifts)}/{args.seeds}; lift min {min(lifts):+.3f}, "
