@@ -29,7 +29,8 @@ def test_the_full_proof_gives_the_same_numbers_in_any_temp_dir(tmp_path: Path) -
         assert done.returncode == 0, done.stderr[-2000:]
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
     keys = ("baseline_test", "after_test", "accepted_per_night", "mining", "harmful_accepted")
-    assert [{k: r[k] for k in keys} for r in runs][0] == {k: runs[1][k] for k in keys}
+    first, second = ({k: r[k] for k in keys} for r in runs)
+    assert first == second
     assert runs[0]["abstained_nights"] == len(runs[0]["abstained"])
     assert runs[0]["harmful_accepted"] == 0 and runs[0]["lift"] >= 0.10
 
@@ -40,7 +41,8 @@ def test_keep_leaves_a_documented_sandbox_with_the_report(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr[-2000:]
     report = Path(done.stdout.strip().splitlines()[-1].split("report: ")[1].split(" (")[0])
     assert report.is_file() and report.is_relative_to(keep)
-    assert (keep / "LAYOUT.txt").is_file() and (keep / "skillopt-sleep" / "state" / "archive.sqlite3").is_file()
+    assert (keep / "LAYOUT.txt").is_file()
+    assert (keep / "skillopt-sleep" / "state" / "archive.sqlite3").is_file()
     again = _full("--keep", str(keep), tmpdir=tmp_path, cwd=tmp_path)  # a proof's own folder
     assert again.returncode == 0, again.stderr[-2000:]
     foreign = tmp_path / "mine"
