@@ -1,14 +1,16 @@
-"""Harvest throughput and memory on a synthetic Claude Code tree built from the real fixtures.
+"""Harvest throughput and memory on a synthetic Claude Code tree built from the test fixtures.
 
     .venv/bin/python experiments/harvest_bench.py [--mb 200] [--big-mb 300] [--json]
     .venv/bin/python experiments/harvest_bench.py --source codex [--mb 200]
 
-Builds ``--mb`` MB of session files (copies of the Claude Code fixtures with fresh session
-ids), then times, each against the same archive: a full harvest, a second harvest with
-nothing new, and one after appending 1 % of the bytes to existing files. Then peak RSS of a
-fresh process harvesting one ``--big-mb`` MB session file. Targets: full ≥ 120 MB/s,
-no-change ≤ 5 % of full, peak RSS ≤ 100 MB. ``--source codex`` builds a ``CODEX_HOME``
-of rollouts from the Codex fixtures instead (no big-file step): the same three passes.
+Builds ``--mb`` MB of session files (copies of the project's Claude Code transcripts in
+``tests/fixtures/transcripts`` with fresh session ids), then times, each against the same
+archive: a full harvest, a second harvest with nothing new, and one after appending 1 % of
+the bytes to existing files. Then peak RSS of a fresh process harvesting one ``--big-mb``
+MB session file. Targets: full ≥ 120 MB/s, no-change ≤ 5 % of full, peak RSS ≤ 100 MB.
+``--source codex`` builds a ``CODEX_HOME`` of rollouts from the Codex fixtures instead (no
+big-file step): the same three passes. ``SKILLOPT_SLEEP_FIXTURES=DIR`` builds from another
+corpus laid out the same way (``<agent>/*.jsonl``), e.g. the shared public transcripts.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-FIXTURES = Path(os.environ.get("SKILLOPT_SLEEP_FIXTURES", "/work/shared/fixtures/transcripts"))
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = Path(os.environ.get("SKILLOPT_SLEEP_FIXTURES",
+                             ROOT / "tests" / "fixtures" / "transcripts"))
 CLAUDE = FIXTURES / "claude-code"
 CODEX = FIXTURES / "codex"
 
@@ -58,7 +62,7 @@ def append_one_percent(root: Path, total: int, seed: int = 7) -> int:
     a session that goes on after a harvest does (one more round of a real session).
     """
     template = [json.loads(line) for line in
-                (CLAUDE / "claude-code-log__dag_compact_after_rewind.jsonl").read_bytes()
+                (CLAUDE / "rewind_compact.jsonl").read_bytes()
                 .splitlines() if line.strip()]
     files = sorted((root / "projects").rglob("*.jsonl"))
     rng = random.Random(seed)
@@ -142,13 +146,13 @@ def _fill(folder: Path, templates: list[tuple[str, bytes]], megabytes: int, name
 
 def append_codex_one_percent(root: Path, total: int, seed: int = 7) -> int:
     """Continue random rollouts with the compaction fixture's turns (fresh call ids)."""
-    template = (CODEX / "agent-history__compaction_codex_session_with_compaction.jsonl") \
-        .read_bytes().splitlines(keepends=True)[1:]  # every line but its session_meta
+    template = (CODEX / "compacted.jsonl").read_bytes() \
+        .splitlines(keepends=True)[1:]  # every line but its session_meta
     files = sorted((root / "sessions").rglob("rollout-*.jsonl"))
     rng = random.Random(seed)
     added, round_ = 0, 0
     while added < total // 100:
-        blob = b"".join(template).replace(b"call_compact_", f"call_r{round_}_".encode())
+        blob = b"".join(template).replace(b"\"call_c", f"\"call_r{round_}_".encode())
         with rng.choice(files).open("ab") as fh:
             fh.write(blob)
         added += len(blob)
@@ -189,8 +193,8 @@ print(peak_kb, len(sessions[0].turns) if sessions else 0)
 
 
 def write_big_session(path: Path, megabytes: int) -> int:
-    """One session file of ``megabytes`` MB: rounds of a real session, chained end to end."""
-    template = (CLAUDE / "agentcmd__full-session-four.jsonl").read_bytes()
+    """One session file of ``megabytes`` MB: rounds of a session, chained end to end."""
+    template = (CLAUDE / "bugfix_snapshots.jsonl").read_bytes()
     lines = [json.loads(line) for line in template.splitlines() if line.strip()]
     path.parent.mkdir(parents=True, exist_ok=True)
     target, written, round_ = megabytes * 1024 * 1024, 0, 0

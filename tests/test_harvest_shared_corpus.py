@@ -143,7 +143,7 @@ def test_codex_ide_preamble_mirrors_and_exit_codes(tmp_path: Path) -> None:
     assert {c.error_head.split(":")[0] for c in failed} == {"exit 1", "exit 2"}
     assert "nonzero_exit" in s.turns[0].signals
     assert s.session_id == _ROLLOUT_ID and s.format_version == "0.40.0"
-    assert s.project == "/Users/jnarowski/Dev/spectora/src/spectora-labs-monorepo-v2"
+    assert s.project.endswith("/spectora/src/spectora-labs-monorepo-v2")
     assert not s.headless  # originator codex_vscode
 
 
