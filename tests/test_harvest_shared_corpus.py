@@ -114,8 +114,7 @@ def test_subagent_files_are_not_sessions(tmp_path: Path) -> None:
     shutil.copy(src, folder / "s1" / "subagents" / "agent-9.jsonl")  # 2.1.x layout
     shutil.copy(src, folder / "s1" / "subagents" / "workflows" / "w" / "agent-8.jsonl")
     source = ClaudeCodeSource(root)
-    assert [p.name for p in source.discover()] == [
-        DAG]
+    assert [p.name for p in source.discover()] == [DAG]
 
 
 def test_claude_config_dir_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
