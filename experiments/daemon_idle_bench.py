@@ -1,7 +1,7 @@
 """Idle footprint of the daemon: RSS and CPU of ``daemon run`` with nothing to do.
 
 Starts the real daemon (scheduler with one enrolled project, watchers on a Claude Code
-tree holding the shared fixtures, and on the SessionEnd queue) in a temporary home, lets
+tree holding the test fixtures, and on the SessionEnd queue) in a temporary home, lets
 it settle, then samples its RSS and CPU time for ``--seconds``. Targets: RSS <= 150 MB,
 CPU near zero, and no model library (torch, sentence-transformers, faiss) imported while
 idle. Then a session ends: the real SessionEnd hook queues a transcript kept outside the
@@ -27,16 +27,17 @@ from pathlib import Path
 
 import psutil
 
-FIXTURES = Path("/work/shared/fixtures/transcripts/claude-code")
-HOOK = Path(__file__).resolve().parents[1] / "plugins" / "claude-code" / "hooks" / "session_end.py"
-ENDED = "claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
-ENDED_ID = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "transcripts" / "claude-code"
+HOOK = ROOT / "plugins" / "claude-code" / "hooks" / "session_end.py"
+ENDED = "init_refused_write.jsonl"
+ENDED_ID = "d1e2f3a4-b5c6-4d7e-8f90-a1b2c3d4e5f6"
 MODEL_MODULES = ("torch", "sentence_transformers", "transformers", "faiss")
 
 
 def _home(base: Path) -> dict[str, str]:
     user = base / "user"
-    projects = user / ".claude" / "projects" / "-work-demo"
+    projects = user / ".claude" / "projects" / "-path-to-demo"
     projects.mkdir(parents=True)
     for path in sorted(FIXTURES.glob("*.jsonl")):
         shutil.copy(path, projects / path.name)

@@ -1,14 +1,16 @@
-"""Harvest throughput and memory on a synthetic Claude Code tree built from the real fixtures.
+"""Harvest throughput and memory on a synthetic Claude Code tree built from the test fixtures.
 
     .venv/bin/python experiments/harvest_bench.py [--mb 200] [--big-mb 300] [--json]
     .venv/bin/python experiments/harvest_bench.py --source codex [--mb 200]
 
-Builds ``--mb`` MB of session files (copies of the Claude Code fixtures with fresh session
-ids), then times, each against the same archive: a full harvest, a second harvest with
-nothing new, and one after appending 1 % of the bytes to existing files. Then peak RSS of a
-fresh process harvesting one ``--big-mb`` MB session file. Targets: full ≥ 120 MB/s,
-no-change ≤ 5 % of full, peak RSS ≤ 100 MB. ``--source codex`` builds a ``CODEX_HOME``
-of rollouts from the Codex fixtures instead (no big-file step): the same three passes.
+Builds ``--mb`` MB of session files (copies of the project's Claude Code transcripts in
+``tests/fixtures/transcripts`` with fresh session ids), then times, each against the same
+archive: a full harvest, a second harvest with nothing new, and one after appending 1 % of
+the bytes to existing files. Then peak RSS of a fresh process harvesting one ``--big-mb``
+MB session file. Targets: full ≥ 120 MB/s, no-change ≤ 5 % of full, peak RSS ≤ 100 MB.
+``--source codex`` builds a ``CODEX_HOME`` of rollouts from the Codex fixtures instead (no
+big-file step): the same three passes. ``SKILLOPT_SLEEP_FIXTURES=DIR`` builds from another
+corpus laid out the same way (``<agent>/*.jsonl``), e.g. the shared public transcripts.
 """
 
 from __future__ import annotations
@@ -24,18 +26,74 @@ import time
 from pathlib import Path
 from typing import Any
 
-FIXTURES = Path(os.environ.get("SKILLOPT_SLEEP_FIXTURES", "/work/shared/fixtures/transcripts"))
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = Path(os.environ.get("SKILLOPT_SLEEP_FIXTURES",
+                             ROOT / "tests" / "fixtures" / "transcripts"))
 CLAUDE = FIXTURES / "claude-code"
 CODEX = FIXTURES / "codex"
+
+
+SESSION_KB = 56
+"""Claude Code sessions are padded to about this size (the fixtures are small on purpose;
+real sessions carry whole files in their tool results)."""
+ROLLOUT_KB = 170
+BIG_ROUND_KB = 52
+"""The big file repeats a session padded to this size: about 2.3 KB a record, as in a real
+session of reads and edits (records, not bytes, are what its memory grows with)."""
+
+
+def _filler(size: int) -> str:
+    """``size`` characters of file content, as a Read or a shell command would return."""
+    line = "    return render(request, 'orders/list.html', {{'orders': page_{n}}})\n"
+    out, n = [], 0
+    while size > 0:
+        text = f"{n:>6}\t" + line.format(n=n)
+        out.append(text[:size])
+        size -= len(text)
+        n += 1
+    return "".join(out)
+
+
+def pad_claude(data: bytes, kb: int) -> bytes:
+    """The session with its tool results (else its answers) grown to about ``kb`` KB."""
+    records = [json.loads(line) for line in data.splitlines() if line.strip()]
+    slots: list[dict[str, Any]] = []
+    for record in records:
+        content = (record.get("message") or {}).get("content")
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_result" and isinstance(block.get("content"), str):
+                slots.append(block)
+    if not slots:
+        slots = [block for r in records if r.get("type") == "assistant"
+                 for block in r["message"]["content"] if block.get("type") == "text"]
+    key = "content" if slots and "content" in slots[0] else "text"
+    for block in slots:
+        block[key] += "\n" + _filler((kb * 1024 - len(data)) // len(slots))
+    return b"".join(json.dumps(r, ensure_ascii=False).encode() + b"\n" for r in records)
+
+
+def pad_codex(data: bytes, kb: int) -> bytes:
+    """The rollout with its command outputs grown to about ``kb`` KB."""
+    records = [json.loads(line) for line in data.splitlines() if line.strip()]
+    outputs = [r["payload"] for r in records
+               if r.get("type") == "response_item"
+               and r["payload"].get("type") == "function_call_output"]
+    for payload in outputs:
+        extra = _filler((kb * 1024 - len(data)) // max(1, len(outputs)))
+        try:
+            inner = json.loads(payload["output"])
+            inner["output"] += extra
+            payload["output"] = json.dumps(inner)
+        except (ValueError, TypeError, KeyError):
+            payload["output"] += extra
+    return b"".join(json.dumps(r, ensure_ascii=False).encode() + b"\n" for r in records)
 
 
 def _templates() -> list[tuple[str, bytes]]:
     """Each fixture with its session id, so copies can be given fresh ids by byte replace."""
     found = []
     for path in sorted(CLAUDE.glob("*.jsonl")):
-        data = path.read_bytes()
-        if not data.endswith(b"\n"):
-            data += b"\n"
+        data = pad_claude(path.read_bytes(), SESSION_KB)
         for line in data.splitlines():
             try:
                 sid = json.loads(line).get("sessionId")
@@ -58,7 +116,7 @@ def append_one_percent(root: Path, total: int, seed: int = 7) -> int:
     a session that goes on after a harvest does (one more round of a real session).
     """
     template = [json.loads(line) for line in
-                (CLAUDE / "claude-code-log__dag_compact_after_rewind.jsonl").read_bytes()
+                (CLAUDE / "rewind_compact.jsonl").read_bytes()
                 .splitlines() if line.strip()]
     files = sorted((root / "projects").rglob("*.jsonl"))
     rng = random.Random(seed)
@@ -115,7 +173,7 @@ def _codex_templates() -> list[tuple[str, bytes]]:
         data = path.read_bytes()
         first = json.loads(data.split(b"\n", 1)[0])
         if first.get("type") == "session_meta":
-            found.append((first["payload"]["id"], data if data.endswith(b"\n") else data + b"\n"))
+            found.append((first["payload"]["id"], pad_codex(data, ROLLOUT_KB)))
     return found
 
 
@@ -142,13 +200,13 @@ def _fill(folder: Path, templates: list[tuple[str, bytes]], megabytes: int, name
 
 def append_codex_one_percent(root: Path, total: int, seed: int = 7) -> int:
     """Continue random rollouts with the compaction fixture's turns (fresh call ids)."""
-    template = (CODEX / "agent-history__compaction_codex_session_with_compaction.jsonl") \
-        .read_bytes().splitlines(keepends=True)[1:]  # every line but its session_meta
+    template = pad_codex((CODEX / "compacted.jsonl").read_bytes(), 5) \
+        .splitlines(keepends=True)[1:]  # every line but its session_meta
     files = sorted((root / "sessions").rglob("rollout-*.jsonl"))
     rng = random.Random(seed)
     added, round_ = 0, 0
     while added < total // 100:
-        blob = b"".join(template).replace(b"call_compact_", f"call_r{round_}_".encode())
+        blob = b"".join(template).replace(b"\"call_c", f"\"call_r{round_}_".encode())
         with rng.choice(files).open("ab") as fh:
             fh.write(blob)
         added += len(blob)
@@ -189,8 +247,8 @@ print(peak_kb, len(sessions[0].turns) if sessions else 0)
 
 
 def write_big_session(path: Path, megabytes: int) -> int:
-    """One session file of ``megabytes`` MB: rounds of a real session, chained end to end."""
-    template = (CLAUDE / "agentcmd__full-session-four.jsonl").read_bytes()
+    """One session file of ``megabytes`` MB: rounds of a session, chained end to end."""
+    template = pad_claude((CLAUDE / "bugfix_snapshots.jsonl").read_bytes(), BIG_ROUND_KB)
     lines = [json.loads(line) for line in template.splitlines() if line.strip()]
     path.parent.mkdir(parents=True, exist_ok=True)
     target, written, round_ = megabytes * 1024 * 1024, 0, 0

@@ -1,4 +1,11 @@
-"""Lay real transcript fixtures out the way each agent lays out its files, in a temp dir."""
+"""Lay transcript fixtures out the way each agent lays out its files, in a temp dir.
+
+The project's own transcripts live in ``tests/fixtures/transcripts/`` (written by
+``tests/fixtures/write_transcripts.py``, and trimmed from what the real CLIs wrote). The
+public transcripts in ``../shared/fixtures/transcripts`` beside the repository are an
+extra corpus: ``shared()`` skips a test when that folder is absent, and fails it under
+``SKILLOPT_SLEEP_REQUIRE_ALL=1``. No path outside the repository is ever assumed.
+"""
 
 from __future__ import annotations
 
@@ -6,47 +13,68 @@ import json
 import shutil
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "transcripts"
-if not FIXTURES.is_dir():  # the repo may sit elsewhere; the shared tree is fixed
-    FIXTURES = Path("/work/shared/fixtures/transcripts")
+from ._require import require
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures" / "transcripts"
+SHARED = REPO.parent / "shared" / "fixtures" / "transcripts"
+
+Fixture = str | Path
+"""A name under ``tests/fixtures/transcripts/<agent>/`` or a path to any transcript."""
 
 
 def fixture(rel: str) -> Path:
-    return FIXTURES / rel
+    """One of the project's own transcripts, ``<agent>/<name>``."""
+    path = FIXTURES / rel
+    assert path.is_file(), f"no fixture {rel} in {FIXTURES}"
+    return path
 
 
-def claude_tree(root: Path, *names: str, slug: str = "-work-demo") -> Path:
-    """``root/projects/<slug>/<name>`` for each Claude Code fixture; returns ``root``."""
+def shared(rel: str = "") -> Path:
+    """A public transcript from the shared corpus beside the repository (skips without it)."""
+    require(SHARED.is_dir(), "the shared public transcripts are not beside the repository "
+                             "(../shared/fixtures/transcripts): the extra corpus is skipped")
+    return SHARED / rel if rel else SHARED
+
+
+def _source(agent: str, item: Fixture) -> Path:
+    return item if isinstance(item, Path) else fixture(f"{agent}/{item}")
+
+
+def claude_tree(root: Path, *names: Fixture, slug: str = "-path-to-project") -> Path:
+    """``root/projects/<slug>/<name>`` for each Claude Code transcript; returns ``root``."""
     folder = root / "projects" / slug
     folder.mkdir(parents=True, exist_ok=True)
     for name in names:
-        shutil.copy(fixture(f"claude-code/{name}"), folder / name)
+        src = _source("claude-code", name)
+        shutil.copy(src, folder / src.name)
     return root
 
 
-def codex_tree(root: Path, name: str, session_id: str, archived: bool = False) -> Path:
+def codex_tree(root: Path, name: Fixture, session_id: str, archived: bool = False) -> Path:
     """``root/sessions/2025/09/25/rollout-…-<id>.jsonl`` (or ``archived_sessions/``)."""
     folder = root / ("archived_sessions" if archived else "sessions/2025/09/25")
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"rollout-2025-09-25T02-12-23-{session_id}.jsonl"
-    shutil.copy(fixture(f"codex/{name}"), target)
+    shutil.copy(_source("codex", name), target)
     return target
 
 
-def vscode_tree(root: Path, name: str, folder_uri: str, workspace: str = "abc123") -> Path:
+def vscode_tree(root: Path, name: Fixture, folder_uri: str, workspace: str = "abc123") -> Path:
     """``root/<workspace>/chatSessions/<name>`` with a ``workspace.json`` naming the folder."""
     base = root / workspace
     (base / "chatSessions").mkdir(parents=True, exist_ok=True)
     (base / "workspace.json").write_text(json.dumps({"folder": folder_uri}))
-    target = base / "chatSessions" / name
-    shutil.copy(fixture(f"copilot-vscode/{name}"), target)
+    src = _source("copilot-vscode", name)
+    target = base / "chatSessions" / src.name
+    shutil.copy(src, target)
     return target
 
 
-def copilot_tree(root: Path, name: str, session_id: str) -> Path:
+def copilot_tree(root: Path, name: Fixture, session_id: str) -> Path:
     """``root/session-state/<id>/events.jsonl``."""
     folder = root / "session-state" / session_id
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / "events.jsonl"
-    shutil.copy(fixture(f"copilot-cli/{name}"), target)
+    shutil.copy(_source("copilot-cli", name), target)
     return target

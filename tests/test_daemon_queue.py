@@ -26,8 +26,8 @@ from ._wait import until
 
 REPO = Path(__file__).resolve().parents[1]
 HOOK = REPO / "plugins" / "claude-code" / "hooks" / "session_end.py"
-FIXTURE = "claude-code/claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
-SESSION = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+FIXTURE = "claude-code/init_refused_write.jsonl"  # /init and a refused write
+SESSION = "d1e2f3a4-b5c6-4d7e-8f90-a1b2c3d4e5f6"
 # A SessionEnd payload as Claude Code sends it on stdin (transcript_path set per test).
 PAYLOAD = {"session_id": SESSION, "cwd": "/path/to/Demo", "hook_event_name": "SessionEnd",
            "reason": "prompt_input_exit"}

@@ -80,7 +80,7 @@ class Nights:
         time.sleep(settle)  # long enough for a second, wrong call to show up
 
 
-def _project(key: str = "/work/demo", **settings: Any) -> Enrolled:
+def _project(key: str = "/path/to/demo", **settings: Any) -> Enrolled:
     return Enrolled(key, Path(key), Settings(**settings), "auto")
 
 
@@ -94,10 +94,10 @@ def test_cron_job_is_coalesced_with_a_long_misfire_grace(clock: Clock, tmp_path:
     service = _service(clock, Nights(clock), tmp_path)
     service.start()
     try:
-        job = service.scheduler.get_job("night:/work/demo")
+        job = service.scheduler.get_job("night:/path/to/demo")
         assert job.coalesce is True
         assert job.misfire_grace_time == MISFIRE_GRACE >= 12 * 3600
-        assert service.next_runs()["/work/demo"] == "2025-01-02T03:17:00+00:00"
+        assert service.next_runs()["/path/to/demo"] == "2025-01-02T03:17:00+00:00"
     finally:
         service.stop()
 
@@ -114,10 +114,10 @@ def test_nights_missed_while_asleep_run_once_on_wake(clock: Clock, tmp_path: Pat
         nights.wait(1)
         assert len(nights.calls) == 1, nights.calls
         assert nights.calls[0][1] == "auto"
-        state = service.state.projects["/work/demo"]
+        state = service.state.projects["/path/to/demo"]
         assert state.last_success == clock.now
         assert state.last_result["status"] == "ok"
-        assert service.next_runs()["/work/demo"] == "2025-01-05T03:17:00+00:00"
+        assert service.next_runs()["/path/to/demo"] == "2025-01-05T03:17:00+00:00"
         assert service.tick(clock.now + timedelta(seconds=60)) is False  # a normal beat
     finally:
         service.stop()
@@ -125,18 +125,18 @@ def test_nights_missed_while_asleep_run_once_on_wake(clock: Clock, tmp_path: Pat
 
 def test_catch_up_on_start_only_for_stale_projects(clock: Clock, tmp_path: Path) -> None:
     state = DaemonState(tmp_path / "state.json")
-    state.update("/work/stale", first_seen=START - timedelta(days=9),
+    state.update("/path/to/stale", first_seen=START - timedelta(days=9),
                  last_success=START - timedelta(hours=30))
-    state.update("/work/fresh", first_seen=START - timedelta(days=9),
+    state.update("/path/to/fresh", first_seen=START - timedelta(days=9),
                  last_success=START - timedelta(hours=2))
     nights = Nights(clock)
-    service = Service([_project("/work/stale"), _project("/work/fresh")], job=nights,
+    service = Service([_project("/path/to/stale"), _project("/path/to/fresh")], job=nights,
                       clock=clock, timezone=UTC, state=state)
     service.start()
     try:
         nights.wait(1)
-        assert [c[0] for c in nights.calls] == ["/work/stale"]
-        assert state.projects["/work/stale"].last_result["reason"] == "catch-up"
+        assert [c[0] for c in nights.calls] == ["/path/to/stale"]
+        assert state.projects["/path/to/stale"].last_result["reason"] == "catch-up"
     finally:
         service.stop()
 
@@ -145,24 +145,24 @@ def test_a_missed_night_and_a_catch_up_together_make_one_night(clock: Clock,
                                                                tmp_path: Path) -> None:
     nights = Nights(clock)
     service = _service(clock, nights, tmp_path)
-    first = service.run_night("/work/demo", "scheduled")
-    second = service.run_night("/work/demo", "catch-up")
+    first = service.run_night("/path/to/demo", "scheduled")
+    second = service.run_night("/path/to/demo", "catch-up")
     assert first["status"] == "ok" and second["status"] == "duplicate"
     assert len(nights.calls) == 1
-    assert service.state.projects["/work/demo"].last_result["status"] == "ok"
+    assert service.state.projects["/path/to/demo"].last_result["status"] == "ok"
 
 
 def test_conditions_skip_a_night_and_say_why(clock: Clock, tmp_path: Path) -> None:
     nights = Nights(clock)
     few = _service(clock, nights, tmp_path, _project(min_new_sessions=3),
                    count_new=lambda project, since: 1)
-    assert "1 new session(s)" in few.run_night("/work/demo")["why"]
+    assert "1 new session(s)" in few.run_night("/path/to/demo")["why"]
     battery = _service(clock, nights, tmp_path / "b", _project(require_ac_power=True),
                        on_ac_power=lambda: False)
-    assert "battery" in battery.run_night("/work/demo")["why"]
+    assert "battery" in battery.run_night("/path/to/demo")["why"]
     unknown = _service(clock, nights, tmp_path / "c", _project(require_ac_power=True),
                        on_ac_power=lambda: None)  # no sensor: not held back
-    assert unknown.run_night("/work/demo")["status"] == "ok"
+    assert unknown.run_night("/path/to/demo")["status"] == "ok"
     assert len(nights.calls) == 1
 
 
@@ -171,13 +171,13 @@ def test_failed_and_locked_nights_are_recorded_not_raised(clock: Clock,
     nights = Nights(clock)
     service = _service(clock, nights, tmp_path)
     nights.fail = RuntimeError("target model unreachable")
-    result = service.run_night("/work/demo")
+    result = service.run_night("/path/to/demo")
     assert result["status"] == "failed" and "unreachable" in result["why"]
-    assert service.state.projects["/work/demo"].last_success is None
+    assert service.state.projects["/path/to/demo"].last_success is None
     clock.now += timedelta(hours=2)  # past the retry pause
     nights.fail = LockHeld("another night is running")
-    assert service.run_night("/work/demo")["status"] == "skipped"
-    reloaded = DaemonState(tmp_path / "state.json").projects["/work/demo"]
+    assert service.run_night("/path/to/demo")["status"] == "skipped"
+    reloaded = DaemonState(tmp_path / "state.json").projects["/path/to/demo"]
     assert reloaded.last_result["status"] == "skipped"
 
 
@@ -210,16 +210,16 @@ def test_a_busy_machine_holds_the_night_and_it_is_retried_when_idle(clock: Clock
     service = _service(clock, nights, tmp_path, max_load=0.5, machine_load=lambda: load[0])
     service.start()
     try:
-        held = service.run_night("/work/demo", "scheduled")
+        held = service.run_night("/path/to/demo", "scheduled")
         assert held["status"] == "skipped" and "load 2.00 per CPU" in held["why"]
         assert held["retry_at"] == (START + IDLE_RETRY).isoformat()
-        assert service.scheduler.get_job("idle-retry:/work/demo") is not None
+        assert service.scheduler.get_job("idle-retry:/path/to/demo") is not None
         load[0] = 0.1  # the backup finished
         clock.now = START + IDLE_RETRY
         service.scheduler.wakeup()
         nights.wait(1)
         assert len(nights.calls) == 1 and nights.calls[0][2] == START + IDLE_RETRY
-        assert service.state.projects["/work/demo"].last_result["reason"] == "scheduled"
+        assert service.state.projects["/path/to/demo"].last_result["reason"] == "scheduled"
     finally:
         service.stop()
 
@@ -234,13 +234,13 @@ def test_the_idle_condition_is_off_by_default_and_gives_up_after_three_hours(
 
     nights = Nights(clock)
     assert _service(clock, nights, tmp_path, machine_load=busy).run_night(
-        "/work/demo")["status"] == "ok"
+        "/path/to/demo")["status"] == "ok"
     assert probed == []  # max_load unset: the probe is never asked
     held = _service(clock, nights, tmp_path / "b", max_load=1.0, machine_load=busy)
-    retries = [held.run_night("/work/demo")["retry_at"] for _ in range(IDLE_RETRIES + 1)]
+    retries = [held.run_night("/path/to/demo")["retry_at"] for _ in range(IDLE_RETRIES + 1)]
     assert all(retries[:IDLE_RETRIES]) and retries[-1] is None  # left to the next night
     unknown = _service(clock, nights, tmp_path / "c", max_load=1.0, machine_load=lambda: None)
-    assert unknown.run_night("/work/demo")["status"] == "ok"  # cannot tell: not held back
+    assert unknown.run_night("/path/to/demo")["status"] == "ok"  # cannot tell: not held back
     assert len(nights.calls) == 2
 
 

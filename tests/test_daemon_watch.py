@@ -23,8 +23,8 @@ from skillopt_sleep.harvest.claude_code import ClaudeCodeSource
 from ._harvest_layout import fixture
 from ._wait import until
 
-FIXTURE = "claude-code/claude-code-viewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
-SESSION = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+FIXTURE = "claude-code/init_refused_write.jsonl"  # /init and a refused write
+SESSION = "d1e2f3a4-b5c6-4d7e-8f90-a1b2c3d4e5f6"
 
 
 @pytest.fixture
@@ -77,7 +77,7 @@ def test_transcript_written_in_appends_is_harvested_once_finished(claude_home: P
 
 def _tiny_session(path: Path, index: int) -> None:
     sid = f"00000000-0000-0000-0000-{index:012d}"
-    base = {"isSidechain": False, "cwd": "/work/demo", "sessionId": sid}
+    base = {"isSidechain": False, "cwd": "/path/to/demo", "sessionId": sid}
     records = [
         {**base, "parentUuid": None, "type": "user", "uuid": f"u{index}",
          "timestamp": "2025-01-01T10:00:00Z",

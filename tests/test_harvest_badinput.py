@@ -45,18 +45,14 @@ def _damage(path: Path, *, head: bool = True) -> int:
 
 
 def _layouts(tmp_path: Path) -> dict[str, tuple[Path, Path]]:
-    claude = claude_tree(tmp_path / "claude", "claude-code-log__dag_compact_after_rewind.jsonl")
-    codex = codex_tree(tmp_path / "codex",
-                       "agent-history__compaction_codex_session_with_compaction.jsonl",
+    claude = claude_tree(tmp_path / "claude", "rewind_compact.jsonl")
+    codex = codex_tree(tmp_path / "codex", "compacted.jsonl",
                        "11111111-2222-3333-4444-555555555555")
-    vscode = vscode_tree(tmp_path / "ws",
-                         "copilot-session-viewer__chatSessions_test-vscode-session.jsonl",
-                         "file:///work/app")
-    copilot = copilot_tree(tmp_path / "cp", "copilot-session-viewer__session-demo_events.jsonl",
-                           "demo")
+    vscode = vscode_tree(tmp_path / "ws", "oplog_cancelled.jsonl", "file:///path/to/app")
+    copilot = copilot_tree(tmp_path / "cp", "subagent_skill.jsonl", "demo")
     return {
-        "claude-code": (claude, claude / "projects" / "-work-demo" /
-                        "claude-code-log__dag_compact_after_rewind.jsonl"),
+        "claude-code": (claude, claude / "projects" / "-path-to-project" /
+                        "rewind_compact.jsonl"),
         "codex": (tmp_path / "codex", codex),
         "copilot-vscode": (tmp_path / "ws", vscode),
         "copilot-cli": (tmp_path / "cp", copilot),
@@ -64,10 +60,10 @@ def _layouts(tmp_path: Path) -> dict[str, tuple[Path, Path]]:
 
 
 EXPECTED_FIRST = {
-    "claude-code": "Start",
-    "codex": "Help me build the API endpoints",
-    "copilot-vscode": "migrate to quarkus",
-    "copilot-cli": "Read .copilot/skills/demo-greeter/SKILL.md",
+    "claude-code": "add a health endpoint",
+    "codex": "set up the stock service skeleton",
+    "copilot-vscode": "migrate the API to FastAPI",
+    "copilot-cli": "Read .copilot/skills/changelog-writer/SKILL.md",
 }
 
 
@@ -114,7 +110,7 @@ def test_fifty_megabyte_line_is_skipped_without_holding_it(tmp_path: Path) -> No
     stats = HarvestStats()
     (session,) = list(harvest(Archive(archive_path()),
                               [make_source("claude-code", root, stats=stats)]))
-    assert session.turns[0].request == "Start"
+    assert session.turns[0].request == EXPECTED_FIRST["claude-code"]
     assert stats.lines_too_long == 1 and stats.lines_skipped == 1
 
 
@@ -127,7 +123,7 @@ def test_wrong_types_inside_known_records(tmp_path: Path) -> None:
     stats = HarvestStats()
     (session,) = list(harvest(Archive(archive_path()),
                               [make_source("copilot-vscode", root, stats=stats)]))
-    assert session.turns[0].request == "migrate to quarkus"
+    assert session.turns[0].request == EXPECTED_FIRST["copilot-vscode"]
     assert stats.lines_skipped == 3
 
 

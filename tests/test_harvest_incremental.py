@@ -24,9 +24,17 @@ from skillopt_sleep.harvest.sources import Filter, make_source
 from skillopt_sleep.paths import archive_path
 from skillopt_sleep.records import Session, Turn
 
-from ._harvest_layout import claude_tree, codex_tree, copilot_tree, fixture, vscode_tree
+from ._harvest_layout import claude_tree, codex_tree, copilot_tree, vscode_tree
 
-DAG = "claude-code-log__dag_compact_after_rewind.jsonl"
+DAG = "rewind_compact.jsonl"  # a rewind, then a compaction: four live requests
+SID = "5e55a001-7c1d-4b0e-9a6f-2f0c1d3e4a51"
+PROJECT = "/path/to/api"
+SIDECHAIN = "slash_sidechain.jsonl"
+SIDECHAIN_ID = "a11ce5e0-3d2b-4f7a-8c19-5b6e7f8a9b0c"
+
+
+def _dag(root: Path) -> Path:
+    return root / "projects" / "-path-to-project" / DAG
 
 
 def _app() -> typer.Typer:
@@ -54,9 +62,10 @@ def test_second_pass_reads_nothing_and_append_is_picked_up(tmp_path: Path) -> No
     assert list(harvest(archive, [make_source("claude-code", root, stats=again)])) == []
     assert again.files_read == 0 and again.files_unchanged == 1 and again.bytes_read == 0
 
-    path = root / "projects" / "-work-demo" / DAG
-    record = {"type": "user", "uuid": "n1", "parentUuid": "p1a", "sessionId": "s1",
-              "cwd": "/tmp", "timestamp": "2025-07-01T11:00:00.000Z",
+    path = _dag(root)
+    last = json.loads(path.read_text().splitlines()[-1])["uuid"]
+    record = {"type": "user", "uuid": "n1", "parentUuid": last, "sessionId": SID,
+              "cwd": PROJECT, "timestamp": "2025-07-01T11:00:00.000Z",
               "message": {"role": "user", "content": "One more thing"}}
     with path.open("a") as fh:
         fh.write("\n" + json.dumps(record) + "\n")
@@ -65,7 +74,7 @@ def test_second_pass_reads_nothing_and_append_is_picked_up(tmp_path: Path) -> No
     assert [t.request for t in session.turns][-1] == "One more thing"
     (stored,) = list(load_sessions(archive))
     assert len(stored.turns) == 5
-    assert stored.turns[4].id == "claude-code:s1:4"
+    assert stored.turns[4].id == f"claude-code:{SID}:4"
 
 
 def test_archive_keeps_sessions_after_the_agent_deletes_them(tmp_path: Path) -> None:
@@ -73,9 +82,9 @@ def test_archive_keeps_sessions_after_the_agent_deletes_them(tmp_path: Path) -> 
     archive = Archive(archive_path())
     list(harvest(archive, [make_source("claude-code", root)]))
     shutil.rmtree(root / "projects")  # Claude Code's 30-day cleanup
-    (kept,) = list(load_sessions(archive, project="/tmp"))
-    assert kept.turns[0].request == "Start"
-    assert kept.turns[0].final_answer == "Ready"
+    (kept,) = list(load_sessions(archive, project=PROJECT))
+    assert kept.turns[0].request == "add a health endpoint"
+    assert kept.turns[0].final_answer == "Added GET /health."
     assert list(load_sessions(archive, project="/elsewhere")) == []
     late = datetime(2025, 7, 2, tzinfo=UTC)
     assert list(load_sessions(archive, since=late)) == []
@@ -86,22 +95,22 @@ def test_rotated_file_is_read_again(tmp_path: Path) -> None:
     root = claude_tree(tmp_path / "claude", DAG)
     archive = Archive(archive_path())
     list(harvest(archive, [make_source("claude-code", root)]))
-    path = root / "projects" / "-work-demo" / DAG
+    path = _dag(root)
     lines = path.read_text().splitlines()
     path.unlink()
     path.write_text("\n".join(lines[:4]) + "\n")  # a new, shorter file at the same path
     stats = HarvestStats()
     (session,) = list(harvest(archive, [make_source("claude-code", root, stats=stats)]))
-    assert [t.request for t in session.turns] == ["Start", "First attempt"]
+    assert [t.request for t in session.turns] == ["add a health endpoint",
+                                                  "make it return the version too"]
     (stored,) = list(load_sessions(archive))
     assert len(stored.turns) == 2  # replaced, no stale turns left behind
 
 
 def test_headless_is_archived_but_returned_only_on_request(tmp_path: Path) -> None:
     root = claude_tree(tmp_path / "claude", DAG)
-    path = root / "projects" / "-work-demo" / DAG
-    path.write_text(path.read_text().replace('"userType":"external"',
-                                             '"userType":"external","entrypoint":"sdk-cli"'))
+    path = _dag(root)
+    path.write_text(path.read_text().replace('"entrypoint":"cli"', '"entrypoint":"sdk-cli"'))
     archive = Archive(archive_path())
     assert list(harvest(archive, [make_source("claude-code", root)])) == []
     assert list(load_sessions(archive)) == []
@@ -111,8 +120,9 @@ def test_headless_is_archived_but_returned_only_on_request(tmp_path: Path) -> No
 
 def test_sentinel_sessions_never_come_back(tmp_path: Path) -> None:
     root = claude_tree(tmp_path / "claude", DAG)
-    path = root / "projects" / "-work-demo" / DAG
-    path.write_text(path.read_text().replace("Keep going", "[skillopt-sleep replay]\\nKeep going"))
+    path = _dag(root)
+    ask = "also add a test for it"
+    path.write_text(path.read_text().replace(ask, f"[skillopt-sleep replay]\\n{ask}"))
     stats = HarvestStats()
     archive = Archive(archive_path())
     got = list(harvest(archive, [make_source("claude-code", root, stats=stats)],
@@ -156,8 +166,7 @@ def test_load_sessions_round_trip_with_mock_source() -> None:
 
 
 def test_harvest_command_json_lines(tmp_path: Path) -> None:
-    root = claude_tree(tmp_path / "claude", DAG,
-                       "claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl")
+    root = claude_tree(tmp_path / "claude", DAG, SIDECHAIN)
     result = CliRunner().invoke(_app(), ["harvest", "--source", "claude-code", "--path",
                                          str(root), "--json"])
     assert result.exit_code == 0, result.output
@@ -168,8 +177,8 @@ def test_harvest_command_json_lines(tmp_path: Path) -> None:
     assert summary["files_read"] == 2 and summary["lines_skipped"] == 0
     assert "secrets_redacted" in summary
     sessions = lines[:-1]
-    assert {s["session_id"] for s in sessions} == {"s1", "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"}
-    turn = next(s for s in sessions if s["session_id"] == "s1")["turns"][0]
+    assert {s["session_id"] for s in sessions} == {SID, SIDECHAIN_ID}
+    turn = next(s for s in sessions if s["session_id"] == SID)["turns"][0]
     assert {"request", "final_answer", "tool_calls", "signals", "reaction"} <= set(turn)
     for field in ("source", "project", "started_at", "ended_at", "format_version", "headless",
                   "files_touched", "skills_used"):
@@ -180,40 +189,34 @@ def test_harvest_command_json_lines(tmp_path: Path) -> None:
 
 
 def test_harvest_command_filters(tmp_path: Path) -> None:
-    root = claude_tree(tmp_path / "claude", DAG,
-                       "claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl")
+    root = claude_tree(tmp_path / "claude", DAG, SIDECHAIN)
     args = ["harvest", "--source", "claude-code", "--path", str(root), "--json", "--rescan"]
-    by_project = _lines(CliRunner().invoke(_app(), [*args, "--project", "/tmp"]).stdout)
-    assert [s.get("session_id") for s in by_project[:-1]] == ["s1"]
+    by_project = _lines(CliRunner().invoke(_app(), [*args, "--project", PROJECT]).stdout)
+    assert [s.get("session_id") for s in by_project[:-1]] == [SID]
     late = _lines(CliRunner().invoke(_app(), [*args, "--since", "2025-09-01T00:00:00Z"]).stdout)
-    assert [s.get("session_id") for s in late[:-1]] == ["5c0375b4-57a5-4f26-b12d-d022ee4e51b7"]
+    assert [s.get("session_id") for s in late[:-1]] == [SIDECHAIN_ID]
     naive = CliRunner().invoke(_app(), [*args, "--since", "2025-09-01T00:00:00"])
     assert naive.exit_code != 0 and "time zone" in str(naive.exception)
 
 
 def test_harvest_command_every_source_with_path(tmp_path: Path) -> None:
-    codex_tree(tmp_path / "codex", "agent-history__compaction_codex_session_with_compaction.jsonl",
-               "11111111-2222-3333-4444-555555555555")
-    vscode_tree(tmp_path / "ws", "copilot-session-viewer__chatSessions_test-vscode-session.jsonl",
-                "file:///work/app")
-    copilot_tree(tmp_path / "cp", "copilot-session-viewer__session-demo_events.jsonl", "demo")
+    codex_tree(tmp_path / "codex", "compacted.jsonl", "11111111-2222-3333-4444-555555555555")
+    vscode_tree(tmp_path / "ws", "oplog_cancelled.jsonl", "file:///path/to/app")
+    copilot_tree(tmp_path / "cp", "subagent_skill.jsonl", "demo")
     for source, path, extra in (("codex", "codex", []), ("copilot-vscode", "ws", []),
                                 ("copilot-cli", "cp", ["--include-headless"])):
         result = CliRunner().invoke(_app(), ["harvest", "--source", source, "--path",
                                              str(tmp_path / path), "--json", *extra])
         lines = _lines(result.stdout)
         assert len(lines) == 2 and lines[0]["source"] == source, (source, result.output)
-    assert fixture("codex").is_dir()
 
 
 def test_worker_processes_give_the_same_archive(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     from skillopt_sleep.harvest import parallel
-    names = ["claude-code-log__dag_compact_after_rewind.jsonl",
-             "claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
-             "agentcmd__full-session-four.jsonl"]
+    names = [DAG, SIDECHAIN, "bugfix_snapshots.jsonl"]
     root = claude_tree(tmp_path / "claude", *names)
-    folder = root / "projects" / "-work-demo"
+    folder = root / "projects" / "-path-to-project"
     for i in range(3):  # more files than the parallel threshold below
         for name in names:
             shutil.copy(folder / name, folder / f"copy{i}-{name}")

@@ -22,12 +22,16 @@ from skillopt_sleep.records import to_dict
 
 from ._harvest_layout import fixture
 
-ROLLOUT_ID = "01997ea4-a70d-7da3-8c20-c736db82a7c5"
+ROLLOUT_ID = "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0001"
+# (source, name, the index of its first request's line: a split before it leaves nothing
+# archived to resume from, every split after it must resume)
 FIXTURES = [
-    ("codex", "agent-history__compaction_codex_session_with_compaction.jsonl"),
-    ("codex", f"agentcmd__rollout-2025-09-24T20-12-23-{ROLLOUT_ID}.jsonl"),
-    ("codex", "agentcmd__event-turn-aborted.jsonl"),
-    ("copilot-cli", "copilot-session-viewer__session-demo_events.jsonl"),
+    ("codex", "ide_context.jsonl", 2),
+    ("codex", "compacted.jsonl", 2),
+    ("codex", "turn_aborted.jsonl", 0),
+    ("codex", "cli-0.169.0_exec.jsonl", 6),
+    ("copilot-cli", "subagent_skill.jsonl", 2),
+    ("copilot-cli", "cli-1.0.102_print.jsonl", 1),
 ]
 
 
@@ -94,13 +98,12 @@ def _lines(source: str, name: str) -> list[bytes]:
     return (data if data.endswith(b"\n") else data + b"\n").splitlines(keepends=True)
 
 
-@pytest.mark.parametrize(("source", "name"), FIXTURES)
+@pytest.mark.parametrize(("source", "name", "head"), FIXTURES)
 def test_every_split_point_gives_the_from_scratch_session(tmp_path: Path, source: str,
-                                                          name: str) -> None:
+                                                          name: str, head: int) -> None:
     lines = _lines(source, name)
     resumed = check_every_split(source, tmp_path, lines)
-    # Splits before the first request leave nothing archived to resume from.
-    assert resumed >= len(lines) - 4
+    assert resumed == max(0, len(lines) - 1 - head), (resumed, len(lines))
 
 
 # --- Codex: records written by hand, to put the interesting cases at the checkpoint ------
@@ -269,7 +272,7 @@ def test_copilot_new_session_id_after_the_checkpoint_reads_whole(tmp_path: Path)
 
 
 def test_several_nights_of_growth(tmp_path: Path) -> None:
-    source, name = FIXTURES[1]
+    source, name, _ = FIXTURES[0]
     lines = _lines(source, name)
     parts = [b"".join(lines[i : i + 9]) for i in range(0, len(lines), 9)]
     got, stats = grow(source, tmp_path, parts)

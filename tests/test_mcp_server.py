@@ -88,7 +88,7 @@ def test_tools_have_their_own_schemas_and_annotations(tmp_path: Path,
 
 
 def test_every_tool_answers_or_fails_clearly(tmp_path: Path, isolated_home: Path) -> None:
-    claude_tree(tmp_path / "claude", "agentcmd__full-session-four.jsonl")
+    claude_tree(tmp_path / "claude", "bugfix_snapshots.jsonl")
 
     async def body() -> None:
         async with _session(_env(tmp_path, isolated_home)) as session:

@@ -23,7 +23,7 @@ from skillopt_sleep.mine.splits import balanced_split
 from tests._require import require
 
 DATA = Path(__file__).parent / "data" / "paraphrases.jsonl"
-P = "/home/dev/shop"
+P = "/path/to/shop"
 
 # Two tight groups on the mock's axes: a* near e1, b* near e2. Mining embeds canonical
 # forms, so the mock's table is keyed by them.

@@ -31,9 +31,9 @@ NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 # A SessionEnd payload as Claude Code 2.1.330 sends it on stdin.
 PAYLOAD = {
     "session_id": "6f1c2a8e-3b7d-4c59-9e0a-2d4b8f1e7a63",
-    "transcript_path": "/home/dev/.claude/projects/-home-dev-app/"
+    "transcript_path": "/path/to/home/.claude/projects/-path-to-app/"
                        "6f1c2a8e-3b7d-4c59-9e0a-2d4b8f1e7a63.jsonl",
-    "cwd": "/home/dev/app",
+    "cwd": "/path/to/app",
     "hook_event_name": "SessionEnd",
     "reason": "prompt_input_exit",
 }
@@ -304,7 +304,7 @@ def test_launcher_is_shellcheck_clean() -> None:
 
 def test_the_pipeline_reads_what_the_hook_queued(tmp_path: Path) -> None:
     transcript = tmp_path / "session.jsonl"
-    shutil.copy(fixture("claude-code/agentcmd__full-session-four.jsonl"), transcript)
+    shutil.copy(fixture("claude-code/bugfix_snapshots.jsonl"), transcript)
     payload = {**PAYLOAD, "transcript_path": str(transcript)}
     assert _hook(json.dumps(payload).encode())[0].returncode == 0
     env = {**os.environ, "HOME": str(tmp_path)}
