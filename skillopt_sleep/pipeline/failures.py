@@ -16,9 +16,11 @@ from skillopt_sleep.models.guard import failure_warnings
 from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.records import NightResult, utcnow
 
-__all__ = ["annotate", "failed_result", "mark_failed", "role_failures", "run_warnings"]
+__all__ = ["annotate", "failed_result", "mark_failed", "reason", "role_failures",
+           "run_warnings"]
 
 ROLE_ORDER = ("target", "optimizer", "judge", "miner")
+NOT_STAGED = "not staged, the night failed: "
 
 
 def role_failures(ledger: Ledger, skill: str | None) -> dict[str, dict[str, int]]:
@@ -64,4 +66,9 @@ def mark_failed(nights: Sequence[NightResult], exc: RoleUnavailable) -> None:
     """Skills trained earlier in a night that failed: kept in the record, never staged."""
     for r in nights:
         if not r.failed:
-            r.failed = f"not staged, the night failed: {exc}"
+            r.failed = f"{NOT_STAGED}{exc}"
+
+
+def reason(failed: str) -> str:
+    """The night's own reason, from any of its skills' ``failed`` texts."""
+    return failed.removeprefix(NOT_STAGED)
