@@ -97,7 +97,9 @@ def _print_run(outcome: Any) -> None:
         )
     for warning in outcome.warnings:
         out.print(f"[yellow]warning[/yellow]: {warning}")
-    if outcome.staged:
+    if outcome.failed and outcome.staged:
+        out.print(f"report of the failed night: skillopt-sleep report {outcome.night_id} --open")
+    elif outcome.staged:
         out.print(
             f"staged: {outcome.staged}  (review: skillopt-sleep report {outcome.night_id} --open)"
         )

@@ -41,15 +41,32 @@ def _warnings(rows: dict[str, dict[str, int]]) -> list[str]:
 
 
 def annotate(result: NightResult, ledger: Ledger) -> NightResult:
-    """Give ``result`` its skill's failed calls per role and the warnings they call for."""
+    """Give ``result`` its skill's failed calls per role and the warnings they call for (none
+    for a failed night: its one reason says more than a rate would)."""
     result.failures_by_role = role_failures(ledger, result.skill)
-    result.warnings = [*result.warnings, *_warnings(result.failures_by_role)]
+    if result.failed and not result.model_calls:  # stopped inside its night: count from the run
+        _spent(result, ledger)
+    if not result.failed:
+        result.warnings = [*result.warnings, *_warnings(result.failures_by_role)]
     return result
+
+
+def _spent(result: NightResult, ledger: Ledger) -> None:
+    """The calls and dollars of a night the failure cut short, as a finished night counts them
+    (target and optimizer; the judge's are in ``failures_by_role``)."""
+    for role in ("target", "optimizer"):
+        mine = [c for c in ledger.calls if c.skill == result.skill and c.role == role]
+        result.calls_by_role[role] = len(mine)
+        result.cost_by_role[role] = sum(c.cost_usd for c in mine)
+    result.model_calls = sum(result.calls_by_role.values())
+    result.cost_usd = sum(result.cost_by_role.values())
 
 
 def run_warnings(ledger: Ledger, nights: Sequence[NightResult]) -> list[str]:
     """Every skill's warnings (named), then those of calls outside any skill (the miner)."""
     found = [f"{r.skill}: {w}" for r in nights for w in r.warnings]
+    if any(r.failed for r in nights):
+        return found
     outside = role_failures(ledger, "")
     return found + [f"mining: {w}" for w in _warnings(outside)]
 

@@ -160,7 +160,8 @@ def _cost_table(nights: Sequence[NightResult]) -> str:
         f'<td class="num{" bad" if failed.get(role) else ""}">{failed.get(role, "—")}</td>'
         f'<td class="num">${cost.get(role, 0.0):.4f}</td></tr>'
         for role in sorted(set(cost) | set(calls)))
-    total = (f'<tr><th>all roles</th><th class="num">{sum(r.model_calls for r in nights)}</th>'
+    all_calls = sum(calls.values()) if calls else sum(r.model_calls for r in nights)
+    total = (f'<tr><th>all roles</th><th class="num">{all_calls}</th>'
              f'<th class="num">{sum(failed.values()) if failed else "—"}</th>'
              f'<th class="num">${sum(r.cost_usd for r in nights):.4f}</th></tr>')
     note = ("" if calls else '<p class="meta">These results count model calls in total only, '
