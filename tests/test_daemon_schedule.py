@@ -247,3 +247,28 @@ def test_the_idle_condition_is_off_by_default_and_gives_up_after_three_hours(
 def test_load_probe_reads_this_machine() -> None:
     load = load_per_cpu()
     assert load is not None and load >= 0.0  # psutil reads a load average on every platform
+
+
+def test_a_failed_night_is_logged_with_its_reason_and_tried_again_the_next_night(
+        clock: Clock, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    why = "the target model claude-code cannot answer: `claude` is not on PATH; install it"
+    failing = {"on": True}
+
+    class Job(Nights):
+        def __call__(self, project: Path, settings: Settings, adopt: str) -> NightReport:
+            super().__call__(project, settings, adopt)
+            if failing["on"]:
+                return NightReport(False, {"failed": why, "adopted": {}}, why)
+            return NightReport(True, {"adopted": {"demo": 2}})
+
+    nights = Job(clock)
+    service = _service(clock, nights, tmp_path)
+    with caplog.at_level("INFO", logger="skillopt_sleep.daemon"):
+        result = service.run_night("/work/demo")
+    assert result["status"] == "failed" and result["why"] == why
+    assert f"night of /work/demo FAILED: {why}; trying again" in caplog.text
+    assert service.state.projects["/work/demo"].last_success is None
+    clock.now += timedelta(days=1)  # the next night: tried again, not skipped as done
+    failing["on"] = False
+    assert service.run_night("/work/demo")["status"] == "ok"
+    assert len(nights.calls) == 2

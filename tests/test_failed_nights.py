@@ -16,6 +16,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+import anyio
 import pytest
 
 from skillopt_sleep import config
@@ -27,6 +28,7 @@ from skillopt_sleep.pipeline.run import run_once
 from skillopt_sleep.pipeline.status import FAILED_IN_A_ROW
 from skillopt_sleep.records import NightResult, utcnow
 from tests.fakes.llm_server import FakeLLMServer, Status, Text
+from tests.test_mcp_server import _session, _text
 from tests.test_pipeline import cli, lines, world  # noqa: F401  (world is a fixture)
 
 TARGET = "anthropic:claude-haiku-4-5"
@@ -203,3 +205,36 @@ def test_the_daemon_job_reports_a_failed_night_and_adopts_nothing(
         report = pipeline_job(world["project"], settings, "auto")
     assert not report.ok and report.why.startswith(f"the target model {TARGET} cannot answer")
     assert report.result["adopted"] == {} and not any(r.exists() for r in world["roots"])
+
+
+def test_mcp_tools_show_the_failed_night(world: dict) -> None:  # noqa: F811
+    use_target(world)
+    cfg = world["project"] / ".skillopt-sleep.toml"
+    cfg.write_text(cfg.read_text() + f'base_url = "http://127.0.0.1:{closed_port()}"\n')
+    env = {k: world["env"][k] for k in ("PATH", "HOME", "SKILLOPT_SLEEP_HOME",
+                                        "CLAUDE_CONFIG_DIR", "CODEX_HOME", "ANTHROPIC_API_KEY")}
+
+    async def body() -> None:
+        async with _session(env) as session:
+            started = await session.call_tool("sleep_run", {"project": str(world["project"])})
+            assert started.structured_content is not None, _text(started)
+            job_id = started.structured_content["job_id"]
+            info: dict = {}
+            for _ in range(600):
+                info = (await session.call_tool("sleep_job", {"job_id": job_id}))\
+                    .structured_content or {}
+                if info["state"] != "running":
+                    break
+                await anyio.sleep(0.2)
+            assert info["state"] == "failed" and info["exit_code"] == 4
+            assert info["status"] == "night_failed" and "connection refused" in info["why"]
+            assert info["result"]["failed"] == info["why"]
+            status = (await session.call_tool("sleep_status", {})).structured_content
+            assert status is not None
+            (night,) = [i for i in status["items"] if i.get("kind") == "night"]
+            assert night["status"] == "failed" and "connection refused" in night["failed"]
+            report = (await session.call_tool("sleep_report", {})).structured_content
+            assert report is not None and report["status"] == "failed"
+            assert report["skills"] == [{"skill": "skillopt-sleep-learned", "outcome": "failed"}]
+
+    anyio.run(body)
