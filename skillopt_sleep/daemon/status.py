@@ -79,10 +79,11 @@ def _night_summary(rows: list[tuple[str, Any]]) -> dict[str, Any]:
         "started_at": min(starts).isoformat() if starts else None,
         "ended_at": max(ends).isoformat() if ends else None,
         "cost_usd": round(sum(r.cost_usd for _, r in mine), 6),
+        "why": next((r.failed for status, r in mine if status == "failed" and r.failed), ""),
         "skills": [{"skill": r.skill, "status": status, "accepted": len(r.accepted),
                     "baseline_val": r.baseline_val, "after_val": r.after_val,
                     "baseline_test": r.baseline_test, "after_test": r.after_test,
-                    "abstained": r.abstained, "stopped": r.stopped}
+                    "abstained": r.abstained, "stopped": r.stopped, "failed": r.failed}
                    for status, r in sorted(mine, key=lambda m: m[1].skill)],
     }
 
