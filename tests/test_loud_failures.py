@@ -57,8 +57,8 @@ def test_refused_credentials_stop_the_role_at_the_first_call() -> None:
             ask(llm)
         assert len(server.model_requests()) == 1  # never retried
     message = str(caught.value)
-    assert message.startswith(f"the target model {HAIKU} cannot answer: its credentials were "
-                              "refused")
+    assert message.startswith(f"the target model {HAIKU} cannot answer: no valid login or API "
+                              "key (")
     assert "ANTHROPIC_API_KEY" in message and "\n" not in message
     assert caught.value.role == "target" and caught.value.spec == HAIKU
     assert ledger.by_role()["target"]["errors"] == 1
@@ -174,3 +174,14 @@ def test_failure_rate_warnings_start_above_ten_percent() -> None:
         "1 of 9 optimizer calls failed (11%, above 10%): the gate had less evidence than "
         "planned",
         "3 of 20 miner calls failed (15%, above 10%): the gate had less evidence than planned"]
+
+
+def test_an_agent_cli_that_cannot_reach_its_endpoint_is_unreachable_not_transient() -> None:
+    from skillopt_sleep.models.agent_cli import TransientAgentError, _failure
+
+    refused = _failure("claude-code", "API Error: Unable to connect (ECONNREFUSED 127.0.0.1:9)")
+    assert isinstance(refused, Unreachable) and refused.why == "refused"
+    not_found = _failure("claude-code", "API Error: 404 model not found", 404)
+    assert isinstance(not_found, Unreachable) and not_found.why == "not-found"
+    assert isinstance(_failure("claude-code", "API Error: 529 overloaded", 529),
+                      TransientAgentError)

@@ -84,7 +84,7 @@ def _diagnose(role: str, spec: str, exc: BaseException) -> tuple[str, str]:
     kind = spec.partition(":")[0]
     detail = str(exc).strip()
     if isinstance(exc, AuthError):
-        return (f"its credentials were refused ({detail[:200]})",
+        return (f"no valid login or API key ({detail[:200]})",
                 _LOGIN.get(kind, "check the backend's credentials"))
     assert isinstance(exc, Unreachable)
     where = exc.where
