@@ -67,6 +67,8 @@ def test_a_wrong_base_url_fails_the_night_and_every_face_says_so(world: dict) ->
                     "the target's base URL")
     outcome = json.loads(done.stdout)
     assert outcome["failed"] in line and not outcome["ok"] and not outcome["adopted"]
+    assert not outcome["staged"] and Path(outcome["report"]).is_file()  # a report, no proposal
+    assert not (Path(outcome["report"]).parent / "skills").exists()
     (skill,) = outcome["skills"]
     assert skill["failed"] and skill["failures_by_role"]["target"]["failed"] >= 1
     assert not any(r.exists() for r in world["roots"])  # auto adopt wrote nothing

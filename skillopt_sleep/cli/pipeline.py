@@ -97,7 +97,7 @@ def _print_run(outcome: Any) -> None:
         )
     for warning in outcome.warnings:
         out.print(f"[yellow]warning[/yellow]: {warning}")
-    if outcome.failed and outcome.staged:
+    if outcome.failed and outcome.report:
         out.print(f"report of the failed night: skillopt-sleep report {outcome.night_id} --open")
     elif outcome.staged:
         out.print(

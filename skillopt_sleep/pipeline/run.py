@@ -56,6 +56,9 @@ class RunOutcome:
     night_id: str = ""
     dry_run: bool = False
     staged: str = ""
+    """The proposal's folder; empty when nothing was staged (a dry run, a failed night)."""
+    report: str = ""
+    """The night's ``report.html`` (a failed night has one, and no proposal)."""
     nights: list[NightResult] = field(default_factory=list)
     adopted: dict[str, int] = field(default_factory=dict)
     counts: dict[str, Any] = field(default_factory=dict)
@@ -74,6 +77,7 @@ class RunOutcome:
             "night_id": self.night_id,
             "dry_run": self.dry_run,
             "staged": self.staged,
+            "report": self.report,
             "adopted": self.adopted,
             "counts": self.counts,
             "message": self.message,
@@ -194,6 +198,7 @@ class _Run:
         # Staged first, recorded second: a night in the archive always has its directory.
         staged = _stage(self.archive, nights_root, self.outcome, live)
         self.outcome.staged = str(staged)
+        self.outcome.report = str(staged / "report.html")
         for result in self.outcome.nights:
             self.archive.record_night(result, "staged" if result.changed else
                                       "abstained" if result.abstained else "unchanged")
@@ -225,7 +230,7 @@ class _Run:
         if out.dry_run:
             out.message = "dry run: the night failed; nothing staged, no state written"
             return
-        out.staged = str(_stage(self.archive, nights_root, out, {}, failed=True))
+        out.report = str(_stage(self.archive, nights_root, out, {}, failed=True) / "report.html")
         for result in out.nights:
             self.archive.record_night(result, "failed")
         out.message = "the night failed; nothing was staged or adopted"
