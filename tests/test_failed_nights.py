@@ -71,12 +71,14 @@ def test_a_wrong_base_url_fails_the_night_and_every_face_says_so(world: dict) ->
     assert not (Path(outcome["report"]).parent / "skills").exists()
     (skill,) = outcome["skills"]
     assert skill["failed"] and skill["failures_by_role"]["target"]["failed"] >= 1
+    assert skill["baseline_val"] is None and skill["after_val"] is None  # never a 0
     assert not any(r.exists() for r in world["roots"])  # auto adopt wrote nothing
     assert time.monotonic() - started < 120
 
     rows = lines(cli(world, "status", "--json"))
     night = next(r for r in rows if r.get("night_id") == outcome["night_id"])
     assert night["status"] == "failed" and night["failed"] == outcome["failed"]
+    assert night["baseline_val"] is None and night["after_val"] is None
     assert rows[-1]["summary"]["failed_in_a_row"] == 1 and rows[-1]["summary"]["alerts"] == []
     text = cli(world, "status").stdout
     assert f"night {outcome['night_id']} skillopt-sleep-learned: failed" in text

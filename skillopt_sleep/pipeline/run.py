@@ -89,10 +89,9 @@ class RunOutcome:
                     "skill": n.skill,
                     "changed": n.changed,
                     "accepted": len(n.accepted),
-                    "baseline_val": n.baseline_val,
-                    "after_val": n.after_val,
-                    "baseline_test": n.baseline_test,
-                    "after_test": n.after_test,
+                    # A failed or abstained night measured no score: None, never a 0.
+                    **{k: None if n.failed or n.abstained else getattr(n, k) for k in
+                       ("baseline_val", "after_val", "baseline_test", "after_test")},
                     "abstained": n.abstained,
                     "stopped": n.stopped,
                     "failed": n.failed,

@@ -52,8 +52,9 @@ class NightSummary:
     project: str
     status: str
     accepted: int
-    baseline_val: float
-    after_val: float
+    baseline_val: float | None
+    """None for a night that failed or abstained: it measured no score."""
+    after_val: float | None
     abstained: str
     stopped: str
     failed: str = ""
@@ -148,8 +149,8 @@ def status(archive: Archive) -> Status:
             project=r.project,
             status=st,
             accepted=len(r.accepted),
-            baseline_val=r.baseline_val,
-            after_val=r.after_val,
+            baseline_val=None if r.failed or r.abstained else r.baseline_val,
+            after_val=None if r.failed or r.abstained else r.after_val,
             abstained=r.abstained,
             stopped=r.stopped,
             failed=r.failed,
