@@ -28,6 +28,7 @@ from skillopt_sleep.daemon.service import (
     NightReport,
     Service,
     enrolled_projects,
+    pipeline_job,
 )
 from skillopt_sleep.daemon.state import DaemonState
 from skillopt_sleep.errors import LockHeld
@@ -272,3 +273,24 @@ def test_a_failed_night_is_logged_with_its_reason_and_tried_again_the_next_night
     failing["on"] = False
     assert service.run_night("/work/demo")["status"] == "ok"
     assert len(nights.calls) == 2
+
+
+def test_the_daemon_log_labels_failed_and_abstained_skills(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from skillopt_sleep.pipeline import run as pipeline_run
+    from skillopt_sleep.records import NightResult
+
+    def night(project: Path | None, **_kw: Any) -> pipeline_run.RunOutcome:
+        return pipeline_run.RunOutcome(str(project), "n1", nights=[
+            NightResult("n1", "deploy", abstained="only 2 validation tasks (need 6)"),
+            NightResult("n1", "review", failed="the target model x cannot answer: y; z")],
+            failed="the target model x cannot answer: y; z",
+            warnings=["deploy: 3 of 9 target calls failed"])
+
+    monkeypatch.setattr(pipeline_run, "run_once", night)
+    with caplog.at_level("INFO", logger="skillopt_sleep.daemon"):
+        report = pipeline_job(Path("/work/demo"), Settings(), "auto")
+    assert not report.ok and report.why == "the target model x cannot answer: y; z"
+    assert "skill deploy abstained: only 2 validation tasks (need 6)" in caplog.text
+    assert "skill review FAILED: the target model x cannot answer" in caplog.text
+    assert "deploy: 3 of 9 target calls failed" in caplog.text

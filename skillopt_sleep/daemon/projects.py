@@ -44,6 +44,11 @@ def pipeline_job(project: Path, settings: Settings, adopt: str) -> NightReport:
 
     outcome = run_once(project, settings=settings, adopt=adopt,
                        progress=lambda line: log.info("%s: %s", project, line))
+    for night in outcome.nights:
+        if night.failed:
+            log.error("%s: skill %s FAILED: %s", project, night.skill or "-", night.failed)
+        elif night.abstained:
+            log.info("%s: skill %s abstained: %s", project, night.skill, night.abstained)
     for warning in outcome.warnings:
         log.warning("%s: %s", project, warning)
     stopped = "; ".join(f"{n.skill}: {n.stopped}" for n in outcome.nights if n.stopped)
