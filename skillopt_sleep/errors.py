@@ -8,7 +8,10 @@
     ├── ModelError             a model call that failed after its retries
     │   ├── AuthError          not logged in / 401: stops the night, never scored as a wrong answer
     │   ├── BudgetExceeded     a dollar cap was reached
-    │   └── HandoffPending     prompts written for the user's own agent to answer (exit code 3)
+    │   ├── HandoffPending     prompts written for the user's own agent to answer (exit code 3)
+    │   └── Unreachable        no CLI, connection refused, unknown host, 404: retrying cannot help
+    ├── RoleUnavailable        a role's model cannot answer (a fatal call, or too many failed in a
+    │                          row): the night stops and is recorded failed (exit code 4)
     ├── JudgeError             an invalid judge spec (rejected at load)
     ├── StoreError             archive, staging, adoption or rollback failure
     │   ├── LockHeld           another night (or daemon) holds the state-dir lock
@@ -58,6 +61,36 @@ class BudgetExceeded(ModelError):
 
 class HandoffPending(ModelError):
     exit_code = 3
+
+
+class Unreachable(ModelError):
+    """A backend that cannot be reached at all; ``why`` says how, ``where`` names what.
+
+    ``why`` is ``missing-cli`` (``where``: the binary), ``refused`` or ``unknown-host``
+    (``where``: the URL) or ``not-found`` (``where``: the URL that answered 404).
+    """
+
+    def __init__(self, message: str, *, why: str = "", where: str = ""):
+        super().__init__(message)
+        self.why = why
+        self.where = where
+
+
+class RoleUnavailable(SkillOptError):
+    """The model of one role (target, optimizer, judge, miner) cannot answer tonight.
+
+    Not a ``ModelError`` on purpose: every layer that turns a failed call into a counted
+    outcome catches ``ModelError``, and this one must reach the pipeline, which records the
+    night as failed. ``role``, ``spec`` and ``reason`` are what the faces show.
+    """
+
+    exit_code = 4
+
+    def __init__(self, message: str, *, role: str = "", spec: str = "", reason: str = ""):
+        super().__init__(message)
+        self.role = role
+        self.spec = spec
+        self.reason = reason
 
 
 class JudgeError(SkillOptError):

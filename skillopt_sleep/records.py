@@ -380,6 +380,8 @@ class NightResult:
     slow_updates: list[GateDecision] = field(default_factory=list)
     abstained: str = ""
     stopped: str = ""
+    failed: str = ""
+    """Why the night failed (a role's model could not answer); its scores mean nothing."""
     counts: dict[str, int] = field(default_factory=dict)
     model_calls: int = 0
     cost_usd: float = 0.0
@@ -388,6 +390,10 @@ class NightResult:
     task_evidence: list[dict[str, Any]] = field(default_factory=list)
     """Per held-out task: ``task_id, split, intent, before/after score and answer`` (sample 0)."""
     notes: list[str] = field(default_factory=list)
+    failures_by_role: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per role, this skill's ``calls`` and how many ``failed`` (after their retries)."""
+    warnings: list[str] = field(default_factory=list)
+    """A role whose calls failed too often, and the like: shown in the run and the report."""
     buffered: list[GateDecision] = field(default_factory=list, metadata={"transient": True})
     """Tonight's rejections for the rejected-edit buffer (the gate's and the firewall's, the
     slow update's included); kept by the caller, never stored with the result."""

@@ -172,3 +172,25 @@ def test_status_reports_the_last_night_from_the_archive_else_the_daemons_record(
     text = _cli("daemon", "status", env=env).stdout
     assert "last night 20250102-031700-aaaaaaaa staged+unchanged (2 skill(s)" in text
     assert "on battery" in text
+
+
+def test_daemon_status_names_a_failed_night_and_its_reason(
+        tmp_path: Path, env: dict[str, str], isolated_home: Path) -> None:
+    served = tmp_path / "served"
+    served.mkdir()
+    assert _cli("enroll", "--project", str(served), env=env).returncode == 0
+    why = "the target model claude-code cannot answer: `claude` is not on PATH; install it"
+    archive = Archive(paths.archive_path())
+    try:
+        archive.record_night(NightResult("20250102-031700-aaaaaaaa", "deploy", str(served),
+                                         started_at=datetime(2025, 1, 2, 3, 17, tzinfo=UTC),
+                                         failed=why), "failed")
+    finally:
+        archive.close()
+    report = json.loads(_cli("daemon", "status", "--json", env=env).stdout)
+    last = report["projects"][0]["last_night"]
+    assert last["status"] == "failed" and last["why"] == why
+    assert last["skills"][0]["failed"] == why
+    text = _cli("daemon", "status", env=env).stdout
+    assert f"last night 20250102-031700-aaaaaaaa failed (1 skill(s), 0 edit(s) accepted, " \
+           f"$0.00): {why}" in " ".join(text.split())

@@ -28,6 +28,7 @@ from skillopt_sleep.daemon.service import (
     NightReport,
     Service,
     enrolled_projects,
+    pipeline_job,
 )
 from skillopt_sleep.daemon.state import DaemonState
 from skillopt_sleep.errors import LockHeld
@@ -247,3 +248,49 @@ def test_the_idle_condition_is_off_by_default_and_gives_up_after_three_hours(
 def test_load_probe_reads_this_machine() -> None:
     load = load_per_cpu()
     assert load is not None and load >= 0.0  # psutil reads a load average on every platform
+
+
+def test_a_failed_night_is_logged_with_its_reason_and_tried_again_the_next_night(
+        clock: Clock, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    why = "the target model claude-code cannot answer: `claude` is not on PATH; install it"
+    failing = {"on": True}
+
+    class Job(Nights):
+        def __call__(self, project: Path, settings: Settings, adopt: str) -> NightReport:
+            super().__call__(project, settings, adopt)
+            if failing["on"]:
+                return NightReport(False, {"failed": why, "adopted": {}}, why)
+            return NightReport(True, {"adopted": {"demo": 2}})
+
+    nights = Job(clock)
+    service = _service(clock, nights, tmp_path)
+    with caplog.at_level("INFO", logger="skillopt_sleep.daemon"):
+        result = service.run_night("/work/demo")
+    assert result["status"] == "failed" and result["why"] == why
+    assert f"night of /work/demo FAILED: {why}; trying again" in caplog.text
+    assert service.state.projects["/work/demo"].last_success is None
+    clock.now += timedelta(days=1)  # the next night: tried again, not skipped as done
+    failing["on"] = False
+    assert service.run_night("/work/demo")["status"] == "ok"
+    assert len(nights.calls) == 2
+
+
+def test_the_daemon_log_labels_failed_and_abstained_skills(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from skillopt_sleep.pipeline import run as pipeline_run
+    from skillopt_sleep.records import NightResult
+
+    def night(project: Path | None, **_kw: Any) -> pipeline_run.RunOutcome:
+        return pipeline_run.RunOutcome(str(project), "n1", nights=[
+            NightResult("n1", "deploy", abstained="only 2 validation tasks (need 6)"),
+            NightResult("n1", "review", failed="the target model x cannot answer: y; z")],
+            failed="the target model x cannot answer: y; z",
+            warnings=["deploy: 3 of 9 target calls failed"])
+
+    monkeypatch.setattr(pipeline_run, "run_once", night)
+    with caplog.at_level("INFO", logger="skillopt_sleep.daemon"):
+        report = pipeline_job(Path("/work/demo"), Settings(), "auto")
+    assert not report.ok and report.why == "the target model x cannot answer: y; z"
+    assert "skill deploy abstained: only 2 validation tasks (need 6)" in caplog.text
+    assert "skill review FAILED: the target model x cannot answer" in caplog.text
+    assert "deploy: 3 of 9 target calls failed" in caplog.text

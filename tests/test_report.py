@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from skillopt_sleep.publish.report import render, render_json, summary
-from skillopt_sleep.records import Edit, GateDecision, NightResult, StepResult, from_dict
+from skillopt_sleep.records import Edit, GateDecision, NightResult, StepResult, from_dict, to_dict
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim.prove import ProofSpec, _simulated_models, run_nights
 from tests._require import require
@@ -221,3 +221,75 @@ def test_report_renders_in_headless_chromium(nights: list[NightResult], tmp_path
     assert len(re.findall(r'<circle class="pt validation"', dom)) == 4 + 2
     assert 'class="edit accepted"' in dom and 'data-stage="firewall"' in dom
     assert "<script" not in dom.lower() and "&lt;script&gt;" in dom
+
+
+# --- failed and abstained nights ---------------------------------------------------------------
+
+
+def test_failed_and_abstained_nights_are_labelled_gaps_never_scores(
+        nights: list[NightResult]) -> None:
+    a, b, c = nights
+    failed = NightResult(night_id="20990101-000000-0000000f", skill=a.skill,
+                         failed="the target model x cannot answer: connection refused; fix it")
+    abstained = NightResult(night_id="20990102-000000-0000000a", skill=a.skill,
+                            abstained="only 2 validation tasks (need 6)")
+    history = [a, failed, b, abstained, c]
+    svg = svg_of(render([c], history=history))
+    for gap, night in (("failed", failed), ("abstained", abstained)):
+        assert f'<g class="gap {gap}" data-night="{night.night_id}" data-gap="{gap}">' in svg
+        assert f'data-night="{night.night_id}" data-label' not in svg  # no point of its own
+        assert f">{gap}</text>" in svg
+    assert "connection refused" in svg  # the reason is in the marker's tooltip
+    # The lines break at each gap instead of bridging it: start-a, b alone, c alone.
+    assert svg.count('<polyline class="line validation"') == 1
+    points = re.findall(r'<circle class="pt validation" data-night="([^"]+)"', svg)
+    assert points == [a.night_id, a.night_id, b.night_id, c.night_id]
+    assert "failed or abstained: no score" in svg
+
+
+def test_a_failed_night_reads_failed_in_every_face(nights: list[NightResult]) -> None:
+    failed = NightResult(night_id="20990101-000000-0000000f", skill="house-style",
+                         skill_before="# s\n", skill_after="# s\n", baseline_val=0.0,
+                         failed="the target model x cannot answer: y; z",
+                         failures_by_role={"target": {"calls": 4, "failed": 4}})
+    html = render([failed], history=[*nights, failed])
+    assert '<div class="callout failed" data-outcome="failed"><b>house-style: failed.</b>' in html
+    assert '<span class="pill fail">failed</span>' in html and "0.000 →" not in html
+    assert "— → —" in html
+    assert '<td class="num bad">4</td>' in html  # failed calls per role
+    summary_json = render_json([failed])["summary"]
+    assert summary_json["failed"] == [failed.failed]
+    (fig,) = summary_json["skills"]
+    assert fig["outcome"] == "failed" and fig["baseline_val"] is None and fig["val_delta"] is None
+    text = summary([failed])
+    assert "house-style [failed]: no scores: the night failed" in text
+    assert "FAILED: the target model x cannot answer" in text
+
+
+def test_run_warnings_are_shown_once(nights: list[NightResult]) -> None:
+    night = from_dict(NightResult, json.loads(json.dumps(to_dict(nights[0]))))
+    night.warnings = ["9 of 40 target calls failed (22%, above 10%): less evidence"]
+    html = render([night], warnings=[f"{night.skill}: {night.warnings[0]}", "mining: 3 of 5"])
+    assert html.count('class="callout warn"') == 2
+    assert render_json([night])["summary"]["warnings"] == [f"{night.skill}: {night.warnings[0]}"]
+
+
+def svg_of(html: str) -> str:
+    return html[html.index("<svg"):html.index("</svg>")]
+
+
+def test_a_failed_night_renders_in_headless_chromium(nights: list[NightResult],
+                                                     tmp_path: Path) -> None:
+    require(shutil.which("chromium") is not None,
+            "headless chromium is not installed (Debian package: chromium)")
+    failed = NightResult(night_id="20990101-000000-0000000f", skill=nights[0].skill,
+                         failed="the target model x cannot answer: connection refused; fix it",
+                         failures_by_role={"target": {"calls": 4, "failed": 4}})
+    page = tmp_path / "report.html"
+    page.write_text(render([failed], history=[*nights, failed],
+                           warnings=["mining: 3 of 5 miner calls failed"]), encoding="utf-8")
+    dom = _chromium(["--dump-dom", page.as_uri()], tmp_path / "profile-dom").stdout
+    assert dom.count('class="callout failed"') == 2  # the page's head and the skill's section
+    assert 'class="callout warn"' in dom and "mining: 3 of 5" in dom
+    assert re.search(r'<g class="gap failed" data-night="20990101-000000-0000000f"', dom)
+    assert len(re.findall(r'<circle class="pt validation"', dom)) == 4  # start + 3 real nights

@@ -239,6 +239,7 @@ def _last_night(project: dict[str, Any]) -> str:
         return (
             f"{last['night_id']} {last['status']} ({len(last['skills'])} skill(s),"
             f" {accepted} edit(s) accepted, ${last['cost_usd']:.2f})"
+            + (f": {last['why']}" if last.get("why") else "")
         )
     return str(last.get("status", "none")) + (f" ({last['why']})" if last.get("why") else "")
 

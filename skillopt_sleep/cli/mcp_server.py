@@ -34,6 +34,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from skillopt_sleep import paths
+from skillopt_sleep.errors import RoleUnavailable
 
 log = logging.getLogger("skillopt_sleep.mcp")
 
@@ -41,6 +42,7 @@ SKILL_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 NIGHT_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
 COMMAND_TIMEOUT = 600.0
 HANDOFF_PENDING = 3
+NIGHT_FAILED = RoleUnavailable.exit_code
 OUTPUT_TAIL = 4000
 
 SkillName = Annotated[str, Field(pattern=SKILL_NAME.pattern,
@@ -166,6 +168,9 @@ class Job:
             info["result"] = parse_output(self.stdout_path.read_text("utf-8", "replace"))
             if code == HANDOFF_PENDING:
                 info["status"] = "handoff_pending"
+            elif code == NIGHT_FAILED:  # a model could not answer: the night is recorded failed
+                info["status"] = "night_failed"
+                info["why"] = info["result"].get("failed") or _tail(self.stderr_path, 1)
         return info
 
 
@@ -255,7 +260,8 @@ def _night_tools(server: MCPServer, jobs: Jobs) -> None:
 
     @server.tool(annotations=READ_ONLY)
     async def sleep_status() -> dict[str, Any]:
-        """What the last night changed and why, staged proposals, and the schedule."""
+        """What the last night changed and why, staged proposals, and the schedule; failed
+        nights carry ``failed`` (the reason), and three in a row an alert in the summary."""
         return await run_cli("status", "--json")
 
     @server.tool(annotations=STARTS_NIGHT)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import webbrowser
 from dataclasses import asdict
 from pathlib import Path
@@ -14,9 +15,13 @@ from rich.console import Console
 from skillopt_sleep import config, paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.cli._json import JsonOpt, emit
+from skillopt_sleep.errors import RoleUnavailable
 from skillopt_sleep.harvest.base import project_of
 from skillopt_sleep.pipeline.status import Status, staged_night, status
 from skillopt_sleep.publish import adopt as adoption
+from skillopt_sleep.publish import staging
+from skillopt_sleep.publish.report.text import outcome
+from skillopt_sleep.records import NightResult, from_dict
 
 err = Console(stderr=True)
 def _project(project: str | None) -> Path:
@@ -57,28 +62,44 @@ def run_cmd(
     }
     settings = config.load(where, flags=flags)
     if as_json:
-        emit(run_once(where, settings=settings, dry_run=dry_run, adopt=adopt).to_dict())
-        return
-    with err.status("starting the night") as status:
+        outcome = run_once(where, settings=settings, dry_run=dry_run, adopt=adopt)
+        emit(outcome.to_dict())
+    else:
+        with err.status("starting the night") as status:
 
-        def say(message: str) -> None:
-            err.print(f"[dim]{message}[/dim]")
-            status.update(message)
+            def say(message: str) -> None:
+                err.print(f"[dim]{message}[/dim]")
+                status.update(message)
 
-        outcome = run_once(where, settings=settings, dry_run=dry_run, adopt=adopt, progress=say)
-    _print_run(outcome)
+            outcome = run_once(where, settings=settings, dry_run=dry_run, adopt=adopt,
+                               progress=say)
+        _print_run(outcome)
+    if outcome.failed:
+        # One line on stderr that names the backend and the fix; the exit code says "failed".
+        print(f"skillopt-sleep: night failed: {outcome.failed}", file=sys.stderr)
+        raise typer.Exit(RoleUnavailable.exit_code)
 
 
 def _print_run(outcome: Any) -> None:
     out = Console()
     for skill in outcome.to_dict()["skills"]:
-        note = skill["abstained"] or skill["stopped"]
+        if skill["failed"]:
+            out.print(f"{skill['skill'] or 'the night'}: [red]failed[/red] (no scores)")
+            continue
+        if skill["abstained"]:
+            out.print(f"{skill['skill']}: [yellow]abstained[/yellow], {skill['abstained']}")
+            continue
+        note = skill["stopped"]
         out.print(
             f"{skill['skill']}: {skill['accepted']} edit(s) accepted; validation "
             f"{skill['baseline_val']:.3f} → {skill['after_val']:.3f}"
             + (f"  [yellow]{note}[/yellow]" if note else "")
         )
-    if outcome.staged:
+    for warning in outcome.warnings:
+        out.print(f"[yellow]warning[/yellow]: {warning}")
+    if outcome.failed and outcome.report:
+        out.print(f"report of the failed night: skillopt-sleep report {outcome.night_id} --open")
+    elif outcome.staged:
         out.print(
             f"staged: {outcome.staged}  (review: skillopt-sleep report {outcome.night_id} --open)"
         )
@@ -91,6 +112,8 @@ def _print_run(outcome: Any) -> None:
 def _status_rows(found: Status) -> dict[str, list[dict[str, Any]]]:
     """The status as ``kind -> rows``, the shape both renderings walk."""
     return {
+        "alert": [{"alert": f.alert, **asdict(f)} for f in found.failing
+                  if f.alert in found.alerts],
         "night": [asdict(n) for n in found.nights],
         "pending": [asdict(p) for p in found.pending],
         "adopted": [asdict(a) for a in found.adopted],
@@ -99,13 +122,21 @@ def _status_rows(found: Status) -> dict[str, list[dict[str, Any]]]:
 
 def _print_status(found: dict[str, list[dict[str, Any]]]) -> None:
     out = Console()
+    for a in found["alert"]:  # first, before anything else: nobody has fixed it for days
+        out.print(f"[bold red]ALERT[/bold red]: {a['alert']}", soft_wrap=True)
     out.print(f"state: {paths.state_dir()}")
     for n in found["night"]:
+        if n["failed"]:
+            out.print(f"night {n['night_id']} {n['skill'] or '(no skill)'}: [red]failed[/red] "
+                      f"({n['failed']})", soft_wrap=True)
+            continue
         note = n["abstained"] or n["stopped"]
         out.print(
             f"night {n['night_id']} {n['skill']}: {n['status']}, {n['accepted']} accepted"
-            + (f" ({note})" if note else "")
+            + (f" ({note})" if note else ""), soft_wrap=True
         )
+        for warning in n["warnings"]:
+            out.print(f"  [yellow]warning[/yellow]: {warning}", soft_wrap=True)
     for p in found["pending"]:
         out.print(
             f"[yellow]pending review[/yellow]: {p['skill']} from night {p['night_id']} "
@@ -120,9 +151,10 @@ def status_cmd(as_json: JsonOpt = False) -> None:
     """What the last nights did, what is pending review, what is adopted where."""
     archive = Archive(paths.archive_path())
     try:
-        found = _status_rows(status(archive))
+        current = status(archive)
     finally:
         archive.close()
+    found = _status_rows(current)
     if not as_json:
         _print_status(found)
         return
@@ -136,6 +168,8 @@ def status_cmd(as_json: JsonOpt = False) -> None:
                 "nights": summary["night"],
                 "pending": summary["pending"],
                 "adopted": summary["adopted"],
+                "failed_in_a_row": max((f.failed_in_a_row for f in current.failing), default=0),
+                "alerts": current.alerts,
                 "state_dir": str(paths.state_dir()),
             }
         }
@@ -151,11 +185,19 @@ def report_cmd(
     folder = staged_night(night)
     html = folder / "report.html"
     if as_json:
+        results = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+        failed = staging.load_manifest(folder).failed
         emit(
             {
                 "night_id": folder.name,
                 "report": str(html),
-                "results": json.loads((folder / "report.json").read_text(encoding="utf-8")),
+                "status": "failed" if failed else "ok",
+                "failed": failed,
+                "skills": [{"skill": r.get("skill"), "outcome": outcome(from_dict(NightResult, r))}
+                           for r in results],
+                "warnings": [f"{r.get('skill')}: {w}" for r in results
+                             for w in r.get("warnings") or []],
+                "results": results,
             }
         )
     else:

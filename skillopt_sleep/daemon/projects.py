@@ -30,6 +30,8 @@ ENTRY_SETTINGS = ("hour", "minute", "target", "optimizer")
 class NightReport:
     ok: bool
     result: dict[str, Any] = field(default_factory=dict)
+    why: str = ""
+    """Why a night that is not ok is not: the failed night's reason, or the skills stopped."""
 
 
 NightJob = Callable[[Path, Settings, str], NightReport]
@@ -42,7 +44,16 @@ def pipeline_job(project: Path, settings: Settings, adopt: str) -> NightReport:
 
     outcome = run_once(project, settings=settings, adopt=adopt,
                        progress=lambda line: log.info("%s: %s", project, line))
-    return NightReport(bool(outcome.ok), outcome.to_dict())
+    for night in outcome.nights:
+        if night.failed:
+            log.error("%s: skill %s FAILED: %s", project, night.skill or "-", night.failed)
+        elif night.abstained:
+            log.info("%s: skill %s abstained: %s", project, night.skill, night.abstained)
+    for warning in outcome.warnings:
+        log.warning("%s: %s", project, warning)
+    stopped = "; ".join(f"{n.skill}: {n.stopped}" for n in outcome.nights if n.stopped)
+    # A failed night adopted nothing (the pipeline stages no proposal for it).
+    return NightReport(bool(outcome.ok), outcome.to_dict(), outcome.failed or stopped)
 
 
 @dataclass

@@ -305,8 +305,14 @@ class Service:
                 self.state.update(project.key, last_success=now, last_result=result)
                 log.info("night of %s done", project.key)
                 return result
+            result["why"] = report.why or "not ok"
+        # Not a success: the cron trigger (or a catch-up on wake) tries again the next night.
         self.state.update(project.key, last_result=result)
-        log.warning("night of %s: %s", project.key, result.get("why") or "not ok")
+        if result["status"] == "failed":
+            log.error("night of %s FAILED: %s; trying again at the next scheduled night",
+                      project.key, result.get("why") or "not ok")
+        else:
+            log.warning("night of %s: %s", project.key, result.get("why") or "not ok")
         return result
 
     def _duplicate(self, key: str, now: datetime) -> str:

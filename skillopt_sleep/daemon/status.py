@@ -66,6 +66,13 @@ def _archived_nights(projects: list[str]) -> dict[str, dict[str, Any]]:
     return found
 
 
+def _scores(r: Any) -> dict[str, float | None]:
+    """A night's scores; none for a night that failed or abstained (it measured nothing)."""
+    none = bool(r.failed or r.abstained)
+    return {k: None if none else getattr(r, k)
+            for k in ("baseline_val", "after_val", "baseline_test", "after_test")}
+
+
 def _night_summary(rows: list[tuple[str, Any]]) -> dict[str, Any]:
     """One night's rows (newest first, one per skill) as one JSON-ready object."""
     night_id = rows[0][1].night_id
@@ -79,10 +86,10 @@ def _night_summary(rows: list[tuple[str, Any]]) -> dict[str, Any]:
         "started_at": min(starts).isoformat() if starts else None,
         "ended_at": max(ends).isoformat() if ends else None,
         "cost_usd": round(sum(r.cost_usd for _, r in mine), 6),
+        "why": next((r.failed for status, r in mine if status == "failed" and r.failed), ""),
         "skills": [{"skill": r.skill, "status": status, "accepted": len(r.accepted),
-                    "baseline_val": r.baseline_val, "after_val": r.after_val,
-                    "baseline_test": r.baseline_test, "after_test": r.after_test,
-                    "abstained": r.abstained, "stopped": r.stopped}
+                    **_scores(r),
+                    "abstained": r.abstained, "stopped": r.stopped, "failed": r.failed}
                    for status, r in sorted(mine, key=lambda m: m[1].skill)],
     }
 

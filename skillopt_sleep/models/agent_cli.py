@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_sleep import paths
-from skillopt_sleep.errors import AuthError, ModelError
+from skillopt_sleep.errors import AuthError, ModelError, Unreachable
 from skillopt_sleep.models import agent_home
 from skillopt_sleep.models.base import LLM, Backend, BackendOptions, tag
 from skillopt_sleep.models.messages import as_transcript
@@ -39,6 +39,9 @@ _AUTH = re.compile(r"not logged in|please run /login|\b401\b|unauthori[sz]ed|aut
 _TRANSIENT = re.compile(r"\b(429|500|502|503|504|529)\b|too many requests|rate limit|overloaded|"
                         r"timed? ?out|stream disconnected|connection|exceeded retry limit",
                         re.IGNORECASE)
+_REFUSED = re.compile(r"ECONNREFUSED|connection refused", re.IGNORECASE)
+_NO_HOST = re.compile(r"ENOTFOUND|name or service not known|nodename nor servname",
+                      re.IGNORECASE)
 
 
 class TransientAgentError(ModelError):
@@ -49,6 +52,11 @@ def _failure(name: str, message: str, status: int | None = None) -> ModelError:
     text = f"{name}: {message.strip()[:500]}"
     if status in (401, 403) or (status is None and _AUTH.search(message)):
         return AuthError(f"{text} (log in to the CLI, or set its API key)")
+    # Nothing answers the harness's endpoint: a retry cannot change that.
+    why = ("not-found" if status == 404 else "refused" if _REFUSED.search(message)
+           else "unknown-host" if _NO_HOST.search(message) else "")
+    if why:
+        return Unreachable(text, why=why)
     if (status is not None and (status == 429 or status >= 500)) or _TRANSIENT.search(message):
         return TransientAgentError(text)
     return ModelError(text)
@@ -72,7 +80,8 @@ class _AgentCLI:
     def _exe(self) -> str:
         found = self.executable or shutil.which(self.binary)
         if not found:
-            raise ModelError(f"{self.name}: the `{self.binary}` CLI is not on PATH")
+            raise Unreachable(f"{self.name}: the `{self.binary}` CLI is not on PATH",
+                              why="missing-cli", where=self.binary)
         return found
 
     def _source(self) -> Path:

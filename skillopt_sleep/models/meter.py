@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillopt_sleep.errors import BudgetExceeded, ModelError
 from skillopt_sleep.models.base import LLM
+from skillopt_sleep.models.guard import CallGuard
 from skillopt_sleep.models.pricing import Price
 from skillopt_sleep.records import Completion, Message, Usage
 
@@ -45,12 +46,14 @@ class CallRecord:
 
 
 class Ledger:
-    """Every call of a run, thread-safe. ``skill_scope`` tags calls for the per-skill cap."""
+    """Every call of a run, thread-safe. ``skill_scope`` tags calls for the per-skill cap;
+    ``guard``, when given, is told of every call (see ``models.guard``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, guard: CallGuard | None = None) -> None:
         self._lock = threading.Lock()
         self._calls: list[CallRecord] = []
         self.skill = ""
+        self.guard = guard
 
     @contextmanager
     def skill_scope(self, skill: str) -> Iterator[None]:
@@ -165,6 +168,9 @@ class MeteredLLM:
     ) -> Completion:
         params: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature,
                                   "seed": seed, "tools": tools}
+        guard = self.ledger.guard
+        if guard is not None:
+            guard.check(self.role)
         self._check_caps(messages, params)
         skill = self.ledger.skill
         started = time.monotonic()
@@ -173,7 +179,11 @@ class MeteredLLM:
         except ModelError as exc:
             self.ledger.record(CallRecord(self.role, self.name, skill, error=str(exc)[:500],
                                           latency_s=time.monotonic() - started))
+            if guard is not None:
+                guard.failed(self.role, self.name, exc)
             raise
+        if guard is not None:
+            guard.answered(self.role)
         u = completion.usage
         self.ledger.record(CallRecord(
             self.role, self.name, skill, u.input_tokens, u.output_tokens, u.cache_read_tokens,

@@ -2,7 +2,8 @@
 
 A failed model call (after the backend's own retries) becomes a ``Rollout`` with ``error``
 set: counted and excluded from the gate's pairing, never scored as a wrong answer.
-Credential and budget errors stop the night instead: they would fail every call alike.
+Credential and budget errors stop the night instead: they would fail every call alike, and
+so does ``RoleUnavailable`` (the run's guard saw a role go down), from a judge too.
 """
 
 from __future__ import annotations
@@ -11,7 +12,13 @@ import functools
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 
-from skillopt_sleep.errors import AuthError, BudgetExceeded, HandoffPending, ModelError
+from skillopt_sleep.errors import (
+    AuthError,
+    BudgetExceeded,
+    HandoffPending,
+    ModelError,
+    RoleUnavailable,
+)
 from skillopt_sleep.judges.build import JudgeFor, default_judge_for
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night.prompts import replay_messages
@@ -44,6 +51,8 @@ def replay_one(
         return Rollout(task.id, sample, skill_hash, error=f"model call failed: {exc}")
     try:
         score = judge_for(task).score(task, done.text, done.tool_calls)
+    except RoleUnavailable:
+        raise
     except Exception as exc:  # a judge must not end the night; record why instead
         score = Score(failed=True, rationale=f"judge error: {type(exc).__name__}: {exc}")
     return Rollout(

@@ -2,6 +2,11 @@
 
 ``run_once`` is what ``skillopt-sleep run``, the daemon and the MCP server all call. It holds
 the state-dir lock for its whole length, so two nights never interleave.
+
+Every model call of a run goes through one ledger with a ``CallGuard``: when a role cannot
+answer (``RoleUnavailable``), the night stops, each of its skills is recorded ``failed`` with
+the reason, no proposal is staged (the night's folder holds its report alone) and the
+outcome says why, for ``run`` to exit non-zero.
 """
 
 from __future__ import annotations
@@ -20,16 +25,18 @@ from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.ingest import harvest_new
 from skillopt_sleep.config import Settings
-from skillopt_sleep.errors import ConfigError
+from skillopt_sleep.errors import ConfigError, RoleUnavailable
 from skillopt_sleep.harvest.base import project_of
 from skillopt_sleep.judges.build import JudgeFor, build_judge_for, default_judge_for
 from skillopt_sleep.mine.collect import collect_tasks
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.build import build_models, preflight
+from skillopt_sleep.models.guard import CallGuard
 from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.run import NightInputs, run_night
+from skillopt_sleep.pipeline import failures
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
@@ -49,14 +56,20 @@ class RunOutcome:
     night_id: str = ""
     dry_run: bool = False
     staged: str = ""
+    """The proposal's folder; empty when nothing was staged (a dry run, a failed night)."""
+    report: str = ""
+    """The night's ``report.html`` (a failed night has one, and no proposal)."""
     nights: list[NightResult] = field(default_factory=list)
     adopted: dict[str, int] = field(default_factory=dict)
     counts: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    failed: str = ""
+    """Why the night failed (a role's model could not answer); empty when it did not."""
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not any(n.stopped for n in self.nights)
+        return not self.failed and not any(n.stopped for n in self.nights)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -64,21 +77,26 @@ class RunOutcome:
             "night_id": self.night_id,
             "dry_run": self.dry_run,
             "staged": self.staged,
+            "report": self.report,
             "adopted": self.adopted,
             "counts": self.counts,
             "message": self.message,
             "ok": self.ok,
+            "failed": self.failed,
+            "warnings": self.warnings,
             "skills": [
                 {
                     "skill": n.skill,
                     "changed": n.changed,
                     "accepted": len(n.accepted),
-                    "baseline_val": n.baseline_val,
-                    "after_val": n.after_val,
-                    "baseline_test": n.baseline_test,
-                    "after_test": n.after_test,
+                    # A failed or abstained night measured no score: None, never a 0.
+                    **{k: None if n.failed or n.abstained else getattr(n, k) for k in
+                       ("baseline_val", "after_val", "baseline_test", "after_test")},
                     "abstained": n.abstained,
                     "stopped": n.stopped,
+                    "failed": n.failed,
+                    "failures_by_role": n.failures_by_role,
+                    "warnings": n.warnings,
                     "cost_usd": n.cost_usd,
                     "model_calls": n.model_calls,
                 }
@@ -154,35 +172,67 @@ class _Run:
     outcome: RunOutcome
     say: Callable[[str], None]
     _judge_for: JudgeFor = default_judge_for
-    ledger: Ledger = field(default_factory=Ledger)
-    """Every model call of the run (miner, target, optimizer, judge) against one set of caps."""
+    ledger: Ledger = field(default_factory=lambda: Ledger(CallGuard()))
+    """Every model call of the run (miner, target, optimizer, judge) against one set of caps,
+    watched by a guard that stops the run when a role cannot answer."""
 
     def go(self, policy: str) -> None:
         nights_root = paths.staging_dir(self.state)
         staging.clean_orphans(nights_root)
-        by_skill, roots = self.tasks()
-        if not by_skill:
-            self.outcome.message = "no recurring, replayable tasks yet; nothing to train tonight"
+        try:
+            by_skill, roots = self.tasks()
+            if not by_skill:
+                self.outcome.message = ("no recurring, replayable tasks yet; "
+                                        "nothing to train tonight")
+                return
+            self._name_night(nights_root)
+            live = self.train(by_skill, roots)
+        except RoleUnavailable as exc:
+            self._fail(nights_root, exc)
             return
-        known = {r.night_id for _, r in self.archive.nights(str(self.project), limit=20)}
-        self.outcome.night_id = night_id(
-            str(self.project), taken=lambda i: i in known or (nights_root / i).exists()
-        )
-        live = self.train(by_skill, roots)
+        self.outcome.warnings = failures.run_warnings(self.ledger, self.outcome.nights)
         if self.outcome.dry_run:
             self.outcome.message = "dry run: nothing staged, no state written"
             return
         # Staged first, recorded second: a night in the archive always has its directory.
         staged = _stage(self.archive, nights_root, self.outcome, live)
         self.outcome.staged = str(staged)
+        self.outcome.report = str(staged / "report.html")
         for result in self.outcome.nights:
-            self.archive.record_night(result, "staged" if result.changed else "unchanged")
+            self.archive.record_night(result, "staged" if result.changed else
+                                      "abstained" if result.abstained else "unchanged")
         if policy == "auto":
             for result in self.outcome.nights:
                 if result.changed:
                     version = adoption.adopt(self.archive, staged, result.skill, roots)
                     self.outcome.adopted[result.skill] = version
                     self.archive.record_night(result, "adopted")
+
+    def _name_night(self, nights_root: Path) -> None:
+        known = {r.night_id for _, r in self.archive.nights(str(self.project), limit=20)}
+        self.outcome.night_id = night_id(
+            str(self.project), taken=lambda i: i in known or (nights_root / i).exists()
+        )
+
+    def _fail(self, nights_root: Path, exc: RoleUnavailable) -> None:
+        """Record every skill of tonight ``failed``; stage its report, never a proposal."""
+        out = self.outcome
+        if not out.night_id:
+            self._name_night(nights_root)
+        if not out.nights:  # stopped before any skill's night (the miner): one row says so
+            out.nights.append(failures.failed_result(out.night_id, "", out.project, "",
+                                                     utcnow(), exc))
+        failures.mark_failed(out.nights, exc)
+        out.failed = str(exc)
+        out.warnings = failures.run_warnings(self.ledger, out.nights)
+        out.counts["calls"] = len(self.ledger.calls)
+        if out.dry_run:
+            out.message = "dry run: the night failed; nothing staged, no state written"
+            return
+        out.report = str(_stage(self.archive, nights_root, out, {}, failed=True) / "report.html")
+        for result in out.nights:
+            self.archive.record_night(result, "failed")
+        out.message = "the night failed; nothing was staged or adopted"
 
     def tasks(self) -> tuple[dict[str, list[Task]], list[Path]]:
         """Harvest what is new, mine, and group the replayable tasks by routed skill."""
@@ -214,7 +264,15 @@ class _Run:
             if text is None:
                 text = new_skill(skill, MANAGED_DESCRIPTION if skill == MANAGED_SKILL else skill)
             with ledger.skill_scope(skill):
-                self.outcome.nights.append(self._night(skill, text, skill_tasks, models))
+                started = utcnow()
+                try:
+                    result = self._night(skill, text, skill_tasks, models)
+                except RoleUnavailable as exc:
+                    self.outcome.nights.append(failures.annotate(failures.failed_result(
+                        self.outcome.night_id, skill, str(self.project), text, started, exc),
+                        ledger))
+                    raise
+                self.outcome.nights.append(failures.annotate(result, ledger))
         self.outcome.counts["calls"] = len(ledger.calls)
         self.outcome.counts["cost_by_role"] = ledger.cost_by_role()
         return live
@@ -265,12 +323,17 @@ class _Run:
 
 
 def _stage(
-    archive: Archive, root: Path, outcome: RunOutcome, live: dict[str, dict[str, str | None]]
+    archive: Archive, root: Path, outcome: RunOutcome, live: dict[str, dict[str, str | None]],
+    failed: bool = False,
 ) -> Path:
     from skillopt_sleep.publish.report.html import render
 
     history = [r for _, r in reversed(archive.nights(outcome.project, limit=60))]
     diffs = {n.skill: staging.diff(n.skill_before, n.skill_after, n.skill) for n in outcome.nights}
     title = f"skillopt-sleep night {outcome.night_id}"
-    html = render(outcome.nights, history=history, diffs=diffs, title=title)
+    html = render(outcome.nights, history=history, diffs=diffs, title=title,
+                  warnings=outcome.warnings)
+    if failed:
+        return staging.stage_report(root, outcome.night_id, outcome.project, outcome.nights,
+                                    html, outcome.failed)
     return staging.stage(root, outcome.night_id, outcome.project, outcome.nights, live, html)

@@ -3,23 +3,29 @@ adopted where and whether the files on disk still hold it; and which staged nigh
 command means when it names none.
 
 ``skillopt-sleep status``, ``report`` and ``adopt`` render these; nothing here prints.
+
+A project whose last ``FAILED_IN_A_ROW`` nights all failed gets an alert, which ``status``
+puts first: an unattended daemon would otherwise keep making empty nights unnoticed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillopt_sleep import paths
 from skillopt_sleep.archive import versions as ledger
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.errors import StoreError
+from skillopt_sleep.pipeline import failures
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.records import sha256_text
 
 __all__ = [
+    "FAILED_IN_A_ROW",
     "AdoptedSkill",
+    "FailingProject",
     "NightSummary",
     "PendingReview",
     "Status",
@@ -32,6 +38,10 @@ __all__ = [
 RECENT_NIGHTS = 10
 """How many of the newest nights ``status`` lists."""
 
+FAILED_IN_A_ROW = 3
+"""Failed nights in a row after which ``status`` leads with an alert. One failed night can be a
+passing outage and the daemon tries again the next night; three mean nobody has fixed it."""
+
 
 @dataclass
 class NightSummary:
@@ -42,10 +52,28 @@ class NightSummary:
     project: str
     status: str
     accepted: int
-    baseline_val: float
-    after_val: float
+    baseline_val: float | None
+    """None for a night that failed or abstained: it measured no score."""
+    after_val: float | None
     abstained: str
     stopped: str
+    failed: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FailingProject:
+    """A project whose newest nights failed, how many in a row, and the latest reason."""
+
+    project: str
+    failed_in_a_row: int
+    last_night: str
+    reason: str
+
+    @property
+    def alert(self) -> str:
+        return (f"{self.failed_in_a_row} nights in a row failed for {self.project}: "
+                f"{self.reason}")
 
 
 @dataclass
@@ -76,6 +104,12 @@ class Status:
     nights: list[NightSummary]
     pending: list[PendingReview]
     adopted: list[AdoptedSkill]
+    failing: list[FailingProject] = field(default_factory=list)
+    """Projects whose newest night failed (``alerts`` are those at ``FAILED_IN_A_ROW``)."""
+
+    @property
+    def alerts(self) -> list[str]:
+        return [f.alert for f in self.failing if f.failed_in_a_row >= FAILED_IN_A_ROW]
 
 
 def pending(archive: Archive) -> list[PendingReview]:
@@ -115,10 +149,12 @@ def status(archive: Archive) -> Status:
             project=r.project,
             status=st,
             accepted=len(r.accepted),
-            baseline_val=r.baseline_val,
-            after_val=r.after_val,
+            baseline_val=None if r.failed or r.abstained else r.baseline_val,
+            after_val=None if r.failed or r.abstained else r.after_val,
             abstained=r.abstained,
             stopped=r.stopped,
+            failed=r.failed,
+            warnings=list(r.warnings),
         )
         for st, r in archive.nights(limit=RECENT_NIGHTS)
     ]
@@ -134,7 +170,30 @@ def status(archive: Archive) -> Status:
         for s in ledger.skills(archive)
         for v in ledger.versions(archive, s)[-1:]
     ]
-    return Status(nights=nights, pending=pending(archive), adopted=adopted)
+    return Status(nights=nights, pending=pending(archive), adopted=adopted,
+                  failing=failing(archive))
+
+
+def failing(archive: Archive, scan: int = 200) -> list[FailingProject]:
+    """Each project whose newest night failed, with how many of its nights failed in a row.
+
+    A night is one id over several skills' rows; it failed when any of its rows did."""
+    by_project: dict[str, dict[str, str | None]] = {}
+    for st, r in archive.nights(limit=scan):  # newest first
+        nights = by_project.setdefault(r.project, {})
+        if st == "failed":
+            nights[r.night_id] = nights.get(r.night_id) or failures.reason(r.failed)
+        else:
+            nights.setdefault(r.night_id, None)
+    found = []
+    for project, nights in by_project.items():
+        reasons = list(nights.values())
+        streak = 0
+        while streak < len(reasons) and reasons[streak] is not None:
+            streak += 1
+        if streak:
+            found.append(FailingProject(project, streak, next(iter(nights)), reasons[0] or ""))
+    return sorted(found, key=lambda f: -f.failed_in_a_row)
 
 
 def staged_night(night: str | None, archive: Archive | None = None) -> Path:

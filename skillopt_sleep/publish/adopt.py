@@ -154,6 +154,8 @@ def adopt_night(
     ``changed_only`` (``adopt --all``) only changes how the refusal names the skills.
     """
     manifest = load_manifest(night_dir)
+    if manifest.failed:
+        raise StoreError(f"night {manifest.night_id} failed ({manifest.failed}); nothing to adopt")
     names = [skill] if skill else [s.name for s in manifest.skills if s.changed or not changed_only]
     changed = [n for n in names if manifest.skill(n).changed]
     if not changed:

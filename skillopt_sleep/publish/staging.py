@@ -4,6 +4,10 @@
 ``diff.patch``, then ``report.html``, ``report.json`` and, last, ``manifest.json`` with the
 sha256 of every live file the night read and of each proposal. The directory is built under
 a temporary name and renamed into place, so a crash never leaves a half-staged night.
+
+A night that failed (a model could not answer) stages no proposal: its directory holds the
+report and a manifest with no skills and the reason in ``failed``, so ``report`` finds it
+and ``adopt`` has nothing to take.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ class Manifest:
     project: str
     created_at: str
     skills: list[StagedSkill] = field(default_factory=list)
+    failed: str = ""
 
     def skill(self, name: str) -> StagedSkill:
         for s in self.skills:
@@ -57,6 +62,32 @@ def diff(before: str, after: str, name: str) -> str:
     )
 
 
+def _publish(tmp: Path, final: Path, results: list[NightResult], manifest: Manifest,
+             html: str) -> Path:
+    write_atomic(tmp / "report.html", html.encode("utf-8"))
+    write_atomic(tmp / "report.json", json.dumps([to_dict(r) for r in results], indent=1).encode())
+    write_atomic(tmp / MANIFEST, json.dumps(to_dict(manifest), indent=1).encode())
+    if final.exists():
+        shutil.rmtree(final)
+    tmp.rename(final)
+    return final
+
+
+def _fresh(root: Path, night_id: str) -> tuple[Path, Path]:
+    final, tmp = root / night_id, root / f".{night_id}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    return tmp, final
+
+
+def stage_report(root: Path, night_id: str, project: str, results: list[NightResult],
+                 html: str, failed: str) -> Path:
+    """A failed night's directory: its report and a manifest without proposals."""
+    tmp, final = _fresh(root, night_id)
+    manifest = Manifest(night_id, project, utcnow().isoformat(), failed=failed)
+    return _publish(tmp, final, results, manifest, html)
+
+
 def stage(
     root: Path,
     night_id: str,
@@ -66,10 +97,7 @@ def stage(
     html: str,
 ) -> Path:
     """Write a night's proposal dir atomically; return its path."""
-    final = root / night_id
-    tmp = root / f".{night_id}.tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
+    tmp, final = _fresh(root, night_id)
     manifest = Manifest(night_id, project, utcnow().isoformat())
     for r in results:
         folder = tmp / "skills" / r.skill
@@ -84,13 +112,7 @@ def stage(
                 len(r.accepted),
             )
         )
-    write_atomic(tmp / "report.html", html.encode("utf-8"))
-    write_atomic(tmp / "report.json", json.dumps([to_dict(r) for r in results], indent=1).encode())
-    write_atomic(tmp / MANIFEST, json.dumps(to_dict(manifest), indent=1).encode())
-    if final.exists():
-        shutil.rmtree(final)
-    tmp.rename(final)
-    return final
+    return _publish(tmp, final, results, manifest, html)
 
 
 def clean_orphans(root: Path) -> list[Path]:

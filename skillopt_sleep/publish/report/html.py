@@ -2,6 +2,9 @@
 
 Everything a night learned from is untrusted text (answers, edits, rationales, diffs), so
 every value goes through ``html.escape`` on its way in; the only markup is our own.
+
+A failed night (its model could not answer) leads the page with the reason and shows no
+score: its cards read "—", its skills "failed", and the plots mark it as a gap.
 """
 
 from __future__ import annotations
@@ -13,7 +16,14 @@ from typing import Any
 
 from skillopt_sleep.publish.report.style import CSS
 from skillopt_sleep.publish.report.svg import score_plot
-from skillopt_sleep.publish.report.text import by_stage, figures, fmt_delta, fmt_score
+from skillopt_sleep.publish.report.text import (
+    by_stage,
+    figures,
+    fmt_delta,
+    fmt_score,
+    outcome,
+    scored,
+)
 from skillopt_sleep.records import GateDecision, NightResult, to_dict
 
 __all__ = ["render", "render_json"]
@@ -71,7 +81,7 @@ def _score_card(key: str, before: float | None, after: float | None, note: str) 
 
 
 def _cards(nights: Sequence[NightResult]) -> str:
-    ran = [r for r in nights if not r.abstained]
+    ran = [r for r in nights if scored(r)]
     several = f"mean of {len(ran)} skills · " if len(ran) > 1 else ""
     tried = sum(len(r.decisions) for r in nights)
     accepted = sum(len(r.accepted) for r in nights)
@@ -91,6 +101,9 @@ def _cards(nights: Sequence[NightResult]) -> str:
 def _callouts(nights: Sequence[NightResult]) -> str:
     out = []
     for r in nights:
+        if r.failed:
+            out.append(f'<div class="callout failed" data-outcome="failed"><b>'
+                       f"{escape(r.skill or 'The night')}: failed.</b> {escape(r.failed)}</div>")
         if r.abstained:
             out.append(f'<div class="callout"><b>{escape(r.skill)}: abstained.</b> '
                        f"{escape(r.abstained)}</div>")
@@ -100,18 +113,29 @@ def _callouts(nights: Sequence[NightResult]) -> str:
     return "".join(out)
 
 
+_PILLS = {"changed": "ok", "unchanged": "mute", "failed": "fail", "abstained": "abst"}
+
+
+def _warnings(nights: Sequence[NightResult], extra: Sequence[str]) -> str:
+    """Each skill's warnings, then the run's own (those not already shown for a skill)."""
+    shown = [f"{r.skill}: {w}" for r in nights for w in r.warnings]
+    items = shown + [w for w in extra if w not in shown]
+    return "".join(f'<div class="callout warn" data-warning=""><b>Warning:</b> {escape(w)}'
+                   "</div>" for w in items)
+
+
 def _skills_table(nights: Sequence[NightResult]) -> str:
     rows = []
     for r in nights:
         f = figures(r)
-        status = ('<span class="pill ok">changed</span>' if r.changed
-                  else '<span class="pill mute">unchanged</span>')
+        word = outcome(r)
+        status = f'<span class="pill {_PILLS[word]}">{word}</span>'
         rows.append(
-            f'<tr><td><a href="#skill-{escape(r.skill)}">{escape(r.skill)}</a> {status}</td>'
-            f'<td class="num">{fmt_score(r.baseline_val)} → {fmt_score(r.after_val)} '
-            f"{_delta_html(r.baseline_val, r.after_val) if not r.abstained else ''}</td>"
-            f'<td class="num">{fmt_score(r.baseline_test)} → {fmt_score(r.after_test)} '
-            f"{_delta_html(r.baseline_test, r.after_test)}</td>"
+            f'<tr><td><a href="#skill-{escape(r.skill)}">{escape(r.skill or "—")}</a> {status}</td>'
+            f'<td class="num">{fmt_score(f["baseline_val"])} → {fmt_score(f["after_val"])} '
+            f"{_delta_html(f['baseline_val'], f['after_val'])}</td>"
+            f'<td class="num">{fmt_score(f["baseline_test"])} → {fmt_score(f["after_test"])} '
+            f"{_delta_html(f['baseline_test'], f['after_test'])}</td>"
             f'<td class="num">{f["proposals_tried"]} / {f["accepted"]}</td></tr>')
     return ('<table class="skills"><thead><tr><th>Skill</th><th class="num">Validation</th>'
             '<th class="num">Test</th><th class="num">Tried / accepted</th></tr></thead><tbody>'
@@ -121,21 +145,30 @@ def _skills_table(nights: Sequence[NightResult]) -> str:
 def _cost_table(nights: Sequence[NightResult]) -> str:
     cost: dict[str, float] = {}
     calls: dict[str, int] = {}
+    failed: dict[str, int] = {}
     for r in nights:
         for role, usd in r.cost_by_role.items():
             cost[role] = cost.get(role, 0.0) + usd
-        for role, n in figures(r)["calls_by_role"].items():
+        counted = figures(r)["calls_by_role"]
+        for role, row in r.failures_by_role.items():  # every role, the judge's too
+            counted.setdefault(role, row["calls"])
+            failed[role] = failed.get(role, 0) + row["failed"]
+        for role, n in counted.items():
             calls[role] = calls.get(role, 0) + n
     rows = "".join(
         f'<tr><td>{escape(role)}</td><td class="num">{calls.get(role, "—")}</td>'
+        f'<td class="num{" bad" if failed.get(role) else ""}">{failed.get(role, "—")}</td>'
         f'<td class="num">${cost.get(role, 0.0):.4f}</td></tr>'
         for role in sorted(set(cost) | set(calls)))
-    total = (f'<tr><th>all roles</th><th class="num">{sum(r.model_calls for r in nights)}</th>'
+    all_calls = sum(calls.values()) if calls else sum(r.model_calls for r in nights)
+    total = (f'<tr><th>all roles</th><th class="num">{all_calls}</th>'
+             f'<th class="num">{sum(failed.values()) if failed else "—"}</th>'
              f'<th class="num">${sum(r.cost_usd for r in nights):.4f}</th></tr>')
     note = ("" if calls else '<p class="meta">These results count model calls in total only, '
             "not per role.</p>")
     return ('<table class="cost"><thead><tr><th>Role</th><th class="num">Calls</th>'
-            f'<th class="num">Cost</th></tr></thead><tbody>{rows}{total}</tbody></table>{note}')
+            '<th class="num">Failed</th><th class="num">Cost</th></tr></thead>'
+            f"<tbody>{rows}{total}</tbody></table>{note}")
 
 
 def _plots(nights: Sequence[NightResult], history: Sequence[NightResult]) -> str:
@@ -310,27 +343,32 @@ def _skill_section(r: NightResult, diffs: dict[str, str] | None) -> str:
     notes = "".join(f"<li>{escape(n)}</li>" for n in r.notes)
     return (f'<section class="skill" id="skill-{escape(r.skill)}"><h2>{escape(r.skill)} '
             f'<span class="meta">night <code>{escape(r.night_id)}</code></span></h2>'
-            f"{_callouts([r])}<h3>Proposed change</h3>{_diff_html(_diff_text(r, diffs))}"
+            f"{_callouts([r])}<h3>Proposed change"
+            f"{' (not staged: the night failed)' if r.failed else ''}</h3>"
+            f"{_diff_html(_diff_text(r, diffs))}"
             f"{_accepted(r, intents)}{_rejected(r, intents)}{_tasks(r)}"
             + (f"<h3>Notes</h3><ul>{notes}</ul>" if notes else "") + "</section>")
 
 
 def render(nights: list[NightResult], *, history: Sequence[NightResult] = (),
-           diffs: dict[str, str] | None = None, title: str = "") -> str:
+           diffs: dict[str, str] | None = None, title: str = "",
+           warnings: Sequence[str] = ()) -> str:
     """One self-contained HTML document for this night's results (one per skill).
 
     ``history`` is earlier nights of the same project, oldest first (tonight's may be
     included; it is added when missing); ``diffs`` maps skill name to the proposal's
-    unified diff (computed from the night's before/after text when absent).
+    unified diff (computed from the night's before/after text when absent); ``warnings``
+    are the run's own (a role whose calls failed too often), shown beside the skills'.
     """
     body = [_header(nights, title)]
     if not nights:
         body.append('<p class="callout">No skill was trained this night.</p>')
     else:
-        body += [_callouts(nights), _cards(nights), "<h2>Skills</h2>", _skills_table(nights),
+        body += [_callouts(nights), _warnings(nights, warnings), _cards(nights),
+                 "<h2>Skills</h2>", _skills_table(nights),
                  "<h2>Scores night over night</h2>", _plots(nights, history),
                  "<h2>Cost and calls by role</h2>", _cost_table(nights)]
-        body += [_skill_section(r, diffs) for r in nights]
+        body += [_skill_section(r, diffs) for r in nights if r.skill]
     doc_title = escape(title or "skillopt-sleep night report")
     return ('<!doctype html><html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -349,5 +387,7 @@ def render_json(nights: Sequence[NightResult]) -> dict[str, Any]:
             "accepted": sum(f["accepted"] for f in per_skill),
             "model_calls": sum(f["model_calls"] for f in per_skill),
             "cost_usd": sum(f["cost_usd"] for f in per_skill),
+            "failed": [f["failed"] for f in per_skill if f["failed"]],
+            "warnings": [f"{f['skill']}: {w}" for f in per_skill for w in f["warnings"]],
         },
     }

@@ -24,6 +24,7 @@ table{border-collapse:collapse;width:100%;background:var(--bg);font-size:14px}
 th,td{text-align:left;padding:6px 10px;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.03em}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.bad{color:var(--bad);font-weight:650}
 .callout{border-left:4px solid #d97706;background:#fffbeb;padding:10px 14px;margin:12px 0;
 border-radius:0 8px 8px 0}.callout.stop{border-color:var(--bad);background:#fef2f2}
 .skill{background:var(--bg);border:1px solid var(--line);border-radius:12px;padding:4px 22px 22px;
@@ -64,5 +65,12 @@ svg .axis{stroke:#475569;stroke-width:1}svg .grid{stroke:#e5e7eb;stroke-width:1}
 svg .tick{font-size:12px;fill:#475569}svg .axis-title{font-size:13px;fill:#334155;font-weight:600}
 svg .legend{font-size:13px;fill:#334155}svg .value{font-size:12px;font-weight:650}
 svg .tonight{fill:#fef3c7}
+svg .gap-band{fill:#e2e8f0;fill-opacity:.7;stroke:#94a3b8;stroke-dasharray:3 3}
+svg .gap.failed .gap-band{fill:#fee2e2;stroke:var(--bad)}
+svg .gap-label{font-size:11px;font-weight:650;fill:#475569}
+svg .gap.failed .gap-label{fill:var(--bad)}
+.callout.failed{border-color:var(--bad);background:#fef2f2}
+.callout.warn{border-color:#d97706;background:#fffbeb}
+.pill.fail{background:#fee2e2;color:var(--bad)}.pill.abst{background:#fef3c7;color:var(--warn)}
 @media print{body{background:#fff}details{display:block}}
 """

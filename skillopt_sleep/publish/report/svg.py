@@ -2,6 +2,11 @@
 
 Hand-built SVG rather than a plotting library: the report must be one self-contained file
 with no scripts, and two polylines with labelled axes need nothing more.
+
+A night that failed (its model could not answer) or abstained (too few validation tasks)
+has no score: it is drawn as a labelled marker on the axis, never as a point, and the lines
+break around it rather than bridge it, so an empty night can never pass for a 0 (or for a
+score it did not measure).
 """
 
 from __future__ import annotations
@@ -30,22 +35,35 @@ class Point:
     validation: float | None
     test: float | None
     tonight: bool = False
+    gap: str = ""
+    """``failed`` or ``abstained``: a night without a score, drawn as a labelled marker."""
+    why: str = ""
+
+
+def _gap(r: NightResult) -> str:
+    return "failed" if r.failed else "abstained" if r.abstained else ""
 
 
 def series_points(history: Sequence[NightResult], tonight: set[str]) -> list[Point]:
-    """A 'start' point (the first night's baseline), then each night's after-scores."""
+    """A 'start' point (the first scored night's baseline), then each night's after-scores;
+    a failed or abstained night is a gap with its reason, not a score."""
     if not history:
         return []
-    first = history[0]
-    points = [Point("start", first.night_id, None if first.abstained else first.baseline_val,
-                    first.baseline_test)]
+    scored = [r for r in history if not _gap(r)]
+    first = scored[0] if scored else history[0]
+    points = [Point("start", first.night_id, first.baseline_val if scored else None,
+                    first.baseline_test if scored else None)]
     dates = [r.started_at.strftime("%b %d") if r.started_at else "" for r in history]
     use_dates = all(dates) and len(set(dates)) == len(dates)
     for i, r in enumerate(history, start=1):
-        val = r.baseline_val if r.abstained else r.after_val
-        test = r.baseline_test if r.abstained else r.after_test
-        points.append(Point(dates[i - 1] if use_dates else f"night {i}", r.night_id, val, test,
-                            r.night_id in tonight))
+        label = dates[i - 1] if use_dates else f"night {i}"
+        gap = _gap(r)
+        if gap:
+            points.append(Point(label, r.night_id, None, None, r.night_id in tonight, gap,
+                                r.failed or r.abstained))
+        else:
+            points.append(Point(label, r.night_id, r.after_val, r.after_test,
+                                r.night_id in tonight))
     return points
 
 
@@ -75,6 +93,8 @@ def _axes(points: Sequence[Point], lo: float, hi: float) -> list[str]:
                        f'height="{base - _TOP}"/>')
         out.append(f'<text class="tick" x="{x:.1f}" y="{base + 18}" text-anchor="middle">'
                    f'{escape(p.label)}</text>')
+        if p.gap:
+            out.append(_gap_marker(p, x, base))
     out.append(f'<text class="axis-title" x="{(_LEFT + _W - _RIGHT) / 2:.0f}" y="{_H - 10}" '
                'text-anchor="middle">night (score of the skill each night ended with)</text>')
     out.append(f'<text class="axis-title" transform="translate(16 {(_TOP + base) / 2:.0f}) '
@@ -82,14 +102,36 @@ def _axes(points: Sequence[Point], lo: float, hi: float) -> list[str]:
     return out
 
 
+def _gap_marker(p: Point, x: float, base: float) -> str:
+    """A failed or abstained night: a hatched column and its word on the axis, no point."""
+    return (f'<g class="gap {p.gap}" data-night="{escape(p.night_id)}" data-gap="{p.gap}">'
+            f"<title>{escape(p.label)} · {p.gap}: {escape(p.why)}\n{escape(p.night_id)}</title>"
+            f'<rect class="gap-band" x="{x - 12:.1f}" y="{_TOP}" width="24" '
+            f'height="{base - _TOP}"/><text class="gap-label" x="{x:.1f}" y="{base - 8:.1f}" '
+            f'text-anchor="middle">{p.gap}</text></g>')
+
+
+def _runs(xy: Sequence[tuple[int, Point, float | None]]) -> list[list[tuple[int, float]]]:
+    """Stretches of scored points; a gap night ends one (a missing test score does not)."""
+    runs: list[list[tuple[int, float]]] = [[]]
+    for i, p, v in xy:
+        if p.gap and runs[-1]:
+            runs.append([])
+        elif v is not None:
+            runs[-1].append((i, v))
+    return [run for run in runs if len(run) > 1]
+
+
 def _series(points: Sequence[Point], name: str, colour: str, dash: str,
             lo: float, hi: float) -> list[str]:
     n = len(points)
     xy = [(i, p, getattr(p, name)) for i, p in enumerate(points)]
-    coords = [f"{_x(i, n):.1f},{_y(v, lo, hi):.1f}" for i, _, v in xy if v is not None]
     dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-    out = [f'<polyline class="line {name}" fill="none" stroke="{colour}" stroke-width="2.5"'
-           f'{dash_attr} points="{" ".join(coords)}"/>'] if len(coords) > 1 else []
+    out = []
+    for run in _runs(xy):
+        coords = " ".join(f"{_x(i, n):.1f},{_y(v, lo, hi):.1f}" for i, v in run)
+        out.append(f'<polyline class="line {name}" fill="none" stroke="{colour}" '
+                   f'stroke-width="2.5"{dash_attr} points="{coords}"/>')
     for i, p, v in xy:
         if v is None:
             continue
@@ -115,7 +157,7 @@ def _value_label(colour: str, v: float, at: tuple[float, float], i: int, n: int,
             f'text-anchor="{anchor}" fill="{colour}">{v:.3f}</text>')
 
 
-def _legend() -> list[str]:
+def _legend(gaps: bool) -> list[str]:
     out = []
     for k, (name, colour, dash) in enumerate(SERIES):
         x = _LEFT + 8 + k * 150
@@ -125,6 +167,10 @@ def _legend() -> list[str]:
         out.append(f'<text class="legend" x="{x + 32}" y="22">{name} score</text>')
     out.append(f'<rect class="tonight" x="{_LEFT + 308}" y="10" width="14" height="14"/>'
                f'<text class="legend" x="{_LEFT + 328}" y="22">tonight</text>')
+    if gaps:
+        out.append(f'<rect class="gap-band" x="{_LEFT + 408}" y="10" width="14" height="14"/>'
+                   f'<text class="legend" x="{_LEFT + 428}" y="22">failed or abstained: no '
+                   "score</text>")
     return out
 
 
@@ -146,7 +192,7 @@ def score_plot(history: Sequence[NightResult], *, tonight: set[str], label: str 
     title = escape(label or "validation and test scores night over night")
     parts = [f'<svg class="plot" role="img" viewBox="0 0 {_W} {_H}" width="{_W}" height="{_H}" '
              f'aria-label="{title}"><title>{title}</title>',
-             *_axes(points, lo, hi), *_legend()]
+             *_axes(points, lo, hi), *_legend(any(p.gap for p in points))]
     for name, colour, dash in SERIES:
         parts.extend(_series(points, name, colour, dash, lo, hi))
     parts.append("</svg>")

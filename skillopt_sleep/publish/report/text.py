@@ -9,7 +9,7 @@ from typing import Any
 
 from skillopt_sleep.records import GateDecision, NightResult
 
-__all__ = ["STAGES", "by_stage", "figures", "fmt_delta", "fmt_score", "summary"]
+__all__ = ["STAGES", "by_stage", "figures", "fmt_delta", "fmt_score", "outcome", "summary"]
 
 STAGES = ("gate", "firewall", "budget", "merge", "apply")
 """Where an edit can be turned away, in the order a night meets them (reading order)."""
@@ -25,6 +25,22 @@ def fmt_delta(before: float | None, after: float | None) -> str:
     if before is None or after is None:
         return ""
     return f"{after - before:+.3f}"
+
+
+def outcome(r: NightResult) -> str:
+    """``failed``, ``abstained``, ``changed`` or ``unchanged``: the word every face shows.
+
+    A failed or abstained night has no score worth showing, whatever its fields hold."""
+    if r.failed:
+        return "failed"
+    if r.abstained:
+        return "abstained"
+    return "changed" if r.changed else "unchanged"
+
+
+def scored(r: NightResult) -> bool:
+    """Whether the night measured scores at all (it neither failed nor abstained)."""
+    return not (r.failed or r.abstained)
 
 
 def by_stage(decisions: Sequence[GateDecision]) -> dict[str, list[GateDecision]]:
@@ -45,12 +61,16 @@ def calls_by_role(r: NightResult) -> dict[str, int]:
 def figures(r: NightResult) -> dict[str, Any]:
     """The computed summary of one night for one skill (also the ``summary`` in report.json)."""
     decisions = r.decisions
+    ok = scored(r)
     return {
         "night_id": r.night_id, "skill": r.skill, "project": r.project,
-        "baseline_val": r.baseline_val, "after_val": r.after_val,
-        "val_delta": None if r.abstained else r.after_val - r.baseline_val,
-        "baseline_test": r.baseline_test, "after_test": r.after_test,
-        "test_delta": (None if r.baseline_test is None or r.after_test is None
+        "outcome": outcome(r),
+        "baseline_val": r.baseline_val if ok else None,
+        "after_val": r.after_val if ok else None,
+        "val_delta": r.after_val - r.baseline_val if ok else None,
+        "baseline_test": r.baseline_test if ok else None,
+        "after_test": r.after_test if ok else None,
+        "test_delta": (None if not ok or r.baseline_test is None or r.after_test is None
                        else r.after_test - r.baseline_test),
         "proposals_tried": len(decisions),
         "gated": sum(1 for d in decisions if d.stage == "gate"),
@@ -61,7 +81,8 @@ def figures(r: NightResult) -> dict[str, Any]:
         "calls_by_role": calls_by_role(r),
         "cost_usd": r.cost_usd,
         "cost_by_role": dict(r.cost_by_role),
-        "abstained": r.abstained, "stopped": r.stopped,
+        "abstained": r.abstained, "stopped": r.stopped, "failed": r.failed,
+        "failures_by_role": dict(r.failures_by_role), "warnings": list(r.warnings),
     }
 
 
@@ -71,6 +92,10 @@ def _excerpt(text: str) -> str:
 
 
 def _scores_line(r: NightResult) -> str:
+    if r.failed:
+        return "no scores: the night failed"
+    if r.abstained:
+        return "no scores: the night abstained"
     val = f"validation {fmt_score(r.baseline_val)} → {fmt_score(r.after_val)}"
     if not r.abstained:
         val += f" ({fmt_delta(r.baseline_val, r.after_val)})"
@@ -82,14 +107,16 @@ def _scores_line(r: NightResult) -> str:
 
 def _skill_lines(r: NightResult) -> list[str]:
     f = figures(r)
-    verdict = "changed" if r.changed else "unchanged"
-    lines = [f"{r.skill} [{verdict}]: {_scores_line(r)}",
+    lines = [f"{r.skill or '(before any skill)'} [{outcome(r)}]: {_scores_line(r)}",
              f"  {f['proposals_tried']} proposals tried / {f['accepted']} accepted · "
              f"${r.cost_usd:.4f} · {r.model_calls} model calls"]
     if r.abstained:
         lines.append(f"  abstained: {r.abstained}")
     if r.stopped:
         lines.append(f"  stopped: {r.stopped}")
+    if r.failed:
+        lines.append(f"  FAILED: {r.failed}")
+    lines.extend(f"  warning: {w}" for w in r.warnings)
     for d in r.accepted:
         lines.append(f"  + {d.edit.op} {_excerpt(d.edit.text or d.edit.anchor)!r} "
                      f"(Δ {d.mean_delta:+.3f}, p = {d.p_value:.3g}, n = {d.n_pairs})")
