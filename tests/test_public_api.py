@@ -11,7 +11,7 @@ PUBLIC = [
     # records and errors
     "AuthError", "BudgetExceeded", "Completion", "ConfigError", "Edit", "EditOutcome",
     "GateDecision", "HandoffPending", "JudgeError", "JudgeSpec", "ModelError", "NightResult",
-    "Rollout", "Score", "Session", "SkillDocError", "SkillOptError", "StoreError", "Task",
+    "RoleUnavailable", "Rollout", "Score", "Session", "SkillDocError", "SkillOptError", "StoreError", "Task",
     "ToolCall", "Turn", "UnknownModelError", "Usage", "__version__",
     # running it
     "run_once", "RunOutcome", "Settings", "load_settings", "NightConfig", "prove", "ProofSpec",
