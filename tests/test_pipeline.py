@@ -127,7 +127,9 @@ def test_run_stage_status_report_adopt_versions_rollback(world: dict):
 
 def test_dry_run_stages_nothing_and_writes_no_state(world: dict):
     done = json.loads(cli(world, "run", "--dry-run", "--json").stdout)
-    assert done["dry_run"] and not done["staged"] and done["skills"]
+    assert done["dry_run"] and not done["staged"] and not done["skills"]  # no night ran
+    (skill,) = done["plan"]["skills"]
+    assert skill["tasks"]["validation"] > 0 and skill["calls"]["target"] > 0
     assert not (world["state"] / "state" / "archive.sqlite3").exists()
     assert not (world["state"] / "state" / "nights").exists()
 

@@ -17,8 +17,8 @@ from skillopt_sleep.models.meter import Ledger, MeteredLLM
 from skillopt_sleep.models.pricing import FREE, Price, price_for
 from skillopt_sleep.models.registry import backend, build_llm, parse_spec, resolve_base_urls
 
-__all__ = ["RoleCheck", "base_urls", "build_models", "check_roles", "metered", "preflight",
-           "role_specs"]
+__all__ = ["RoleCheck", "base_urls", "build_models", "check_role", "check_roles", "metered",
+           "preflight", "role_specs"]
 
 
 def role_specs(settings: Settings) -> dict[str, str]:
@@ -90,17 +90,21 @@ def check_roles(settings: Settings, *, reach: bool) -> list[RoleCheck]:
     for its model list. Raises ``ConfigError`` for an unknown spec, a missing price or an
     ambiguous base URL (nothing can be checked, or planned, past those)."""
     urls = base_urls(settings)
-    checks = []
-    for role, spec in role_specs(settings).items():
-        name, model = parse_spec(spec)
-        kind = backend(name)
-        price = price_for(spec, settings.pricing) if kind.priced else None
-        options = BackendOptions(spec=spec, model=model, base_url=urls[role],
-                                 price=price or FREE, persona=settings.persona or None,
-                                 role="optimizer" if role == "miner" else role)
-        kind.build(options)  # building calls nothing, and checks what the spec needs
-        checks.append(RoleCheck(role, spec, urls[role], price, kind.check(options, reach)))
-    return checks
+    return [check_role(settings, role, spec, urls[role], reach=reach)
+            for role, spec in role_specs(settings).items()]
+
+
+def check_role(settings: Settings, role: str, spec: str, url: str | None, *,
+               reach: bool) -> RoleCheck:
+    """One role's check; ``ConfigError`` for an unknown spec or a missing price."""
+    name, model = parse_spec(spec)
+    kind = backend(name)
+    price = price_for(spec, settings.pricing) if kind.priced else None
+    options = BackendOptions(spec=spec, model=model, base_url=url, price=price or FREE,
+                             persona=settings.persona or None,
+                             role="optimizer" if role == "miner" else role)
+    kind.build(options)  # building calls nothing, and checks what the spec needs
+    return RoleCheck(role, spec, url, price, kind.check(options, reach))
 
 
 def preflight(settings: Settings, *, reach: bool = True) -> list[RoleCheck]:
