@@ -50,8 +50,9 @@ def world(tmp_path: Path, isolated_home: Path) -> dict:
         f'skill_roots = ["{tmp_path / "skills"}"]\nsteps = 1\nval_repeats = 1\n',
         encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"),
-               CODEX_HOME=str(home / ".codex"), SKILLOPT_SLEEP_HOME=str(isolated_home))
+    env.update(ANTHROPIC_API_KEY="test-key", HOME=str(home),
+               CLAUDE_CONFIG_DIR=str(home / ".claude"), CODEX_HOME=str(home / ".codex"),
+               SKILLOPT_SLEEP_HOME=str(isolated_home))
     return {"project": project, "env": env, "state": isolated_home / "state",
             "sessions": written["claude-code"] + written["codex"]}
 
@@ -116,6 +117,15 @@ def test_a_wrong_path_fails_before_harvest(world: dict):
     assert archived_sessions(world) == 0
 
 
+def test_missing_credentials_fail_before_harvest(world: dict, servers):
+    a, _ = servers
+    env = {k: v for k, v in world["env"].items() if k != "ANTHROPIC_API_KEY"}
+    done = cli(world, "run", "--target", HAIKU, "--target-base-url", a.url, env=env)
+    assert done.returncode == 2
+    assert f"target model {HAIKU}: no ANTHROPIC_API_KEY" in done.stderr
+    assert a.requests == [] and archived_sessions(world) == 0
+
+
 def test_unknown_spec_and_missing_price_fail_before_harvest(world: dict):
     done = cli(world, "run", "--target", "nosuch:model")
     assert done.returncode == 2 and "unknown model backend 'nosuch'" in done.stderr
@@ -143,7 +153,8 @@ def test_a_reachable_night_harvests_and_reaches_each_role_at_its_own_server(worl
 # --- per-role endpoints --------------------------------------------------------------------
 
 
-def test_per_role_urls_reach_the_right_server(servers):
+def test_per_role_urls_reach_the_right_server(servers, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     a, b = servers
     settings = config.Settings(target=HAIKU, optimizer=MINI, target_base_url=a.url,
                                optimizer_base_url=b.url)  # a bare root gains /v1 for OpenAI
@@ -201,7 +212,7 @@ def test_dry_run_makes_no_request_and_prints_calls_and_cost_per_role(world: dict
     (skill,) = plan["skills"]
     assert skill["tasks"]["validation"] >= 4 and skill["calls"]["target"] > 0
     assert plan["calls"]["optimizer"] > 0
-    assert 0 < plan["estimated_usd"] and plan["caps"] == {"night": 2.0, "skill": 0.5}
+    assert plan["estimated_usd"] > 0 and plan["caps"] == {"night": 2.0, "skill": 0.5}
     assert plan["within_caps"] == (plan["estimated_usd"] <= 0.5)
 
     text = cli(world, "run", "--dry-run", "--target", HAIKU, "--target-base-url", a.url,

@@ -4,7 +4,7 @@ Environment variables it reads: ``ANTHROPIC_API_KEY`` (sent as ``x-api-key``) or
 ``ANTHROPIC_AUTH_TOKEN`` (sent as a bearer token), and ``ANTHROPIC_BASE_URL``; the role's
 base URL (``--target-base-url`` …) overrides the latter. A base URL is the server root (a
 trailing ``/v1`` is dropped, so requests go to ``…/v1/messages``, never ``/v1/v1``); a
-local server (127.0.0.1, localhost) that needs no key gets a placeholder one. The SDK's
+local server that ignores keys still needs one set (any value). The SDK's
 retries are off: ``retry.call_with_retries`` is the one retry policy. Anthropic has no
 sampling seed, so ``seed`` only names the sample (the cache keeps samples apart).
 """
@@ -38,11 +38,7 @@ class AnthropicLLM(SdkLLM[anthropic.Anthropic]):
     transient = (anthropic.APIConnectionError,)
 
     def _new_client(self) -> anthropic.Anthropic:
-        key = self._api_key
-        if key is None and not _has_key() and self._base_url and endpoints.is_local(
-                self._base_url):
-            key = "local-server"  # local servers ignore it; the SDK insists on one
-        return anthropic.Anthropic(api_key=key, base_url=self._base_url,
+        return anthropic.Anthropic(api_key=self._api_key, base_url=self._base_url,
                                    max_retries=0, timeout=self.policy.timeout_s)
 
     def readiness(self, reach: bool) -> Readiness:
@@ -133,10 +129,9 @@ def _credentials(url: str) -> Finding:
     if _has_key():
         name = next(k for k in KEY_VARIABLES if os.environ.get(k))
         return Finding("credentials", "ok", f"{name} is set")
-    if endpoints.is_local(url):
-        return Finding("credentials", "ok", "local server: no key needed")
+    hint = " (any value for a local server)" if endpoints.is_local(url) else ""
     return Finding("credentials", "error", "no ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in "
-                   "the environment; set it")
+                   f"the environment; set it{hint}")
 
 
 def base_url(options: BackendOptions) -> str | None:
