@@ -79,6 +79,7 @@ def base_url(options: BackendOptions) -> str | None:
 
 def probe(url: str, reach: bool) -> list[Finding]:
     """Credentials for an OpenAI-style ``url`` and, with ``reach``, its model list (Codex)."""
+    url = endpoints.openai_base(url)
     found = [credentials(url)]
     if reach and found[0].level == "ok":
         llm = OpenAIChatLLM("probe", price=FREE, base_url=url)
