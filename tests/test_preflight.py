@@ -219,3 +219,24 @@ def test_dry_run_makes_no_request_and_prints_calls_and_cost_per_role(world: dict
                "--optimizer", MINI, "--optimizer-base-url", b.openai_base_url)
     assert text.returncode == 0 and a.requests == [] and b.requests == []
     assert "est. $" in text.stdout and "caps: $2.00 a night" in text.stdout
+
+
+# --- doctor --------------------------------------------------------------------------------
+
+
+def test_doctor_live_makes_one_call_per_role_and_fails_on_a_missing_cli(world: dict, servers):
+    a, b = servers
+    cfg = world["project"] / ".skillopt-sleep.toml"
+    cfg.write_text(cfg.read_text() + f'target = "{HAIKU}"\noptimizer = "{MINI}"\n'
+                   f'target_base_url = "{a.url}"\noptimizer_base_url = "{b.openai_base_url}"\n')
+    done = cli(world, "doctor", "--json")
+    assert done.returncode == 0, done.stdout
+    assert a.model_requests() == [] and b.model_requests() == []  # model lists only
+    done = cli(world, "doctor", "--live", "--json")
+    doc = json.loads(done.stdout)
+    assert done.returncode == 0 and doc["backends"]["target"]["live"].startswith("ok")
+    assert len(a.model_requests()) == 1 and len(b.model_requests()) == 1
+    env = dict(world["env"], PATH=str(Path(sys.executable).parent))
+    done = cli(world, "doctor", env=dict(env, SKILLOPT_SLEEP_TARGET="claude-code"))
+    assert done.returncode == 1
+    assert "the `claude` CLI is not on PATH" in done.stdout
