@@ -20,7 +20,7 @@ from skillopt_sleep import config
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.sessions import count_sessions
 from skillopt_sleep.errors import ConfigError
-from skillopt_sleep.models.build import build_models
+from skillopt_sleep.models.build import base_urls, build_models
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim.transcripts import write_history
 
@@ -164,6 +164,15 @@ def test_per_role_urls_reach_the_right_server(servers, monkeypatch: pytest.Monke
     optimizer.complete([{"role": "user", "content": "hi"}], max_tokens=8, temperature=0, seed=1)
     assert [r.path for r in a.requests] == ["/v1/messages"]
     assert [r.path for r in b.requests] == ["/v1/chat/completions"] * 2
+
+
+def test_a_judge_naming_the_optimizer_s_model_shares_its_endpoint():
+    settings = config.Settings(target=HAIKU, optimizer=MINI, judge=MINI, miner="openai:gpt-4o",
+                               optimizer_base_url="http://127.0.0.1:9/v1",
+                               miner_base_url="http://127.0.0.1:8/v1")
+    urls = base_urls(settings)
+    assert urls["judge"] == urls["optimizer"] == "http://127.0.0.1:9/v1"
+    assert urls["miner"] == "http://127.0.0.1:8/v1" and urls["target"] is None
 
 
 def test_an_ambiguous_base_url_is_an_error_naming_the_per_role_flags(world: dict):

@@ -36,6 +36,10 @@ def base_urls(settings: Settings) -> dict[str, str | None]:
     """Each role's base URL (``ConfigError`` for an ambiguous ``base_url``)."""
     specs = role_specs(settings)
     own = {role: getattr(settings, f"{role}_base_url") for role in specs}
+    for role in ("judge", "miner"):
+        # The optimizer's own model named again for another role is the same server.
+        if specs.get(role) == settings.optimizer and not own.get(role):
+            own[role] = settings.optimizer_base_url
     urls = resolve_base_urls(specs, own, settings.base_url)
     if "judge" not in urls:  # the judge is the optimizer's model, at its endpoint
         urls["judge"] = urls["optimizer"]
