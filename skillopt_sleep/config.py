@@ -29,6 +29,11 @@ class Settings:
     target: str = "claude-code"
     optimizer: str = "claude-code"
     base_url: str | None = None
+    """For every role whose backend takes a base URL, when that is unambiguous."""
+    target_base_url: str | None = None
+    optimizer_base_url: str | None = None
+    judge_base_url: str | None = None
+    miner_base_url: str | None = None
     adopt: str = "review"
     sources: tuple[str, ...] = SOURCES
     include_headless: bool = False

@@ -2,7 +2,9 @@
 
     SkillOptError
     ├── ConfigError            bad or unknown configuration key, value, flag or spec
-    │   └── UnknownModelError  a model spec names no known backend (message lists the valid ones)
+    │   ├── UnknownModelError  a model spec names no known backend (message lists the valid ones)
+    │   └── NotReady           a configured backend cannot work here: CLI missing, not logged in,
+    │                          no key, endpoint unreachable (found before harvest, no model call)
     ├── SkillDocError          a SKILL.md that cannot be parsed (a start marker, no end marker)
     ├── HarvestError           a transcript source that cannot be read at all (never one bad line)
     ├── ModelError             a model call that failed after its retries
@@ -36,6 +38,10 @@ class ConfigError(SkillOptError):
 
 
 class UnknownModelError(ConfigError):
+    pass
+
+
+class NotReady(ConfigError):
     pass
 
 

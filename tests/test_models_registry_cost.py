@@ -230,15 +230,15 @@ def test_ledger_is_thread_safe() -> None:
     assert len(ledger.calls) == 800
 
 
-def test_preflight_estimate_scales_with_the_night() -> None:
+def test_estimate_prices_each_role_s_calls() -> None:
     target, optimizer = price_for("anthropic:claude-haiku-4-5"), price_for(
         "anthropic:claude-sonnet-4-5")
-    small = NightShape(train_tasks=10, val_tasks=6, test_tasks=20)
-    big = NightShape(train_tasks=20, val_tasks=6, test_tasks=20, samples=3)
+    small = NightShape(target_calls=100, optimizer_calls=7)
+    big = NightShape(target_calls=300, optimizer_calls=7)
     estimate = estimate_night(small, target=target, optimizer=optimizer)
-    assert estimate.calls_by_role["optimizer"] == 7
-    assert estimate.calls_by_role["target"] == 18 + 40 + 3 * (10 + 72) + 18
-    assert 0 < estimate.total_usd < 2
+    assert estimate.calls_by_role == {"target": 100, "optimizer": 7, "judge": 0}
+    assert estimate.usd_by_role["target"] == pytest.approx(100 * (1500 * 1.0 + 600 * 5.0) / 1e6)
+    assert estimate.usd_by_role["optimizer"] == pytest.approx(7 * (8000 * 3 + 1500 * 15) / 1e6)
     assert estimate_night_usd(big, target=target, optimizer=optimizer) > estimate.total_usd
 
 

@@ -127,7 +127,9 @@ def test_run_stage_status_report_adopt_versions_rollback(world: dict):
 
 def test_dry_run_stages_nothing_and_writes_no_state(world: dict):
     done = json.loads(cli(world, "run", "--dry-run", "--json").stdout)
-    assert done["dry_run"] and not done["staged"] and done["skills"]
+    assert done["dry_run"] and not done["staged"] and not done["skills"]  # no night ran
+    (skill,) = done["plan"]["skills"]
+    assert skill["tasks"]["validation"] > 0 and skill["calls"]["target"] > 0
     assert not (world["state"] / "state" / "archive.sqlite3").exists()
     assert not (world["state"] / "state" / "nights").exists()
 
@@ -168,11 +170,17 @@ def test_doctor_reports_sources_and_state(world: dict):
     assert doc["state_dir"].startswith(str(world["state"]))
     assert doc["backends"]["target"]["status"].startswith("ok")
     assert doc["embedding_model"].startswith("ok (hashing")
+    assert doc["folders"]["claude-code"] == [str(world["home"] / ".claude")]
+    assert doc["ok"] is True
     cfg = world["project"] / ".skillopt-sleep.toml"
     cfg.write_text(cfg.read_text().replace('target = "simulated"', 'target = "openai:no-such"'))
-    doc = json.loads(cli(world, "doctor", "--json").stdout)
+    done = cli(world, "doctor", "--json", check=False)
+    doc = json.loads(done.stdout)
     assert "no-such" in doc["backends"]["target"]["status"]
     assert doc["backends"]["target"]["status"].startswith("error")
+    assert done.returncode == 1 and doc["ok"] is False
+    # Piped, progress comes as plain lines on stderr.
+    assert "loading the embedding model (hashing)" in done.stderr
 
 
 def _live(roots: list[Path]) -> list[bytes | None]:

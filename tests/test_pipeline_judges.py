@@ -28,7 +28,7 @@ def test_rubric_tasks_are_graded_by_the_judge_model_metered_as_judge(monkeypatch
     with FakeLLMServer(default=Text(reply)) as server:
         monkeypatch.setenv("OPENAI_API_KEY", "dummy")
         settings = Settings(optimizer="simulated", judge="openai:gpt-5-mini",
-                            base_url=server.openai_base_url)
+                            judge_base_url=server.openai_base_url)
         ledger = Ledger()
         score = build_judge_for(settings, ledger)(task("rubric")).score(
             task("rubric"), "test_parse failed on empty input")
@@ -51,7 +51,7 @@ def test_a_configured_miner_model_proposes_judges_metered_as_miner(tmp_path, mon
         for i in range(3)]
     save_batch(archive, [(None, sessions)])
     with FakeLLMServer(default=Text(proposal)) as server:
-        settings = Settings(miner="openai:gpt-5-mini", base_url=server.openai_base_url,
+        settings = Settings(miner="openai:gpt-5-mini", miner_base_url=server.openai_base_url,
                             embedder="hashing")
         ledger = Ledger()
         tasks, _ = collect_tasks(archive, tmp_path, settings, "/p", [], ledger)

@@ -85,14 +85,14 @@ def prove(server: Server, tmp: Path, *extra: str) -> subprocess.CompletedProcess
 
 def prove_at(url: str, tmp: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     """``prove`` with an Anthropic target and an OpenAI optimizer, both served from ``url``."""
-    env = dict(os.environ, ANTHROPIC_API_KEY="dummy", ANTHROPIC_BASE_URL=url,
-               OPENAI_API_KEY="dummy", SKILLOPT_SLEEP_HOME=str(tmp / "home"))
+    env = dict(os.environ, ANTHROPIC_API_KEY="dummy", OPENAI_API_KEY="dummy",
+               SKILLOPT_SLEEP_HOME=str(tmp / "home"))
     persona = tmp / "tiny.toml"
     persona.write_text(PERSONA, encoding="utf-8")
     cmd = [sys.executable, "-m", "skillopt_sleep", "prove", "--persona", str(persona), "--json",
            "--nights", "1", "--steps", "1", "--val-repeats", "1",
            "--target", "anthropic:claude-haiku-4-5", "--optimizer", "openai:gpt-5-mini",
-           "--base-url", f"{url}/v1", *extra]
+           "--target-base-url", url, "--optimizer-base-url", f"{url}/v1", *extra]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
 
 

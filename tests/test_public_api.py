@@ -11,7 +11,8 @@ PUBLIC = [
     # records and errors
     "AuthError", "BudgetExceeded", "Completion", "ConfigError", "Edit", "EditOutcome",
     "GateDecision", "HandoffPending", "JudgeError", "JudgeSpec", "ModelError", "NightResult",
-    "RoleUnavailable", "Rollout", "Score", "Session", "SkillDocError", "SkillOptError", "StoreError", "Task",
+    "RoleUnavailable",
+    "Rollout", "Score", "Session", "SkillDocError", "SkillOptError", "StoreError", "Task",
     "ToolCall", "Turn", "UnknownModelError", "Usage", "__version__",
     # running it
     "run_once", "RunOutcome", "Settings", "load_settings", "NightConfig", "prove", "ProofSpec",

@@ -23,8 +23,11 @@ def _models(spec: Any, persona_name: str) -> Any:
     """A model factory when a real backend is named; ``None`` keeps the simulator for both."""
     if spec.target == "simulated" and spec.optimizer == "simulated":
         return None
-    from skillopt_sleep.models.registry import build_llm
+    from skillopt_sleep.models.registry import build_llm, resolve_base_urls
 
+    urls = resolve_base_urls(
+        {"target": spec.target, "optimizer": spec.optimizer},
+        {"target": spec.target_base_url, "optimizer": spec.optimizer_base_url}, spec.base_url)
     cache = None
     if spec.cache:
         from skillopt_sleep.models.cache import Cache
@@ -32,10 +35,9 @@ def _models(spec: Any, persona_name: str) -> Any:
         cache = Cache(mode=spec.cache)
 
     def factory(name: str, role: str, seed: int) -> Any:
-        # --base-url belongs to the openai kinds; Anthropic reads ANTHROPIC_BASE_URL itself.
-        url = spec.base_url if name.startswith("openai") else None
         return build_llm(
-            name, base_url=url, persona=persona_name, seed=seed, role=role, cache=cache
+            name, base_url=urls.get(role), persona=persona_name, seed=seed, role=role,
+            cache=cache
         )
 
     return factory
@@ -90,7 +92,10 @@ def prove_cmd(
     assert_improves: Improves = False,
     target: Annotated[str, Opt(help="target model spec")] = "simulated",
     optimizer: Annotated[str, Opt(help="optimizer model spec")] = "simulated",
-    base_url: Annotated[str | None, Opt(help="base URL for openai kinds")] = None,
+    base_url: Annotated[str | None, Opt(help="base URL for both roles, if they name one "
+                                              "backend")] = None,
+    target_base_url: Annotated[str | None, Opt(help="the target model's base URL")] = None,
+    optimizer_base_url: Annotated[str | None, Opt(help="the optimizer's base URL")] = None,
     record: Annotated[bool, Opt("--record", help="record model calls for replay")] = False,
     replay_only: Annotated[bool, Opt("--replay-only", help="answer only from recorded calls")]
     = False,
@@ -126,7 +131,9 @@ def prove_cmd(
                          schedule=budget_schedule)
     cache = "replay-only" if replay_only else "record" if record else ""
     spec = ProofSpec(persona=persona, seed=seed, nights=nights, gate=not no_gate, config=config,
-                     target=target, optimizer=optimizer, base_url=base_url, cache=cache)
+                     target=target, optimizer=optimizer, base_url=base_url,
+                     target_base_url=target_base_url, optimizer_base_url=optimizer_base_url,
+                     cache=cache)
     _prove(spec, assert_improves, as_json)
 
 

@@ -1,44 +1,94 @@
-"""``skillopt-sleep doctor``: what is found, configured and loadable, without changing anything."""
+"""``skillopt-sleep doctor``: what is found, configured and loadable, without changing anything.
+
+It runs the same pre-flight a night runs before harvesting (every configured role's spec,
+price, CLI installed and logged in, endpoint answering its model list), names the folders it
+scanned for transcripts, loads the embedding model, and exits 1 when anything configured is
+in error. ``--live`` also makes one tiny model call per configured role.
+"""
 
 from __future__ import annotations
 
-import shutil
+import sys
+import time
+from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 
 from skillopt_sleep import config, paths
 from skillopt_sleep.cli._json import JsonOpt, emit
+from skillopt_sleep.errors import SkillOptError
+
+err = Console(stderr=True)
 
 
-def _backend_check(spec: str, settings: config.Settings) -> str:
-    """Whether a model spec builds (known backend, priced, CLI present); no call is made."""
-    from skillopt_sleep.errors import SkillOptError
-    from skillopt_sleep.models.registry import build_llm
+def _say(message: str) -> None:
+    """Progress on stderr: plain lines when piped, so logs and CI show them too."""
+    if not err.is_terminal:
+        print(message, file=sys.stderr, flush=True)
+
+
+def _backends(settings: config.Settings, live: bool) -> dict[str, Any]:
+    """Each configured role's check (no model call unless ``live``)."""
+    from skillopt_sleep.models.build import base_urls, check_role, role_specs
 
     try:
-        build_llm(
-            spec,
-            base_url=settings.base_url,
-            pricing=settings.pricing,
-            persona=settings.persona or None,
-        )
+        urls = base_urls(settings)
+    except SkillOptError as exc:  # an ambiguous base URL: no role can be checked
+        return {"config": {"status": f"error: {exc}"}}
+    rows: dict[str, Any] = {}
+    for role, spec in role_specs(settings).items():
+        try:
+            c = check_role(settings, role, spec, urls[role], reach=True)
+        except SkillOptError as exc:  # an unknown spec, a missing price
+            rows[role] = {"spec": spec, "base_url": urls[role], "status": f"error: {exc}"}
+            continue
+        errors = c.readiness.errors
+        status = f"error: {'; '.join(f.detail for f in errors)}" if errors else "ok"
+        rows[role] = {
+            "spec": spec, "base_url": c.base_url, "status": status,
+            "checks": [{"what": f.what, "level": f.level, "detail": f.detail}
+                       for f in c.readiness.findings],
+            "unknowable": c.readiness.unknowable,
+        }
+        if live and not errors:
+            rows[role]["live"] = _live_call(spec, role, settings, urls[role])
+            if rows[role]["live"].startswith("error"):
+                rows[role]["status"] = rows[role]["live"]
+    return rows
+
+
+def _live_call(spec: str, role: str, settings: config.Settings, url: str | None) -> str:
+    from skillopt_sleep.models.base import tag
+    from skillopt_sleep.models.registry import build_llm
+
+    _say(f"asking the {role} model ({spec}) for one word")
+    try:
+        llm = build_llm(spec, base_url=url, pricing=settings.pricing,
+                        persona=settings.persona or None,
+                        role="optimizer" if role == "miner" else role)
+        started = time.monotonic()
+        done = llm.complete([{"role": "user", "content": tag("Reply with the word ok.")}],
+                            max_tokens=16, temperature=0.0, seed=0)
     except SkillOptError as exc:
         return f"error: {exc}"
-    binary = {"claude-code": "claude", "codex": "codex"}.get(spec.split(":", 1)[0])
-    if binary and shutil.which(binary) is None:
-        return f"error: the {binary} CLI is not on PATH"
-    return "ok (configured; reachability is only known at the first call)"
+    return f"ok ({time.monotonic() - started:.1f} s, {done.text.strip()[:40]!r})"
 
 
 def _embedder_check(name: str) -> str:
     from skillopt_sleep.mine.embed import make_embedder
 
+    started = time.monotonic()
+    _say(f"loading the embedding model ({name})")
     try:
-        vectors = make_embedder(name).embed(["run the tests"])
+        with err.status(f"loading the embedding model ({name})…") if err.is_terminal \
+                else nullcontext():
+            vectors = make_embedder(name).embed(["run the tests"])
     except Exception as exc:  # doctor reports every failure instead of stopping at one
         return f"error: {exc}"
+    _say(f"embedding model loaded in {time.monotonic() - started:.1f} s")
     return f"ok ({name}, {vectors.shape[1]} dimensions)"
 
 
@@ -55,27 +105,68 @@ def _lock_check() -> str | None:
     return f"pid {pid} ({'running' if alive else 'stale: that process is gone'})"
 
 
-def doctor_cmd(as_json: JsonOpt = False) -> None:
-    """Sources found, backends configured, state location, embedding model, stale locks."""
+def _sources() -> tuple[dict[str, int], dict[str, list[str]]]:
+    """Sessions found per source, and the folders each one scanned."""
     from skillopt_sleep.harvest.sources import SOURCE_NAMES, make_source
 
+    found, folders = {}, {}
+    for name in SOURCE_NAMES:
+        _say(f"scanning {name} transcripts")
+        source = make_source(name)
+        roots = getattr(source, "roots", None) or [getattr(source, "root", None)]
+        folders[name] = [str(r) for r in roots if r is not None]
+        found[name] = len(source.discover())
+    return found, folders
+
+
+def doctor_cmd(
+    live: Annotated[bool, typer.Option("--live", help="also make one tiny model call per "
+                                       "configured role (costs a few tokens)")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Sources found, backends checked, state location, embedding model, stale locks.
+
+    Exits 1 when a configured backend or the embedding model is in error."""
     settings = config.load(Path.cwd())
+    found, folders = _sources()
+    _say("checking the configured models")
     checks: dict[str, Any] = {
         "state_dir": str(paths.state_dir()),
         "config": str(paths.config_file()),
-        "sources": {n: len(make_source(n).discover()) for n in SOURCE_NAMES},
-        "backends": {
-            role: {"spec": spec, "status": _backend_check(spec, settings)}
-            for role, spec in (("target", settings.target), ("optimizer", settings.optimizer))
-        },
+        "sources": found,
+        "folders": folders,
+        "backends": _backends(settings, live),
         "embedding_model": _embedder_check(settings.embedder),
         "lock": _lock_check(),
     }
+    failing = [role for role, row in checks["backends"].items()
+               if row["status"].startswith("error")]
+    if checks["embedding_model"].startswith("error"):
+        failing.append("embedding_model")
+    checks["ok"] = not failing
     if as_json:
         emit(checks)
-        return
-    for key, value in checks.items():
-        typer.echo(f"{key}: {value}")
+    else:
+        _print(checks)
+    if failing:
+        raise typer.Exit(1)
+
+
+def _print(checks: dict[str, Any]) -> None:
+    out = Console()
+    out.print(f"state_dir: {checks['state_dir']}\nconfig: {checks['config']}")
+    for name, count in checks["sources"].items():
+        out.print(f"source {name}: {count} transcript(s) in {', '.join(checks['folders'][name])}")
+    for role, row in checks["backends"].items():
+        colour = "red" if row["status"].startswith("error") else "green"
+        out.print(f"{role}: {row.get('spec', '')} [{colour}]{row['status']}[/{colour}]")
+        for c in row.get("checks", []):
+            out.print(f"  {c['what']}: {c['level']}: {c['detail']}")
+        if row.get("unknowable") and "live" not in row:
+            out.print(f"  not known without a call: {row['unknowable']}")
+        if "live" in row:
+            out.print(f"  live call: {row['live']}")
+    out.print(f"embedding_model: {checks['embedding_model']}\nlock: {checks['lock']}")
 
 
 def register(app: typer.Typer) -> None:

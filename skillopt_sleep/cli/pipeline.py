@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.table import Table
 
 from skillopt_sleep import config, paths
 from skillopt_sleep.archive.db import Archive
@@ -31,14 +32,21 @@ def _project(project: str | None) -> Path:
 def run_cmd(
     project: Annotated[str | None, typer.Option(help="project folder (default: cwd)")] = None,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="stage nothing, write no state")
+        bool, typer.Option("--dry-run", help="harvest and mine into a throwaway copy, call no "
+                           "model, print the plan: tasks, calls per role, estimated cost")
     ] = False,
     adopt: Annotated[
         str | None, typer.Option(help="review (stage only) or auto (write back)")
     ] = None,
     target: Annotated[str | None, typer.Option(help="target model spec")] = None,
     optimizer: Annotated[str | None, typer.Option(help="optimizer model spec")] = None,
-    base_url: Annotated[str | None, typer.Option(help="base URL for openai kinds")] = None,
+    base_url: Annotated[str | None, typer.Option(
+        help="base URL for every role whose backend takes one, if they all name one backend")
+    ] = None,
+    target_base_url: Annotated[str | None, typer.Option(help="the target model's base URL")
+                               ] = None,
+    optimizer_base_url: Annotated[str | None, typer.Option(
+        help="the optimizer's (and, unless judge is set, the judge's) base URL")] = None,
     max_usd_per_night: Annotated[float | None, typer.Option(help="dollar cap per night")] = None,
     max_usd_per_skill: Annotated[float | None, typer.Option(help="dollar cap per skill")] = None,
     record: Annotated[bool, typer.Option("--record", help="record model calls for replay")] = False,
@@ -56,6 +64,8 @@ def run_cmd(
         "target": target,
         "optimizer": optimizer,
         "base_url": base_url,
+        "target_base_url": target_base_url,
+        "optimizer_base_url": optimizer_base_url,
         "cache": cache,
         "max_usd_per_night": max_usd_per_night,
         "max_usd_per_skill": max_usd_per_skill,
@@ -73,11 +83,44 @@ def run_cmd(
 
             outcome = run_once(where, settings=settings, dry_run=dry_run, adopt=adopt,
                                progress=say)
-        _print_run(outcome)
+        if outcome.plan is not None:
+            _print_plan(outcome)
+        else:
+            _print_run(outcome)
     if outcome.failed:
         # One line on stderr that names the backend and the fix; the exit code says "failed".
         print(f"skillopt-sleep: night failed: {outcome.failed}", file=sys.stderr)
         raise typer.Exit(RoleUnavailable.exit_code)
+
+
+def _print_plan(outcome: Any) -> None:
+    out, plan = Console(), outcome.plan
+    mined = outcome.counts.get("mining", {})
+    out.print(f"{outcome.message}\nharvested {outcome.counts.get('harvest', {}).get('sessions', 0)}"
+              f" session(s); {mined.get('tasks', 0)} replayable task(s)")
+    for role, model in plan["models"].items():
+        price = model["price"]
+        cost = (f"${price['input_per_mtok']:g}/${price['output_per_mtok']:g} per Mtok in/out"
+                if price else "no cost")
+        out.print(f"  {role:<10} {model['spec']}  {model['base_url'] or '(default endpoint)'}"
+                  f"  {cost}")
+        for problem in model["problems"]:
+            out.print(f"    [red]problem[/red]: {problem}")
+    table = Table("skill", "train", "val", "test", "target", "optimizer", "judge", "est. $")
+    for row in plan["skills"]:
+        t, c = row["tasks"], row["calls"]
+        note = f" (abstains: {row['abstains']})" if row["abstains"] else ""
+        table.add_row(row["skill"] + note, str(t["train"]), str(t["validation"]),
+                      str(t["test"]), str(c["target"]), str(c["optimizer"]), str(c["judge"]),
+                      f"{row['estimated_usd']:.4f}")
+    c = plan["calls"]
+    table.add_row("total", "", "", "", str(c["target"]), str(c["optimizer"]), str(c["judge"]),
+                  f"{plan['estimated_usd']:.4f}")
+    out.print(table)
+    caps = plan["caps"]
+    verdict = "[green]within the caps[/green]" if plan["within_caps"] else \
+        "[yellow]over a cap: the night would stop there, keeping what it validated[/yellow]"
+    out.print(f"caps: ${caps['night']:.2f} a night, ${caps['skill']:.2f} a skill: {verdict}")
 
 
 def _print_run(outcome: Any) -> None:

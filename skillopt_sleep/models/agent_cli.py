@@ -10,6 +10,19 @@ policy. A refused login ("Not logged in", 401) raises ``AuthError``, never a wro
 ``--bare`` is passed to Claude Code only when ``ANTHROPIC_API_KEY`` is set, since it
 ignores subscription logins. ``max_tokens``, ``temperature`` and ``seed`` cannot be set
 on these CLIs; ``seed`` still names the sample for the cache.
+
+Environment variables read. Claude Code: the login in ``$CLAUDE_CONFIG_DIR`` (default
+``~/.claude``) ``/.credentials.json`` (the macOS keychain on a Mac), or ``ANTHROPIC_API_KEY``
+/ ``ANTHROPIC_AUTH_TOKEN``, ``CLAUDE_CODE_USE_BEDROCK`` / ``CLAUDE_CODE_USE_VERTEX``, and
+``ANTHROPIC_BASE_URL`` (the role's base URL overrides it; the server root, a trailing
+``/v1`` dropped). Codex: ``$CODEX_HOME`` (default ``~/.codex``) ``/auth.json`` and
+``config.toml``, or ``OPENAI_API_KEY`` / ``CODEX_API_KEY``; with a base URL (an
+OpenAI-style ``…/v1`` base) a provider is set on the command line, keyed by
+``OPENAI_API_KEY`` (a placeholder for a local server).
+
+``readiness`` checks without a model call: the binary is on ``PATH`` and ``--version``
+runs, the CLI's own login status (``claude auth status``, ``codex login status``) in the
+same isolated home the replays use, and with a base URL, that the endpoint answers.
 """
 
 from __future__ import annotations
@@ -20,19 +33,23 @@ import re
 import shutil
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from skillopt_sleep import paths
 from skillopt_sleep.errors import AuthError, ModelError, Unreachable
-from skillopt_sleep.models import agent_home
-from skillopt_sleep.models.base import LLM, Backend, BackendOptions, tag
+from skillopt_sleep.models import agent_events, agent_home, endpoints
+from skillopt_sleep.models.base import Backend, BackendOptions, Finding, Readiness, tag
 from skillopt_sleep.models.messages import as_transcript
 from skillopt_sleep.models.pricing import Price
 from skillopt_sleep.models.retry import RetryPolicy, timed_call
 from skillopt_sleep.records import Completion, Message, ToolCall, Usage
 
 AGENT_POLICY = RetryPolicy(attempts=2, initial_wait_s=5.0, max_wait_s=60.0, timeout_s=900.0)
+
+CHECK_TIMEOUT_S = 20.0
+"""``--version`` and a login status answer in well under a second; a hung CLI is an error."""
 
 _AUTH = re.compile(r"not logged in|please run /login|\b401\b|unauthori[sz]ed|authentication|"
                    r"invalid api key|\b403\b|forbidden|codex login", re.IGNORECASE)
@@ -108,6 +125,43 @@ class _AgentCLI:
     def _precheck(self) -> None:
         """Fail fast with ``AuthError`` when the CLI plainly has no login to use."""
 
+    install_hint = ""
+
+    def readiness(self, reach: bool) -> Readiness:
+        """Installed, logged in and (with a base URL and ``reach``) its endpoint answering."""
+        exe = self.executable or shutil.which(self.binary)
+        if not exe:
+            return Readiness((Finding("installed", "error", f"the `{self.binary}` CLI is not on "
+                                      f"PATH; {self.install_hint}"),), unknowable=UNKNOWABLE)
+        found = [self._version(exe)]
+        if found[0].level == "ok":
+            found.append(self._login(exe))
+        if reach and self.base_url and found[-1].level == "ok":
+            found.append(self._reach(self.base_url))
+        return Readiness(tuple(found), unknowable=UNKNOWABLE)
+
+    def _status(self, command: list[str]) -> agent_home.Run:
+        """Run ``command`` in the isolated home a replay uses, so it sees what a replay sees."""
+        with agent_home.sandbox(self.config_name, self._source(), self.carried) as box:
+            return agent_home.run(command, stdin="", env=self._env(box), cwd=box.work,
+                                  timeout_s=CHECK_TIMEOUT_S)
+
+    def _version(self, exe: str) -> Finding:
+        try:
+            done = self._status([exe, "--version"])
+        except (OSError, TimeoutError) as exc:
+            return Finding("installed", "error", f"`{exe} --version` failed: {exc}")
+        if done.returncode != 0:
+            return Finding("installed", "error", f"`{exe} --version` exited {done.returncode}: "
+                           f"{(done.stderr or done.stdout).strip()[:200]}")
+        return Finding("installed", "ok", f"{done.stdout.strip()[:80]} at {exe}")
+
+    def _login(self, exe: str) -> Finding:
+        raise NotImplementedError
+
+    def _reach(self, url: str) -> Finding:
+        raise NotImplementedError
+
     def _command(self, exe: str, system: str, tools: list[str],
                  box: agent_home.Sandbox) -> list[str]:
         raise NotImplementedError
@@ -151,6 +205,37 @@ class ClaudeCodeLLM(_AgentCLI):
                         f"{self._source() / self.carried[0]}, no ANTHROPIC_API_KEY); "
                         "run `claude` and /login, or set ANTHROPIC_API_KEY")
 
+    install_hint = ("install Claude Code (npm install -g @anthropic-ai/claude-code) or put "
+                    "its folder on PATH")
+
+    def _login(self, exe: str) -> Finding:
+        if any(os.environ.get(k) for k in ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX")):
+            return Finding("login", "ok", "Bedrock/Vertex credentials (not checked here)")
+        try:
+            done = self._status([exe, "auth", "status", "--json"])
+            state = json.loads(done.stdout)
+        except (OSError, TimeoutError, ValueError):
+            state = None
+        if not isinstance(state, dict) or "loggedIn" not in state:
+            # An older CLI without `auth status`: judge by the files a login leaves.
+            try:
+                self._precheck()
+            except AuthError as exc:
+                return Finding("login", "error", str(exc))
+            return Finding("login", "ok", "credentials found")
+        if state.get("loggedIn"):
+            how = state.get("apiKeySource") or state.get("authMethod") or "logged in"
+            return Finding("login", "ok", f"logged in ({how})")
+        hint = ("set ANTHROPIC_API_KEY (any value for a local server)" if self.base_url else
+                "run `claude` and /login, or set ANTHROPIC_API_KEY")
+        return Finding("login", "error", f"Claude Code is not logged in; {hint}")
+
+    def _reach(self, url: str) -> Finding:
+        from skillopt_sleep.models import anthropic as messages_api
+
+        options = BackendOptions(spec="anthropic:probe", model="probe", base_url=url)
+        return messages_api.BACKEND.check(options, True).findings[-1]
+
     def _command(self, exe: str, system: str, tools: list[str],
                  box: agent_home.Sandbox) -> list[str]:
         command = [exe, "-p", "--output-format", "json", "--verbose",
@@ -175,7 +260,7 @@ class ClaudeCodeLLM(_AgentCLI):
         return env
 
     def _parse(self, result: agent_home.Run) -> Completion:
-        events = _json_events(result.stdout)
+        events = agent_events.json_events(result.stdout)
         final = next((e for e in reversed(events) if e.get("type") == "result"), None)
         if final is None:
             raise _failure(self.name, result.stderr or result.stdout or
@@ -191,42 +276,9 @@ class ClaudeCodeLLM(_AgentCLI):
             output_tokens=int(raw.get("output_tokens", 0)),
             cache_read_tokens=int(raw.get("cache_read_input_tokens", 0)))
         reported = final.get("total_cost_usd")
-        return self._finish(str(final.get("result") or ""), _claude_tool_calls(events), usage,
+        calls = agent_events.claude_tool_calls(events)
+        return self._finish(str(final.get("result") or ""), calls, usage,
                             float(reported) if isinstance(reported, int | float) else None)
-
-
-def _json_events(stdout: str) -> list[dict[str, Any]]:
-    """A JSON array (``--verbose``), one object, or JSON Lines; junk lines are skipped."""
-    text = stdout.strip()
-    try:
-        data = json.loads(text) if text else []
-    except ValueError:
-        data = []
-        for line in text.splitlines():
-            try:
-                data.append(json.loads(line))
-            except ValueError:
-                continue
-    data = data if isinstance(data, list) else [data]
-    return [e for e in data if isinstance(e, dict)]
-
-
-def _claude_tool_calls(events: list[dict[str, Any]]) -> list[ToolCall]:
-    calls: dict[str, ToolCall] = {}
-    for event in events:
-        content = (event.get("message") or {}).get("content")
-        for block in content if isinstance(content, list) else []:
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "tool_use":
-                calls[str(block.get("id"))] = ToolCall(name=str(block.get("name")),
-                                                       args=dict(block.get("input") or {}))
-            elif block.get("type") == "tool_result" and block.get("is_error"):
-                call = calls.get(str(block.get("tool_use_id")))
-                if call is not None:
-                    call.ok = False
-                    call.error_head = str(block.get("content"))[:200]
-    return list(calls.values())
 
 
 # --- Codex ----------------------------------------------------------------------------------
@@ -253,6 +305,34 @@ class CodexLLM(_AgentCLI):
         if not custom and not (source / "auth.json").is_file():
             raise AuthError(f"{self.name}: Codex is not logged in (no {source / 'auth.json'}, "
                             "no OPENAI_API_KEY); run `codex login`")
+
+    install_hint = "install Codex (npm install -g @openai/codex) or put its folder on PATH"
+
+    def _login(self, exe: str) -> Finding:
+        if self.base_url:
+            from skillopt_sleep.models.openai import credentials
+
+            return replace(credentials(self.base_url), what="login")
+        for key in ("OPENAI_API_KEY", "CODEX_API_KEY"):
+            if os.environ.get(key):
+                return Finding("login", "ok", f"{key} is set")
+        config = self._source() / "config.toml"
+        if config.is_file() and "model_provider" in config.read_text(errors="replace"):
+            return Finding("login", "ok", f"a model provider set in {config} (not checked here)")
+        try:
+            done = self._status([exe, "login", "status"])
+        except (OSError, TimeoutError) as exc:
+            return Finding("login", "error", f"`codex login status` failed: {exc}")
+        said = (done.stdout or done.stderr).strip().splitlines()
+        if done.returncode == 0:
+            return Finding("login", "ok", said[0] if said else "logged in")
+        return Finding("login", "error", f"Codex is not logged in (no {self._source()}/auth.json"
+                       "); run `codex login`, or set OPENAI_API_KEY")
+
+    def _reach(self, url: str) -> Finding:
+        from skillopt_sleep.models.openai import probe
+
+        return probe(url, True)[-1]
 
     def _command(self, exe: str, system: str, tools: list[str],
                  box: agent_home.Sandbox) -> list[str]:
@@ -281,7 +361,7 @@ class CodexLLM(_AgentCLI):
         return env
 
     def _parse(self, result: agent_home.Run) -> Completion:
-        events = _json_events(result.stdout)
+        events = agent_events.json_events(result.stdout)
         texts: list[str] = []
         calls: list[ToolCall] = []
         usage = Usage()
@@ -292,45 +372,38 @@ class CodexLLM(_AgentCLI):
                 message = error.get("message") if isinstance(error, dict) else None
                 raise _failure(self.name, str(message or event.get("message") or event))
             if kind == "turn.completed":
-                usage = usage + _codex_usage(event.get("usage") or {})
+                usage = usage + agent_events.codex_usage(event.get("usage") or {})
             if kind == "item.completed":
-                _codex_item(event.get("item") or {}, texts, calls)
+                agent_events.codex_item(event.get("item") or {}, texts, calls)
         if not texts and result.returncode != 0:
             raise _failure(self.name, result.stderr or f"exit {result.returncode}")
         return self._finish(texts[-1] if texts else "", calls, usage, None)
 
 
-def _codex_usage(raw: dict[str, Any]) -> Usage:
-    cached = int(raw.get("cached_input_tokens", 0))
-    return Usage(input_tokens=max(0, int(raw.get("input_tokens", 0)) - cached),
-                 output_tokens=int(raw.get("output_tokens", 0)), cache_read_tokens=cached)
+UNKNOWABLE = ("whether the login still works at the provider (an expired or revoked one), "
+              "the model name and the quota (doctor --live asks)")
 
 
-def _codex_item(item: dict[str, Any], texts: list[str], calls: list[ToolCall]) -> None:
-    kind = item.get("type")
-    if kind == "agent_message":
-        texts.append(str(item.get("text") or ""))
-    elif kind == "command_execution":
-        exit_code = item.get("exit_code")
-        calls.append(ToolCall(name="exec_command", args={"cmd": item.get("command")},
-                              ok=exit_code == 0,
-                              error_head="" if exit_code == 0 else
-                              str(item.get("aggregated_output") or "")[:200]))
-    elif kind in ("file_change", "mcp_tool_call", "web_search"):
-        calls.append(ToolCall(name=str(kind), args={k: v for k, v in item.items()
-                                                     if k not in ("id", "type")},
-                              ok=item.get("status") != "failed"))
-
-
-def _claude_code(options: BackendOptions) -> LLM:
-    return ClaudeCodeLLM(options.model or None, price=options.price, base_url=options.base_url,
+def _claude_code(options: BackendOptions) -> ClaudeCodeLLM:
+    url = options.base_url or os.environ.get("ANTHROPIC_BASE_URL")
+    return ClaudeCodeLLM(options.model or None, price=options.price,
+                         base_url=endpoints.anthropic_root(url) if url else None,
                          policy=options.policy)
 
 
-def _codex(options: BackendOptions) -> LLM:
-    return CodexLLM(options.model or None, price=options.price, base_url=options.base_url,
-                    policy=options.policy)
+def _codex(options: BackendOptions) -> CodexLLM:
+    url = options.base_url
+    return CodexLLM(options.model or None, price=options.price,
+                    base_url=endpoints.openai_base(url) if url else None, policy=options.policy)
 
 
-CLAUDE_CODE = Backend(_claude_code)
-CODEX = Backend(_codex)
+def _check_claude_code(options: BackendOptions, reach: bool) -> Readiness:
+    return _claude_code(options).readiness(reach)
+
+
+def _check_codex(options: BackendOptions, reach: bool) -> Readiness:
+    return _codex(options).readiness(reach)
+
+
+CLAUDE_CODE = Backend(_claude_code, check=_check_claude_code, endpoint="anthropic")
+CODEX = Backend(_codex, check=_check_codex, endpoint="openai")

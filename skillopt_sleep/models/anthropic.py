@@ -1,13 +1,17 @@
 """``anthropic:MODEL``: the Messages API through the official ``anthropic`` SDK.
 
-The SDK's own environment variables work (``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``);
-``base_url`` overrides the latter. The SDK's retries are off: ``retry.call_with_retries``
-is the one retry policy. Anthropic has no sampling seed, so ``seed`` only names the
-sample (the cache keeps samples apart).
+Environment variables it reads: ``ANTHROPIC_API_KEY`` (sent as ``x-api-key``) or
+``ANTHROPIC_AUTH_TOKEN`` (sent as a bearer token), and ``ANTHROPIC_BASE_URL``; the role's
+base URL (``--target-base-url`` …) overrides the latter. A base URL is the server root (a
+trailing ``/v1`` is dropped, so requests go to ``…/v1/messages``, never ``/v1/v1``); a
+local server that ignores keys still needs one set (any value). The SDK's
+retries are off: ``retry.call_with_retries`` is the one retry policy. Anthropic has no
+sampling seed, so ``seed`` only names the sample (the cache keeps samples apart).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -15,7 +19,8 @@ from typing import Any
 import anthropic
 
 from skillopt_sleep.errors import AuthError, ModelError
-from skillopt_sleep.models.base import LLM, Backend, BackendOptions
+from skillopt_sleep.models import endpoints
+from skillopt_sleep.models.base import LLM, Backend, BackendOptions, Finding, Readiness
 from skillopt_sleep.models.messages import anthropic_tools, split_system, tool_call
 from skillopt_sleep.models.sdk import SdkLLM
 from skillopt_sleep.records import Completion, Message, ToolCall, Usage
@@ -35,6 +40,16 @@ class AnthropicLLM(SdkLLM[anthropic.Anthropic]):
     def _new_client(self) -> anthropic.Anthropic:
         return anthropic.Anthropic(api_key=self._api_key, base_url=self._base_url,
                                    max_retries=0, timeout=self.policy.timeout_s)
+
+    def readiness(self, reach: bool) -> Readiness:
+        """Credentials present; with ``reach``, the endpoint lists its models (no call)."""
+        url = self._base_url or DEFAULT_URL
+        found = [_credentials(url)]
+        if reach and found[0].level == "ok":
+            client = self._sdk().with_options(timeout=endpoints.PROBE_TIMEOUT_S)
+            found.append(endpoints.probe(lambda: client.models.list(limit=1), url, anthropic,
+                                         "ANTHROPIC_API_KEY"))
+        return Readiness(tuple(found), unknowable=UNKNOWABLE)
 
     def complete(
         self,
@@ -101,9 +116,38 @@ def _usage(raw: Any) -> Usage:
     )
 
 
+DEFAULT_URL = "https://api.anthropic.com"
+UNKNOWABLE = "whether the model name exists and the account has quota (doctor --live asks)"
+KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+
+def _has_key() -> bool:
+    return any(os.environ.get(k) for k in KEY_VARIABLES)
+
+
+def _credentials(url: str) -> Finding:
+    if _has_key():
+        name = next(k for k in KEY_VARIABLES if os.environ.get(k))
+        return Finding("credentials", "ok", f"{name} is set")
+    hint = " (any value for a local server)" if endpoints.is_local(url) else ""
+    return Finding("credentials", "error", "no ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in "
+                   f"the environment; set it{hint}")
+
+
+def base_url(options: BackendOptions) -> str | None:
+    """The role's base URL, else ``ANTHROPIC_BASE_URL``, as the server root."""
+    url = options.base_url or os.environ.get("ANTHROPIC_BASE_URL")
+    return endpoints.anthropic_root(url) if url else None
+
+
 def _build(options: BackendOptions) -> LLM:
-    return AnthropicLLM(options.model, price=options.price, base_url=options.base_url,
+    return AnthropicLLM(options.model, price=options.price, base_url=base_url(options),
                         policy=options.policy, stream=options.stream)
 
 
-BACKEND = Backend(_build)
+def _check(options: BackendOptions, reach: bool) -> Readiness:
+    llm = AnthropicLLM(options.model, price=options.price, base_url=base_url(options))
+    return llm.readiness(reach)
+
+
+BACKEND = Backend(_build, check=_check, endpoint="anthropic")

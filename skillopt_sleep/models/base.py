@@ -10,8 +10,8 @@ one kind of model is built from a spec; ``skillopt_sleep.tables.MODELS`` names t
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from skillopt_sleep.models.pricing import FREE, Price
 from skillopt_sleep.models.retry import RetryPolicy
@@ -62,12 +62,54 @@ class BackendOptions:
     stream: bool = False
 
 
+Level = Literal["ok", "warning", "error"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a backend's check found: ``what`` was looked at (``installed``, ``login``,
+    ``endpoint``, ``credentials``…), its ``level``, and ``detail`` — for an error, the
+    problem and the fix in one line."""
+
+    what: str
+    level: Level
+    detail: str
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """What a backend's ``check`` found, and what it could not know without a model call."""
+
+    findings: tuple[Finding, ...] = ()
+    unknowable: str = ""
+    """What only a real call can tell (a quota, whether the model name exists…)."""
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == "error"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def _nothing_to_check(options: BackendOptions, reach: bool) -> Readiness:
+    return Readiness((Finding("backend", "ok", "nothing to install or log in to"),))
+
+
 @dataclass(frozen=True)
 class Backend:
-    """One kind of model: how to build it, and whether its calls cost money.
+    """One kind of model: how to build it, check it, and whether its calls cost money.
 
     ``build`` must not call the model: building is cheap and happens before a night starts,
     so a bad spec or a missing credential fails before any work is done.
+
+    ``check(options, reach)`` says whether the backend can work on this machine without a
+    model call: the CLI is installed and logged in, credentials are present, and — with
+    ``reach`` — the endpoint answers a free request (a model list, never a completion). It
+    never raises for what it finds; it returns ``Finding``s. ``endpoint`` names the wire API a
+    base URL for this backend must speak (``"anthropic"``, ``"openai"``), or None when the
+    backend takes no base URL.
     """
 
     build: Callable[[BackendOptions], LLM]
@@ -75,6 +117,8 @@ class Backend:
     """False: the backend costs nothing and needs no price."""
     cacheable: bool = True
     """False: record/replay does not apply (a handoff's answers come from the user's agent)."""
+    check: Callable[[BackendOptions, bool], Readiness] = field(default=_nothing_to_check)
+    endpoint: str | None = None
 
 
 def tag(prompt: str) -> str:

@@ -211,22 +211,19 @@ class MeteredLLM:
 
 @dataclass
 class NightShape:
-    """The calls one night makes per skill, in round numbers, for a pre-flight estimate."""
+    """The calls one night makes per role and their typical sizes, for a pre-flight estimate.
 
-    train_tasks: int
-    val_tasks: int
-    test_tasks: int = 0
-    samples: int = 1
-    val_repeats: int = 3
-    steps: int = 3
-    edits_per_step: int = 4
-    skills: int = 1
+    The call counts come from the night's own pattern (``pipeline.plan.night_calls`` reads
+    the ``NightConfig``); this module only prices them.
+    """
+
+    target_calls: int
+    optimizer_calls: int
+    judge_calls: int = 0
     prompt_tokens: int = 1500
     answer_tokens: int = 600
-    reflect_calls_per_step: int = 2
     reflect_prompt_tokens: int = 8000
     reflect_output_tokens: int = 1500
-    judge_calls_per_answer: int = 0
     judge_prompt_tokens: int = 1200
     judge_output_tokens: int = 150
 
@@ -240,23 +237,17 @@ class NightEstimate:
 
 def estimate_night(shape: NightShape, *, target: Price, optimizer: Price,
                    judge: Price | None = None) -> NightEstimate:
-    """Worst-ish case of a night: no cache hits, every gate replays validation in full."""
+    """What ``shape``'s calls cost at these prices (no cache hits; the judge defaults to the
+    optimizer's price, as the judge defaults to the optimizer's model)."""
     s = shape
-    val_replays = s.val_tasks * s.val_repeats
-    per_skill_answers = (val_replays + 2 * s.test_tasks  # baseline val, test before and after
-                         + s.steps * (s.train_tasks * s.samples + s.edits_per_step * val_replays)
-                         + val_replays)  # the slow update's gate
-    answers = s.skills * per_skill_answers
-    reflections = s.skills * (s.steps * s.reflect_calls_per_step + 1)
-    judgements = answers * s.judge_calls_per_answer
     usd = {
-        "target": answers * target.cost(Usage(s.prompt_tokens, s.answer_tokens)),
-        "optimizer": reflections * optimizer.cost(
+        "target": s.target_calls * target.cost(Usage(s.prompt_tokens, s.answer_tokens)),
+        "optimizer": s.optimizer_calls * optimizer.cost(
             Usage(s.reflect_prompt_tokens, s.reflect_output_tokens)),
-        "judge": judgements * (judge or target).cost(
+        "judge": s.judge_calls * (judge or optimizer).cost(
             Usage(s.judge_prompt_tokens, s.judge_output_tokens)),
     }
-    calls = {"target": answers, "optimizer": reflections, "judge": judgements}
+    calls = {"target": s.target_calls, "optimizer": s.optimizer_calls, "judge": s.judge_calls}
     return NightEstimate(sum(usd.values()), usd, calls)
 
 

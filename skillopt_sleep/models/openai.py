@@ -1,22 +1,28 @@
 """``openai:MODEL`` (Chat Completions) and ``openai-responses:MODEL`` (Responses API).
 
-Through the official ``openai`` SDK, so its environment variables work (``OPENAI_API_KEY``,
-``OPENAI_BASE_URL``); ``base_url`` points either kind at any OpenAI-compatible server
-(vLLM, Ollama, llama.cpp) or at Azure's ``…/openai/v1/`` endpoint. A local server that
-needs no key gets a placeholder one. The SDK's retries are off: ``retry.call_with_retries``
-is the one retry policy.
+Through the official ``openai`` SDK. Environment variables it reads: ``OPENAI_API_KEY``,
+``OPENAI_BASE_URL``, ``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID``; the role's base URL
+(``--target-base-url`` …) overrides ``OPENAI_BASE_URL`` and points either kind at any
+OpenAI-compatible server (vLLM, Ollama, llama.cpp) or at Azure's ``…/openai/v1/`` endpoint.
+A base URL is the ``…/v1`` base the SDK appends ``/chat/completions`` or ``/responses`` to
+(a bare ``http://host:port`` gains ``/v1``). A local server that needs no key gets a
+placeholder one. The SDK's retries are off: ``retry.call_with_retries`` is the one retry
+policy.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
 import openai
 
 from skillopt_sleep.errors import ModelError
-from skillopt_sleep.models.base import LLM, Backend, BackendOptions
+from skillopt_sleep.models import endpoints
+from skillopt_sleep.models.base import LLM, Backend, BackendOptions, Finding, Readiness
 from skillopt_sleep.models.messages import openai_tools, split_system, tool_call
+from skillopt_sleep.models.pricing import FREE
 from skillopt_sleep.models.sdk import SdkLLM
 from skillopt_sleep.records import Completion, Message, ToolCall, Usage
 
@@ -36,14 +42,50 @@ class _OpenAIBase(SdkLLM[openai.OpenAI]):
 
     def _new_client(self) -> openai.OpenAI:
         key = self._api_key
-        if key is None and self._base_url and _is_local(self._base_url):
+        if key is None and not os.environ.get("OPENAI_API_KEY") and self._base_url and \
+                endpoints.is_local(self._base_url):
             key = "local-server"  # local servers ignore it; the SDK insists on one
         return openai.OpenAI(api_key=key, base_url=self._base_url, max_retries=0,
                              timeout=self.policy.timeout_s)
 
+    def readiness(self, reach: bool) -> Readiness:
+        """Credentials present; with ``reach``, the endpoint lists its models (no call)."""
+        url = self._base_url or DEFAULT_URL
+        found = [credentials(url)]
+        if reach and found[0].level == "ok":
+            client = self._sdk().with_options(timeout=endpoints.PROBE_TIMEOUT_S)
+            found.append(endpoints.probe(client.models.list, url, openai, "OPENAI_API_KEY"))
+        return Readiness(tuple(found), unknowable=UNKNOWABLE)
 
-def _is_local(url: str) -> bool:
-    return any(host in url for host in ("://127.0.0.1", "://localhost", "://[::1]", "://0.0.0.0"))
+
+DEFAULT_URL = "https://api.openai.com/v1"
+UNKNOWABLE = "whether the model name exists and the account has quota (doctor --live asks)"
+
+
+def credentials(url: str) -> Finding:
+    """Whether a call to ``url`` would carry a key (a local server needs none)."""
+    if os.environ.get("OPENAI_API_KEY"):
+        return Finding("credentials", "ok", "OPENAI_API_KEY is set")
+    if endpoints.is_local(url):
+        return Finding("credentials", "ok", "local server: no key needed")
+    return Finding("credentials", "error", "no OPENAI_API_KEY in the environment; set it")
+
+
+def base_url(options: BackendOptions) -> str | None:
+    """The role's base URL, else ``OPENAI_BASE_URL``, as a ``…/v1`` base."""
+    url = options.base_url or os.environ.get("OPENAI_BASE_URL")
+    return endpoints.openai_base(url) if url else None
+
+
+def probe(url: str, reach: bool) -> list[Finding]:
+    """Credentials for an OpenAI-style ``url`` and, with ``reach``, its model list (Codex)."""
+    url = endpoints.openai_base(url)
+    found = [credentials(url)]
+    if reach and found[0].level == "ok":
+        llm = OpenAIChatLLM("probe", price=FREE, base_url=url)
+        client = llm._sdk().with_options(timeout=endpoints.PROBE_TIMEOUT_S)
+        found.append(endpoints.probe(client.models.list, url, openai, "OPENAI_API_KEY"))
+    return found
 
 
 class OpenAIChatLLM(_OpenAIBase):
@@ -185,14 +227,18 @@ def _responses_usage(raw: Any) -> Usage:
 
 
 def _chat(options: BackendOptions) -> LLM:
-    return OpenAIChatLLM(options.model, price=options.price, base_url=options.base_url,
+    return OpenAIChatLLM(options.model, price=options.price, base_url=base_url(options),
                          policy=options.policy, stream=options.stream)
 
 
 def _responses(options: BackendOptions) -> LLM:
-    return OpenAIResponsesLLM(options.model, price=options.price, base_url=options.base_url,
+    return OpenAIResponsesLLM(options.model, price=options.price, base_url=base_url(options),
                               policy=options.policy, stream=options.stream)
 
 
-CHAT_BACKEND = Backend(_chat)
-RESPONSES_BACKEND = Backend(_responses)
+def _check(options: BackendOptions, reach: bool) -> Readiness:
+    return OpenAIChatLLM(options.model, price=FREE, base_url=base_url(options)).readiness(reach)
+
+
+CHAT_BACKEND = Backend(_chat, check=_check, endpoint="openai")
+RESPONSES_BACKEND = Backend(_responses, check=_check, endpoint="openai")

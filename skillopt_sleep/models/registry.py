@@ -52,6 +52,39 @@ def backend(name: str) -> Backend:
     return found
 
 
+def resolve_base_urls(
+    specs: Mapping[str, str], own: Mapping[str, str | None], shared: str | None
+) -> dict[str, str | None]:
+    """The base URL each role's model is built with.
+
+    ``own[role]`` (``--target-base-url`` …) wins; ``shared`` (``--base-url``) goes to every
+    other role whose backend takes a base URL, but only when those roles all name the same
+    backend kind — otherwise it is a ``ConfigError`` that names the per-role flags. A URL
+    given to a role whose backend takes none is an error too, never silently ignored.
+    """
+    takes = {role: backend(parse_spec(spec)[0]).endpoint is not None
+             for role, spec in specs.items()}
+    for role, url in own.items():
+        if url and role in specs and not takes[role]:
+            raise ConfigError(f"--{role}-base-url: {role} model {specs[role]!r} takes no base URL")
+    urls: dict[str, str | None] = {role: own.get(role) or None for role in specs}
+    if not shared:
+        return urls
+    open_roles = [r for r in specs if takes[r] and not urls[r]]
+    kinds = {parse_spec(specs[r])[0] for r in open_roles}
+    if not open_roles:
+        raise ConfigError(
+            "--base-url reaches no model: " + ", ".join(
+                f"{r} is {specs[r]!r}" for r in specs) + " (each has its own URL or takes none)")
+    if len(kinds) > 1:
+        uses = ", ".join(f"{r} is {specs[r]!r}" for r in open_roles)
+        flags = " ".join(f"--{r}-base-url URL" for r in open_roles)
+        keys = ", ".join(f"{r}_base_url" for r in open_roles)
+        raise ConfigError(f"--base-url is ambiguous: {uses}, different backends; give each its "
+                          f"own: {flags} (config keys {keys})")
+    return {role: url or (shared if role in open_roles else None) for role, url in urls.items()}
+
+
 def build_llm(
     spec: str,
     *,
@@ -66,7 +99,8 @@ def build_llm(
 ) -> LLM:
     """Build the ``LLM`` a spec names, priced (an unknown price is a ``ConfigError``).
 
-    ``base_url`` applies to the ``openai`` kinds (and ``anthropic``, for proxies);
+    ``base_url`` applies to the backends that take one (``Backend.endpoint``: anthropic,
+    openai, openai-responses, claude-code, codex); each normalises it for its wire API;
     ``cache`` wraps the model in record/replay; ``persona`` and ``role`` choose what the
     simulator plays; ``policy`` sets retries and the per-attempt timeout.
     """

@@ -1,7 +1,11 @@
 """The nightly pipeline: harvest what is new, mine tasks, run a night per skill, stage, adopt.
 
 ``run_once`` is what ``skillopt-sleep run``, the daemon and the MCP server all call. It holds
-the state-dir lock for its whole length, so two nights never interleave.
+the state-dir lock for its whole length, so two nights never interleave. Before it harvests
+anything it checks every configured model (``models.build.preflight``: specs, prices, CLIs
+installed and logged in, endpoints answering), so a night that cannot run fails in seconds.
+A dry run harvests and mines into a throwaway copy of the state, makes no model call and
+no request, and returns the plan (``pipeline.plan``).
 
 Every model call of a run goes through one ledger with a ``CallGuard``: when a role cannot
 answer (``RoleUnavailable``), the night stops, each of its skills is recorded ``failed`` with
@@ -11,6 +15,7 @@ outcome says why, for ``run`` to exit non-zero.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tempfile
 from collections import defaultdict
@@ -30,13 +35,13 @@ from skillopt_sleep.harvest.base import project_of
 from skillopt_sleep.judges.build import JudgeFor, build_judge_for, default_judge_for
 from skillopt_sleep.mine.collect import collect_tasks
 from skillopt_sleep.models.base import LLM
-from skillopt_sleep.models.build import build_models, preflight
+from skillopt_sleep.models.build import RoleCheck, build_models, check_roles, preflight
 from skillopt_sleep.models.guard import CallGuard
 from skillopt_sleep.models.meter import Ledger
-from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.pipeline import failures
+from skillopt_sleep.pipeline.plan import night_config, plan
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
@@ -66,6 +71,8 @@ class RunOutcome:
     failed: str = ""
     """Why the night failed (a role's model could not answer); empty when it did not."""
     warnings: list[str] = field(default_factory=list)
+    plan: dict[str, Any] | None = None
+    """A dry run's plan (``pipeline.plan.plan``)."""
 
     @property
     def ok(self) -> bool:
@@ -102,7 +109,7 @@ class RunOutcome:
                 }
                 for n in self.nights
             ],
-        }
+        } | ({"plan": self.plan} if self.plan is not None else {})
 
 
 def night_id(
@@ -152,10 +159,14 @@ def run_once(
         raise ConfigError(f"adopt must be review or auto, not {policy!r}")
     where = Path(project_of(str(project or Path.cwd())))
     outcome = RunOutcome(project=str(where), dry_run=dry_run)
+    say = progress or (lambda _m: None)
+    say("checking the models")
+    # A dry run reaches no server: its plan lists what the offline checks found instead.
+    checks = check_roles(settings, reach=False) if dry_run else preflight(settings)
     with night_lock(paths.ensure(paths.state_dir())), _state(dry_run) as state:
         archive = Archive(paths.archive_path(state))
         try:
-            _Run(archive, state, where, settings, outcome, progress or (lambda _m: None)).go(policy)
+            _Run(archive, state, where, settings, outcome, say, checks).go(policy)
         finally:
             archive.close()
     return outcome
@@ -171,6 +182,8 @@ class _Run:
     settings: Settings
     outcome: RunOutcome
     say: Callable[[str], None]
+    checks: list[RoleCheck] = field(default_factory=list)
+    """What the pre-flight found per role (prices, base URLs, problems)."""
     _judge_for: JudgeFor = default_judge_for
     ledger: Ledger = field(default_factory=lambda: Ledger(CallGuard()))
     """Every model call of the run (miner, target, optimizer, judge) against one set of caps,
@@ -181,6 +194,11 @@ class _Run:
         staging.clean_orphans(nights_root)
         try:
             by_skill, roots = self.tasks()
+            if self.outcome.dry_run:
+                self.outcome.plan = plan(self.settings, self.checks, by_skill, roots)
+                self.outcome.message = ("dry run: no model called, nothing staged, "
+                                        "no state written")
+                return
             if not by_skill:
                 self.outcome.message = ("no recurring, replayable tasks yet; "
                                         "nothing to train tonight")
@@ -191,9 +209,6 @@ class _Run:
             self._fail(nights_root, exc)
             return
         self.outcome.warnings = failures.run_warnings(self.ledger, self.outcome.nights)
-        if self.outcome.dry_run:
-            self.outcome.message = "dry run: nothing staged, no state written"
-            return
         # Staged first, recorded second: a night in the archive always has its directory.
         staged = _stage(self.archive, nights_root, self.outcome, live)
         self.outcome.staged = str(staged)
@@ -240,8 +255,11 @@ class _Run:
         self.outcome.counts["harvest"] = harvest_new(self.archive, self.state, self.settings)
         self.say("mining tasks")
         roots = skill_roots(self.settings, self.project)
+        # A dry run calls no model, the LLM miner included: judges come from corrections alone.
+        mining = dataclasses.replace(self.settings, miner="") if self.outcome.dry_run \
+            else self.settings
         found, mined = collect_tasks(
-            self.archive, self.state, self.settings, str(self.project), roots, self.ledger
+            self.archive, self.state, mining, str(self.project), roots, self.ledger
         )
         self.outcome.counts["mining"] = mined
         by_skill: dict[str, list[Task]] = defaultdict(list)
@@ -256,7 +274,7 @@ class _Run:
         ledger = self.ledger
         models = build_models(self.settings, ledger)
         self._judge_for = build_judge_for(self.settings, ledger)
-        self._preflight(models, by_skill)
+        self._estimate(by_skill, roots)
         live: dict[str, dict[str, str | None]] = {}
         for skill, skill_tasks in sorted(by_skill.items()):
             self.say(f"night for skill {skill} ({len(skill_tasks)} tasks)")
@@ -277,24 +295,17 @@ class _Run:
         self.outcome.counts["cost_by_role"] = ledger.cost_by_role()
         return live
 
-    def _preflight(self, models: tuple[LLM, LLM], by_skill: dict[str, list[Task]]) -> None:
-        estimate = preflight(self.settings, *models, by_skill)
-        if estimate is None:
-            return
-        self.outcome.counts["estimate_usd"] = round(estimate, 4)
+    def _estimate(self, by_skill: dict[str, list[Task]], roots: list[Path]) -> None:
+        estimate = plan(self.settings, self.checks, by_skill, roots)["estimated_usd"]
+        self.outcome.counts["estimate_usd"] = estimate
         s = self.settings
         caps = f"${s.max_usd_per_night:.2f} a night, ${s.max_usd_per_skill:.2f} a skill"
-        self.say(f"pre-flight estimate: at most ${estimate:.2f} (caps: {caps})")
+        self.say(f"estimate: about ${estimate:.2f} (caps: {caps})")
 
     def _night(
         self, skill: str, text: str, tasks: list[Task], models: tuple[LLM, LLM]
     ) -> NightResult:
-        s = self.settings
-        config = NightConfig(
-            steps=s.steps, val_repeats=s.val_repeats, alpha=s.alpha, margin=s.margin,
-            gate_test=s.gate_test, no_regression=s.no_regression,
-            schedule=s.budget_schedule,
-        )
+        config = night_config(self.settings)
         inputs = NightInputs(
             tasks=tasks,
             skill_text=text,
@@ -312,7 +323,6 @@ class _Run:
         result = run_night(inputs)
         remember(self.archive, result)
         return result
-
 
     def _seed(self, skill: str) -> int:
         """Each night of a skill samples afresh: the configured seed, then the night's rank

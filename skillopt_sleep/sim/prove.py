@@ -37,6 +37,8 @@ class ProofSpec:
     target: str = "simulated"
     optimizer: str = "simulated"
     base_url: str | None = None
+    target_base_url: str | None = None
+    optimizer_base_url: str | None = None
     cache: str = ""
 
 

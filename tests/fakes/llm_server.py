@@ -9,7 +9,10 @@ Each model request takes the next reply from the script (``default`` once it is 
 ``Text``, ``ToolUse`` (a tool call), ``ToolThenText`` (a tool call until the request
 carries a tool result, then text), ``Status`` (an HTTP error), ``Hang`` (sleep, then a
 reply) or ``Malformed`` (a broken body). A callable ``(RecordedRequest) -> Reply`` works
-too. Every request is recorded in ``requests``.
+too. Every request is recorded in ``requests``. By default any path ending in a known
+endpoint is served; ``strict=True`` serves only the real ones (``/v1/messages``,
+``/v1/chat/completions``, ``/v1/responses``, ``/v1/models``…) and answers 404 elsewhere, as
+a real server does for a wrong base URL.
 
     with FakeLLMServer([Status(429), Text("hi")]) as server:
         client = anthropic.Anthropic(base_url=server.url, api_key="dummy")
@@ -44,6 +47,9 @@ from .llm_wire import (
 
 __all__ = ["FakeLLMServer", "Hang", "Malformed", "RecordedRequest", "Reply", "Status", "Text",
            "ToolThenText", "ToolUse"]
+
+_STRICT_PATHS = {"/v1/messages", "/v1/messages/count_tokens", "/v1/chat/completions",
+                 "/v1/responses", "/v1/models"}
 
 _BUILDERS = {"anthropic": anthropic_message, "chat": chat_completion,
              "responses": response_object}
@@ -87,7 +93,9 @@ class _Quiet(ThreadingHTTPServer):
 class FakeLLMServer:
     """Context manager: binds a free port on 127.0.0.1, serves in a thread, stops on exit."""
 
-    def __init__(self, script: list[Script] | None = None, default: Reply | None = None):
+    def __init__(self, script: list[Script] | None = None, default: Reply | None = None,
+                 strict: bool = False):
+        self.strict = strict
         self._script: list[Script] = list(script or [])
         self.default: Reply = default or Text("ok")
         self.requests: list[RecordedRequest] = []
@@ -189,9 +197,12 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
         pass
 
+    def _known(self, path: str) -> bool:
+        return not self.fake.strict or path.rstrip("/") in _STRICT_PATHS
+
     def do_GET(self) -> None:
         request = self._record(None)
-        if request.path.rstrip("/").endswith("/models"):
+        if request.path.rstrip("/").endswith("/models") and self._known(request.path):
             self._json(200, {"object": "list", "data": [
                 {"id": "fake-model", "object": "model", "created": 0, "owned_by": "fake"}]})
         else:
@@ -208,7 +219,9 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = raw.decode("utf-8", "replace")
         request = self._record(body)
-        if request.path.endswith("/count_tokens"):
+        if not self._known(request.path):
+            self._json(404, {"error": {"type": "not_found", "message": request.path}})
+        elif request.path.endswith("/count_tokens"):
             self._json(200, {"input_tokens": max(1, len(raw) // 4)})
         elif request.wire:
             self._serve(request, self.fake.next_reply(request))

@@ -1,0 +1,145 @@
+"""What a night would do, before it does it: calls per role and dollars against the caps.
+
+``night_calls`` is the one place the night's call pattern is written down for estimates; it
+reads the ``NightConfig`` the night runs with and follows ``night/run.py`` step by step.
+Change it with the night. Its assumptions, stated where a night's course is not known in
+advance: each step's optimizer fills its edit budget and every edit reaches the gate; one
+edit is accepted per step (an acceptance makes the next comparisons draw fresh samples of the
+new incumbent, and the train split is re-scored); the slow update proposes its two entries.
+A night with fewer validation tasks than the gate needs abstains and makes no call.
+
+``plan`` is what ``run --dry-run`` prints and what a real run logs as its pre-flight estimate.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skillopt_sleep.config import Settings
+from skillopt_sleep.models.build import RoleCheck
+from skillopt_sleep.models.meter import CHARS_PER_TOKEN, NightShape, estimate_night
+from skillopt_sleep.models.pricing import FREE, Price
+from skillopt_sleep.night.budget import edit_budget
+from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.gate import gate_test
+from skillopt_sleep.night.prompts import replay_messages
+from skillopt_sleep.publish.adopt import read_live
+from skillopt_sleep.records import Split, Task
+from skillopt_sleep.skilldoc import new_skill
+
+__all__ = ["NightCalls", "night_calls", "night_config", "plan"]
+
+ROLES = ("target", "optimizer", "judge")
+
+
+def night_config(settings: Settings) -> NightConfig:
+    """The ``NightConfig`` a night runs with under ``settings``."""
+    s = settings
+    return NightConfig(
+        steps=s.steps, val_repeats=s.val_repeats, alpha=s.alpha, margin=s.margin,
+        gate_test=s.gate_test, no_regression=s.no_regression, schedule=s.budget_schedule,
+    )
+
+
+@dataclass
+class NightCalls:
+    """Model calls one night for one skill would make."""
+
+    target: int = 0
+    optimizer: int = 0
+    judge: int = 0
+    abstains: str = ""
+    by_split: dict[str, int] = field(default_factory=dict)
+    """Target calls per split."""
+
+
+def night_calls(cfg: NightConfig, tasks: list[Task]) -> NightCalls:
+    """The calls ``night/run.py`` makes for ``tasks`` under ``cfg`` (see the module docstring)."""
+    count = {s.value: sum(t.split == s.value for t in tasks) for s in Split}
+    n_train, n_val, n_test = count["train"], count["validation"], count["test"]
+    replays = gate_test(cfg.gate_test).replays
+    if replays and n_val < cfg.min_val_tasks:
+        return NightCalls(abstains=f"only {n_val} validation tasks (need {cfg.min_val_tasks})")
+    reps = max(cfg.val_repeats, -(-cfg.min_val_pairs // max(n_val, 1)))
+    val, test, train = n_val * reps, n_test * cfg.test_repeats, n_train * cfg.train_samples
+    per_gate = val if replays else 0
+    accepts = 1 if replays else 0  # with the gate off every edit is kept, none re-scored
+    by_split = {"train": 0, "validation": val, "test": test}  # the baseline
+    optimizer = 0
+    for t in range(cfg.steps):
+        budget = edit_budget(t, cfg.steps, start=cfg.budget_start, end=cfg.budget_end,
+                             schedule=cfg.schedule)
+        by_split["train"] += train  # the incumbent is new at every step (one acceptance)
+        optimizer += math.ceil(train / cfg.batch_size) + min(cfg.max_success_batches, 1)
+        by_split["validation"] += budget * per_gate + accepts * per_gate
+    if cfg.slow_update and n_train:
+        by_split["train"] += train  # today's skill on the train split
+        optimizer += 1
+        by_split["validation"] += 2 * per_gate
+    by_split["validation"] += val  # the chosen skill, on fresh samples
+    by_split["test"] += test
+    rubric = {s: sum(t.split == s and t.judge.kind == "rubric" for t in tasks) for s in count}
+    judge = sum(calls * rubric[s] // max(count[s], 1) for s, calls in by_split.items())
+    return NightCalls(sum(by_split.values()), optimizer, judge, by_split=by_split)
+
+
+def _shape(calls: NightCalls, skill: str, tasks: list[Task], cfg: NightConfig) -> NightShape:
+    """Token sizes from tonight's own prompts: the skill and each task as the target sees it."""
+    prompt = sum(len(m["content"]) for t in tasks for m in replay_messages(skill, t))
+    prompt_tokens = prompt // max(len(tasks), 1) // CHARS_PER_TOKEN
+    skill_tokens = len(skill) // CHARS_PER_TOKEN
+    return NightShape(
+        target_calls=calls.target, optimizer_calls=calls.optimizer, judge_calls=calls.judge,
+        prompt_tokens=prompt_tokens,
+        # A minibatch shows each task with up to 600 characters of its answer.
+        reflect_prompt_tokens=skill_tokens + 1000 + cfg.batch_size * (
+            prompt_tokens - skill_tokens + 600 // CHARS_PER_TOKEN),
+    )
+
+
+def _price(check: RoleCheck | None) -> Price:
+    return check.price if check and check.price else FREE  # unpriced backends cost nothing
+
+
+def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[Task]],
+         roots: list[Path]) -> dict[str, Any]:
+    """The plan of tonight's nights, one row per skill, with the estimate against the caps."""
+    cfg = night_config(settings)
+    role = {c.role: c for c in checks}
+    target, optimizer = _price(role.get("target")), _price(role.get("optimizer"))
+    judge = role["judge"].price if "judge" in role else optimizer
+    skills: list[dict[str, Any]] = []
+    total = {r: 0 for r in ROLES}
+    for name, tasks in sorted(by_skill.items()):
+        calls = night_calls(cfg, tasks)
+        text = read_live(roots, name)[0] or new_skill(name, name)
+        usd = estimate_night(_shape(calls, text, tasks, cfg), target=target,
+                             optimizer=optimizer, judge=judge or FREE).total_usd
+        skills.append({
+            "skill": name,
+            "tasks": {s.value: sum(t.split == s.value for t in tasks) for s in Split},
+            "calls": {r: getattr(calls, r) for r in ROLES},
+            "calls_by_split": calls.by_split,
+            "estimated_usd": round(usd, 4),
+            "over_skill_cap": usd > settings.max_usd_per_skill,
+            "abstains": calls.abstains or None})
+        for r in ROLES:
+            total[r] += getattr(calls, r)
+    estimate = round(sum(s["estimated_usd"] for s in skills), 4)
+    return {
+        "skills": skills,
+        "calls": total,
+        "estimated_usd": estimate,
+        "caps": {"night": settings.max_usd_per_night, "skill": settings.max_usd_per_skill},
+        "within_caps": estimate <= settings.max_usd_per_night and not any(
+            s["over_skill_cap"] for s in skills),
+        "models": {c.role: {"spec": c.spec, "base_url": c.base_url,
+                            "price": asdict(c.price) if c.price else None,
+                            "problems": [f.detail for f in c.readiness.errors]}
+                   for c in checks},
+        "config": {"steps": cfg.steps, "val_repeats": cfg.val_repeats,
+                   "gate_test": cfg.gate_test, "min_val_pairs": cfg.min_val_pairs},
+    }
