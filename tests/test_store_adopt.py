@@ -102,7 +102,7 @@ def test_second_night_gets_a_clear_lock_error_and_a_killed_holder_frees_it(tmp_p
     proc = multiprocessing.Process(target=_hold, args=(str(tmp_path), ready))
     proc.start()
     assert ready.wait(20)
-    with pytest.raises(LockHeld, match="another night is running"), night_lock(tmp_path):
+    with pytest.raises(LockHeld, match="another night, adopt or rollback"), night_lock(tmp_path):
         pass
     os.kill(proc.pid, signal.SIGKILL)
     proc.join()

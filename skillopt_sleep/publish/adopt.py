@@ -28,7 +28,13 @@ from skillopt_sleep.archive.versions import (
 )
 from skillopt_sleep.errors import StaleSkillError, StoreError
 from skillopt_sleep.publish.staging import load_manifest, proposal
-from skillopt_sleep.publish.transaction import Change, Snapshot, snapshot, write_files
+from skillopt_sleep.publish.transaction import (
+    Change,
+    Snapshot,
+    snapshot,
+    sweep_orphans,
+    write_files,
+)
 from skillopt_sleep.publish.transaction import recover as recover_journal
 from skillopt_sleep.records import sha256_text
 
@@ -126,6 +132,7 @@ def _write(
 ) -> int:
     """Put each path's wanted text (None: no file) in place as one transaction, keeping
     each file's mode, and record ``rows`` with every path's prior bytes and mode."""
+    sweep_orphans(list(wanted))
     before = before if before is not None else [snapshot(p) for p in wanted]
     texts = [_text(s) for s in before]
     changes = [

@@ -1,4 +1,5 @@
-"""One lock per state dir: two nights never run at once.
+"""One lock per state dir, shared by ``run``, ``adopt`` and ``rollback``: no two of them
+write the state or the skill dirs at once.
 
 ``filelock`` holds an OS-level lock that dies with its process, so a crashed night never
 leaves a lock that blocks the next one; the pid file beside it is only for messages.
@@ -29,8 +30,11 @@ def holder(state: Path) -> str:
 
 
 @contextmanager
-def night_lock(state: Path, wait: float = 0.0) -> Iterator[None]:
-    """Hold the state dir's night lock, or raise ``LockHeld`` after ``wait`` seconds."""
+def night_lock(state: Path, wait: float = 0.0, offer_wait: bool = False) -> Iterator[None]:
+    """Hold the state dir's lock, or raise ``LockHeld`` after ``wait`` seconds.
+
+    ``offer_wait``: the calling command has ``--wait SECONDS``, so the message offers it.
+    """
     state.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(lock_path(state)), timeout=wait)
     try:
@@ -38,8 +42,9 @@ def night_lock(state: Path, wait: float = 0.0) -> Iterator[None]:
     except Timeout:
         who = holder(state)
         raise LockHeld(
-            f"another night is running in {state}" + (f" (pid {who})" if who else "")
-            + "; wait for it to finish, or pass --wait SECONDS") from None
+            f"another night, adopt or rollback is running in {state}"
+            + (f" (pid {who})" if who else "") + "; wait for it to finish"
+            + (", or pass --wait SECONDS" if offer_wait else " and try again")) from None
     try:
         (state / "night.pid").write_text(str(os.getpid()), encoding="utf-8")
         yield

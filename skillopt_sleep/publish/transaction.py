@@ -33,22 +33,26 @@ from skillopt_sleep.archive.versions import max_version
 from skillopt_sleep.atomic import write_atomic
 from skillopt_sleep.errors import StoreError
 
-__all__ = ["Change", "Snapshot", "recover", "snapshot", "write_files"]
+__all__ = ["Change", "Snapshot", "recover", "snapshot", "sweep_orphans", "write_files"]
 
 JOURNAL = "adopt.journal.json"
 CRASH_ENV = "SKILLOPT_SLEEP_CRASH_AT"
+FAIL_ENV = "SKILLOPT_SLEEP_FAIL_AT"
 _points = 0
 
 
 def _crash_point() -> None:
-    """Fault hook for the kill trials: SIGKILL this process at the Nth point reached."""
+    """Fault hooks for the trials: at the Nth point reached, SIGKILL this process
+    (``SKILLOPT_SLEEP_CRASH_AT``) or fail as an unwritable root does (``…_FAIL_AT``)."""
     global _points
-    want = os.environ.get(CRASH_ENV)
-    if not want:
+    crash, fail = os.environ.get(CRASH_ENV), os.environ.get(FAIL_ENV)
+    if not (crash or fail):
         return
     _points += 1
-    if _points == int(want):
+    if crash and _points == int(crash):
         os.kill(os.getpid(), signal.SIGKILL)
+    if fail and _points == int(fail):
+        raise PermissionError(13, "Permission denied (injected)", "the injected root")
 
 
 @dataclass(frozen=True)
