@@ -55,7 +55,8 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     _p("gitlab_token", "glpat-", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
     _p("aws_access_key", "akia asia", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
     _p("aws_secret_key", "secret",
-       r"(?i)secret_?access_?key" + _Q + r"\s*[:=]\s*" + _Q + r"(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
+       r"(?i)secret_?access_?key" + _Q + r"\s*[:=]\s*" + _Q
+       + r"(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
     _p("google_api_key", "aiza", r"\bAIza[0-9A-Za-z_\-]{35}"),
     _p("google_oauth_token", "ya29.", r"\bya29\.[0-9A-Za-z_\-]{20,}"),
     _p("slack_token", "xox", r"\bxox[abposre]-[A-Za-z0-9\-]{10,}"),
@@ -76,8 +77,8 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     _p("azure_storage_key", "accountkey", r"(?i)AccountKey=(?P<secret>[A-Za-z0-9+/=]{40,})"),
     _p("jwt", "eyj", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
     _p("authorization_header", "authorization",
-       r"(?i)\bauthorization" + _Q + r"\s*[:=]\s*" + _Q + r"(?:(?:basic|bearer|token|digest|apikey)\s+)?"
-       r"(?P<secret>[A-Za-z0-9._~+/=\-]{8,})"),
+       r"(?i)\bauthorization" + _Q + r"\s*[:=]\s*" + _Q
+       + r"(?:(?:basic|bearer|token|digest|apikey)\s+)?(?P<secret>[A-Za-z0-9._~+/=\-]{8,})"),
     _p("bearer_token", "bearer", r"\b[Bb]earer\s+(?P<secret>[A-Za-z0-9._~+/\-]{16,}=*)"),
     _p("connection_string", "://",
        r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\"'<>]{1,128}:(?P<secret>[^\s@/\"'<>]{1,256})@"),

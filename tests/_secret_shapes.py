@@ -75,7 +75,8 @@ def shapes(seed: int = 11) -> list[tuple[str, str, str]]:
     add("jwt", "cookie: session={v}",
         "eyJ" + _r(rng, 20) + ".eyJ" + _r(rng, 30) + "." + _r(rng, 40))
     add("private key", "{v}",
-        "-----BEGIN OPENSSH PRIVATE KEY-----\\n" + _r(rng, 60) + "\\n-----END OPENSSH PRIVATE KEY-----")
+        "-----BEGIN OPENSSH PRIVATE KEY-----\\n" + _r(rng, 60)
+        + "\\n-----END OPENSSH PRIVATE KEY-----")
     add("passphrase", "GPG_PASSPHRASE={v}", _r(rng, 16))
     add("credentials json", '"credentials": "{v}"', _r(rng, 30))
     add("dotted token key", "spring.datasource.password={v}", _r(rng, 14))

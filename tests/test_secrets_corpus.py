@@ -111,8 +111,10 @@ def _four_formats(tmp: Path, offset: int) -> list[Any]:
     ]
     copilot = copilot_tree(tmp / "copilot", "copilot-session-viewer__session-demo_events.jsonl",
                            "11111111-2222-3333-4444-555555555555")
-    vscode = vscode_tree(tmp / "vscode", "copilot-session-viewer__chatSessions_test-vscode-session.jsonl",
-                         "file:///work/demo")
+    vscode = vscode_tree(
+        tmp / "vscode", "copilot-session-viewer__chatSessions_test-vscode-session.jsonl",
+        "file:///work/demo",
+    )
     for path in [*codex_files, copilot, vscode]:
         _plant(path, planter)
     return [
