@@ -128,9 +128,10 @@ def _secret_like(value: str) -> bool:
     return not re.fullmatch(r"[a-z]+(?:[_\-][a-z]+)*", low) or len(value) >= 8
 
 
-_NOT_SECRETS = frozenset(
-    ["true", "false", "none", "null", "yes", "no", "required", "optional", "string", "str", "int", "bool", "env", "file", "path", "basic", "bearer", "token", "digest"]
-)
+_NOT_SECRETS = frozenset({
+    "true", "false", "none", "null", "yes", "no", "required", "optional", "string", "str",
+    "int", "bool", "env", "file", "path", "basic", "bearer", "token", "digest",
+})
 
 
 def may_hold_secrets(texts: list[str]) -> bool:
