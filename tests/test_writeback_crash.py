@@ -168,3 +168,14 @@ def test_orphan_temps_and_a_torn_journal_are_cleaned_by_the_next_command(tmp_pat
     (world.state / ".adopt.journal.json.x.tmp").write_text("{")
     _ok(w.run(world, "adopt"))
     assert w.temps(world) == [] and w.disk(world) == _new()
+
+
+@pytest.mark.parametrize("changed", [0, 1])
+def test_a_change_in_any_root_after_the_night_refuses_the_adoption(tmp_path: Path, changed: int):
+    world = w.build(tmp_path)
+    path = world.roots[changed] / w.SKILL / "SKILL.md"
+    path.write_bytes(path.read_bytes() + b"my own line\n")
+    before = w.disk(world)
+    with pytest.raises(StaleSkillError, match="changed since night"):
+        adoption.adopt(world.archive(), world.night, w.SKILL, world.roots)
+    assert w.disk(world) == before
