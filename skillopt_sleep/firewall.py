@@ -18,6 +18,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import yaml
+
 from skillopt_sleep.errors import SkillDocError
 from skillopt_sleep.records import Edit, FirewallFinding
 from skillopt_sleep.secrets import find_secrets
@@ -202,15 +204,24 @@ def check_edit(edit: Edit, ctx: Context = Context()) -> list[FirewallFinding]:
 def check_proposal(before: str, after: str) -> list[FirewallFinding]:
     """Frontmatter changes a proposal must not carry: anything but the ``description``
     value (the trigger check's own typed edit) is refused, ``name`` included."""
-    old, new = _FRONTMATTER.match(before), _FRONTMATTER.match(after)
-    old_lines = old.group(1).splitlines() if old else []
-    new_lines = new.group(1).splitlines() if new else []
-    strip = [ln for ln in old_lines if not ln.startswith("description:")]
-    keep = [ln for ln in new_lines if not ln.startswith("description:")]
-    if strip == keep and bool(old) == bool(new):
-        return []
-    changed = sorted(set(keep) ^ set(strip)) or ["frontmatter added or removed"]
-    return [FirewallFinding("frontmatter", changed[0][:80], 1)]
+    old, new = _frontmatter_keys(before), _frontmatter_keys(after)
+    if old is None or new is None or (old == {}) != (new == {}):
+        return [FirewallFinding("frontmatter", "frontmatter added, removed or unreadable", 1)]
+    changed = sorted(k for k in old.keys() | new.keys()
+                     if k != "description" and old.get(k) != new.get(k))
+    return [FirewallFinding("frontmatter", f"{k} changed", 1) for k in changed]
+
+
+def _frontmatter_keys(text: str) -> dict[str, object] | None:
+    """The frontmatter as a mapping ({} when there is none; None when it is not YAML)."""
+    match = _FRONTMATTER.match(text)
+    if not match:
+        return {}
+    try:
+        data = yaml.safe_load(match.group(1)) or {}
+    except yaml.YAMLError:
+        return None
+    return {str(k): v for k, v in data.items()} if isinstance(data, dict) else None
 
 
 def lint_document(text: str, max_tokens: int = MAX_SKILL_TOKENS) -> list[FirewallFinding]:

@@ -12,6 +12,8 @@ import pytest
 
 from skillopt_sleep.errors import StaleSkillError, StoreError
 from skillopt_sleep.publish import adopt as adoption
+from skillopt_sleep.publish import staging
+from skillopt_sleep.records import NightResult
 from tests import _writeback_world as w
 
 POINTS = 8  # journal (2), two temps, two renames, ledger commit, journal removal
@@ -179,3 +181,15 @@ def test_a_change_in_any_root_after_the_night_refuses_the_adoption(tmp_path: Pat
     with pytest.raises(StaleSkillError, match="changed since night"):
         adoption.adopt(world.archive(), world.night, w.SKILL, world.roots)
     assert w.disk(world) == before
+
+
+def test_a_proposal_that_changes_the_frontmatter_is_not_written(tmp_path: Path):
+    world = w.build(tmp_path)
+    _, live = adoption.read_live(world.roots, w.SKILL)
+    evil = w.NEW.replace("description: d", "description: d\nallowed-tools: Bash(*)")
+    night = "20261121-040000-abcdef12"
+    result = NightResult(night_id=night, skill=w.SKILL, skill_before="", skill_after=evil)
+    folder = staging.stage(world.state / "nights", night, "/p", [result], {w.SKILL: live}, "")
+    with pytest.raises(StoreError, match="allowed-tools changed"):
+        adoption.adopt(world.archive(), folder, w.SKILL, world.roots)
+    assert w.disk(world) == _old(world)

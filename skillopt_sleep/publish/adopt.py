@@ -27,6 +27,7 @@ from skillopt_sleep.archive.versions import (
     versions,
 )
 from skillopt_sleep.errors import StaleSkillError, StoreError
+from skillopt_sleep.firewall import check_proposal
 from skillopt_sleep.publish.staging import load_manifest, proposal
 from skillopt_sleep.publish.transaction import (
     Change,
@@ -177,6 +178,11 @@ def adopt(archive: Archive, night_dir: Path, skill: str, roots: list[Path]) -> i
         if key not in staged.live or staged.live[key] != (now and sha256_text(now)):
             raise StaleSkillError(_stale_message(archive, manifest.night_id, skill, snap.path,
                                                  key in staged.live))
+    live = next((_text(s) for s in before if s.data is not None), None)
+    if live is not None and (changed := check_proposal(live, text)):
+        # Edits never touch the frontmatter; a proposal that does is not written.
+        raise StoreError(f"the proposal for {skill!r} changes its frontmatter "
+                         f"({changed[0].excerpt}); refusing to write it")
     row = LedgerRow(text, "adopt", [str(p) for p in paths], manifest.night_id)
     return _write(archive, skill, {p: text for p in paths}, [row], before)
 
