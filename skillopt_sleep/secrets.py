@@ -35,7 +35,7 @@ def _p(kind: str, hints: str, pattern: str, flags: int = 0) -> SecretPattern:
 # ``STRIPE_SECRET``, ``MY_SERVICE_TOKEN``, ``aws_secret_access_key``, ``"SecretAccessKey"``).
 _SECRET_NAME = (
     r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key"
-    r"|private[_\-]?key|client[_\-]?secret|credentials?|auth)"
+    r"|private[_\-]?key|client[_\-]?secret|credentials?)"
 )
 # A value: not a placeholder (``$VAR``, ``${VAR}``, ``<your key>``, ``%VAR%``, ``{{ x }}``,
 # ``***``), at least four characters.
@@ -85,8 +85,9 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     _p("cli_password", "mysql mariadb sshpass",
        r"\b(?:mysql(?:dump|admin|import)?|mariadb(?:-dump)?)\b[^\n|;]*?\s-p(?P<secret>[^\s\-`'\"][^\s`'\"]*)"
        r"|\bsshpass\s+-p\s*(?P<secret2>\S+)"),
-    _p("password_pair", "pass pwd secret key token credential auth",
-       r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.\-]*?" + _SECRET_NAME + r"[A-Za-z0-9_\-]*" + _Q + r"\s*"
+    _p("password_pair", "pass pwd secret key token credential",
+       # No prefix is matched (``DB_`` in ``DB_PASSWORD``): only the value is redacted.
+       r"(?i)" + _SECRET_NAME + r"[A-Za-z0-9_\-]*" + _Q + r"\s*"
        r"(?::=|=>|[:=])\s*" + _Q + _VALUE),
 )
 
@@ -102,7 +103,7 @@ def _spans(text: str, low: str) -> list[tuple[int, int, str]]:
             continue
         for match in pattern.regex.finditer(text):
             start, end = _span(match)
-            if pattern.kind == "password_pair" and not _secret_like(text[start:end]):
+            if pattern.kind == "password_pair" and not _secret_like(text[start:end], text[end:end + 1]):
                 continue
             if any(s < end and start < e for s, e, _ in found):
                 continue
@@ -119,13 +120,16 @@ def _span(match: re.Match[str]) -> tuple[int, int]:
     return match.span(0)
 
 
-def _secret_like(value: str) -> bool:
-    """A named value worth hiding: not a bare number (``max_tokens=2000``), a boolean or a
-    word such as ``required``/``none`` that documentation uses."""
+def _secret_like(value: str, after: str) -> bool:
+    """A named value worth hiding (``after``: the character after it): not a bare
+    number (``max_tokens=2000``), a word documentation uses (``required``), or code — a
+    call (``get_token(``) or a lower-case name or attribute (``data.token``)."""
     low = value.lower().strip(".")
-    if low in _NOT_SECRETS or value.isdigit():
+    if low in _NOT_SECRETS or value.isdigit() or after == "(":
         return False
-    return not re.fullmatch(r"[a-z]+(?:[_\-][a-z]+)*", low) or len(value) >= 8
+    if re.fullmatch(r"[a-z_]+(?:\.[a-z_]+)+|[a-z]+(?:_[a-z]+)+", value):
+        return False
+    return not re.fullmatch(r"[a-z]+(?:-[a-z]+)*", low) or len(value) >= 8
 
 
 _NOT_SECRETS = frozenset({

@@ -154,3 +154,11 @@ def test_secrets_planted_in_all_four_formats_never_reach_the_archive(
     for session in sessions:
         text = json.dumps([t.__dict__ for t in session.turns], default=str)
         assert not [label for label, _, value in SHAPES if value in text], session.source
+
+
+@pytest.mark.parametrize("line", [
+    "token = get_token()", "headers = request.headers.get('x')", "token: data.token",
+    "api_key = settings.api_key",
+])
+def test_code_that_names_a_secret_is_not_a_secret(line: str):
+    assert redact(line) == (line, 0)
