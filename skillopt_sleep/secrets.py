@@ -103,7 +103,8 @@ def _spans(text: str, low: str) -> list[tuple[int, int, str]]:
             continue
         for match in pattern.regex.finditer(text):
             start, end = _span(match)
-            if pattern.kind == "password_pair" and not _secret_like(text[start:end], text[end:end + 1]):
+            named = pattern.kind == "password_pair"
+            if named and not _secret_like(text[start:end], text[end : end + 1]):
                 continue
             if any(s < end and start < e for s, e, _ in found):
                 continue
