@@ -13,6 +13,7 @@ import pytest
 from skillopt_sleep.errors import StaleSkillError, StoreError
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
+from skillopt_sleep.publish.lock import night_lock
 from skillopt_sleep.records import NightResult
 from tests import _writeback_world as w
 
@@ -193,3 +194,23 @@ def test_a_proposal_that_changes_the_frontmatter_is_not_written(tmp_path: Path):
     with pytest.raises(StoreError, match="allowed-tools changed"):
         adoption.adopt(world.archive(), folder, w.SKILL, world.roots)
     assert w.disk(world) == _old(world)
+
+
+def test_a_state_dir_that_cannot_hold_the_lock_or_the_journal_is_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(StoreError, match="cannot lock the state dir"), night_lock(
+        blocker / "state"
+    ):
+        pass
+    world = w.build(tmp_path / "w")
+
+    def refuse(path: Path, data: bytes) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr("skillopt_sleep.publish.transaction.write_atomic", refuse)
+    with pytest.raises(StoreError, match="cannot write the journal"):
+        adoption.adopt(world.archive(), world.night, w.SKILL, world.roots)
+    assert w.disk(world) == _old(world) and w.temps(world) == []

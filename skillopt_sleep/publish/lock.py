@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from skillopt_sleep.errors import LockHeld
+from skillopt_sleep.errors import LockHeld, StoreError
 
 
 def lock_path(state: Path) -> Path:
@@ -35,9 +35,9 @@ def night_lock(state: Path, wait: float = 0.0, offer_wait: bool = False) -> Iter
 
     ``offer_wait``: the calling command has ``--wait SECONDS``, so the message offers it.
     """
-    state.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(lock_path(state)), timeout=wait)
     try:
+        state.mkdir(parents=True, exist_ok=True)
         lock.acquire()
     except Timeout:
         who = holder(state)
@@ -45,8 +45,11 @@ def night_lock(state: Path, wait: float = 0.0, offer_wait: bool = False) -> Iter
             f"another night, adopt or rollback is running in {state}"
             + (f" (pid {who})" if who else "") + "; wait for it to finish"
             + (", or pass --wait SECONDS" if offer_wait else " and try again")) from None
+    except OSError as exc:  # a read-only or missing state dir
+        raise StoreError(f"cannot lock the state dir {state}: {exc.strerror or exc}") from exc
     try:
-        (state / "night.pid").write_text(str(os.getpid()), encoding="utf-8")
+        with suppress(OSError):  # the pid file only improves messages
+            (state / "night.pid").write_text(str(os.getpid()), encoding="utf-8")
         yield
     finally:
         (state / "night.pid").unlink(missing_ok=True)

@@ -172,12 +172,17 @@ def write_files(
     journal = Path(archive.path).parent / JOURNAL
     txid = uuid.uuid4().hex[:12]
     _crash_point()
-    write_atomic(journal, json.dumps({
-        "txid": txid, "skill": skill, "ledger": max_version(archive, skill),
-        "priors": [{"path": str(p.path), "data": _b64(p.data), "mode": p.mode} for p in priors],
-        "changes": [{"path": str(c.path), "data": _b64(c.data), "mode": c.mode}
-                    for c in changes],
-    }).encode("utf-8"))
+    try:
+        write_atomic(journal, json.dumps({
+            "txid": txid, "skill": skill, "ledger": max_version(archive, skill),
+            "priors": [{"path": str(p.path), "data": _b64(p.data), "mode": p.mode}
+                       for p in priors],
+            "changes": [{"path": str(c.path), "data": _b64(c.data), "mode": c.mode}
+                        for c in changes],
+        }).encode("utf-8"))
+    except OSError as exc:
+        raise StoreError(f"cannot write the journal {journal}: {exc.strerror or exc}; "
+                         "nothing was changed") from exc
     _crash_point()
     try:
         for change in changes:
