@@ -12,8 +12,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["SECRET_PATTERNS", "SecretPattern", "find_secrets", "may_hold_secrets", "redact"]
+__all__ = [
+    "SECRET_PATTERNS",
+    "SecretPattern",
+    "find_secrets",
+    "may_hold_secrets",
+    "redact",
+    "redact_tree",
+]
 
 
 @dataclass(frozen=True)
@@ -174,3 +182,14 @@ def redact(text: str) -> tuple[str, int]:
         last = end
     parts.append(text[last:])
     return "".join(parts), len(spans)
+
+
+def redact_tree(node: Any) -> Any:
+    """``node`` (JSON-like: dicts, lists, strings) with every string redacted."""
+    if isinstance(node, str):
+        return redact(node)[0]
+    if isinstance(node, dict):
+        return {k: redact_tree(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [redact_tree(v) for v in node]
+    return node

@@ -18,6 +18,8 @@ from skillopt_sleep.harvest.codex import CodexSource
 from skillopt_sleep.harvest.copilot_cli import CopilotCliSource
 from skillopt_sleep.harvest.copilot_vscode import CopilotVSCodeSource
 from skillopt_sleep.harvest.sources import Filter
+from skillopt_sleep.publish import staging
+from skillopt_sleep.records import NightResult
 from skillopt_sleep.secrets import find_secrets, redact
 
 from ._harvest_layout import claude_tree, codex_tree, copilot_tree, vscode_tree
@@ -162,3 +164,15 @@ def test_secrets_planted_in_all_four_formats_never_reach_the_archive(
 ])
 def test_code_that_names_a_secret_is_not_a_secret(line: str):
     assert redact(line) == (line, 0)
+
+
+def test_the_staged_reports_carry_no_secret_even_when_the_night_saw_one(tmp_path: Path):
+    _, line, value = SHAPES[0]
+    result = NightResult(night_id="20261121-030000-abcdef12", skill="fix",
+                         skill_before=f"old\n{line}\n", skill_after="new\n")
+    folder = staging.stage(tmp_path, result.night_id, "/p", [result], {},
+                           f"<html><pre>{line}</pre></html>")
+    for name in ("report.html", "report.json"):
+        text = (folder / name).read_text("utf-8")
+        assert value not in text and "[REDACTED:" in text, name
+    json.loads((folder / "report.json").read_text("utf-8"))
