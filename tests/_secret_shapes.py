@@ -62,8 +62,6 @@ def shapes(seed: int = 11) -> list[tuple[str, str, str]]:
     add("huggingface token", "HF {v}", "hf_" + _r(rng, 34))
     add("npm token", "//registry.npmjs.org/:_authToken={v}", "npm_" + _r(rng, 36))
     add("pypi token", "password = {v}", "pypi-AgEIcHlwaS5vcmc" + _r(rng, 60))
-    add("sendgrid key", "SG {v}", "SG." + _r(rng, 22) + "." + _r(rng, 43))
-    add("twilio key", "twilio {v}", "SK" + _r(rng, 32, "0123456789abcdef"))
     add("digitalocean token", "doctl auth init -t {v}", "dop_v1_" + _r(rng, 64, "0123456789abcdef"))
     add("shopify token", "X-Shopify-Access-Token {v}", "shpat_" + _r(rng, 32, "0123456789abcdef"))
     add("vault token", "VAULT {v}", "hvs." + _r(rng, 30))
