@@ -52,7 +52,9 @@ def test_stage_writes_manifest_last_and_adopt_then_rollback_byte_exact(tmp_path:
     adoption.rollback(archive, "fix", roots)
     assert roots[0].joinpath("fix", "SKILL.md").read_bytes() == OLD.encode()
     reasons = [v.reason for v in adoption.versions(archive, "fix")]
-    assert reasons[1] == "adopt" and reasons[-1] == "rollback to v1"
+    # Each root goes back to its own prior state: the second root had no file.
+    assert reasons[1] == "adopt" and reasons[-2:] == ["rollback to v1", "rollback to absence"]
+    assert not roots[1].joinpath("fix", "SKILL.md").exists()
 
 
 def test_adopt_refuses_when_live_file_changed_since_the_night(tmp_path: Path):
@@ -100,7 +102,7 @@ def test_second_night_gets_a_clear_lock_error_and_a_killed_holder_frees_it(tmp_p
     proc = multiprocessing.Process(target=_hold, args=(str(tmp_path), ready))
     proc.start()
     assert ready.wait(20)
-    with pytest.raises(LockHeld, match="another night is running"), night_lock(tmp_path):
+    with pytest.raises(LockHeld, match="another night, adopt or rollback"), night_lock(tmp_path):
         pass
     os.kill(proc.pid, signal.SIGKILL)
     proc.join()
@@ -137,7 +139,8 @@ def test_rollback_of_a_first_adopt_removes_the_created_skill(tmp_path: Path):
     result = NightResult(
         night_id="20261121-050000-abcdef12", skill="new", skill_before="", skill_after=NEW
     )
-    folder = staging.stage(tmp_path / "nights", result.night_id, "/p", [result], {}, "")
+    live = {str(r / "new" / "SKILL.md"): None for r in roots}
+    folder = staging.stage(tmp_path / "nights", result.night_id, "/p", [result], {"new": live}, "")
     adoption.adopt(archive, folder, "new", roots)
     assert all(r.joinpath("new", "SKILL.md").read_text() == NEW for r in roots)
     adoption.rollback(archive, "new", roots)

@@ -17,11 +17,17 @@ from skillopt_sleep.errors import StoreError
 from skillopt_sleep.records import sha256_text, utcnow
 
 __all__ = [
+    "LedgerRow",
+    "Prior",
     "Version",
     "add_version",
     "adopted_nights",
     "content",
+    "content_by_sha",
     "last_written",
+    "max_version",
+    "priors",
+    "record_write",
     "skills",
     "versions",
 ]
@@ -115,3 +121,88 @@ def last_written(archive: Archive) -> str:
 def skills(archive: Archive) -> list[str]:
     """Every skill with at least one recorded version, sorted by name."""
     return sorted({row[0] for row in archive.conn.execute("SELECT skill FROM skill_versions")})
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One version a write records: its text, why, and the paths that now hold it."""
+
+    text: str
+    reason: str
+    targets: list[str]
+    night_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Prior:
+    """What one path held before a write: its text (None: no file) and file mode."""
+
+    path: str
+    text: str | None
+    mode: int | None
+
+
+def max_version(archive: Archive, skill: str) -> int:
+    """The newest version number of ``skill`` (0: none)."""
+    row = archive.conn.execute(
+        "SELECT MAX(version) FROM skill_versions WHERE skill = ?", (skill,)
+    ).fetchone()
+    return int(row[0] or 0)
+
+
+def record_write(
+    archive: Archive, skill: str, rows: Sequence[LedgerRow], befores: Sequence[Prior],
+    first: LedgerRow | None = None,
+) -> int:
+    """Record one write in one transaction; returns the number of its last row.
+
+    ``first`` is recorded only when the skill has no version yet (the absence the first
+    write replaces); each prior text not yet in the ledger gets its own row, so every
+    path's prior bytes can be restored; the priors are attached to the last row.
+    """
+    with archive.transaction() as conn:
+        version = int(conn.execute(
+            "SELECT MAX(version) FROM skill_versions WHERE skill = ?", (skill,)
+        ).fetchone()[0] or 0)
+        known = {r[0] for r in conn.execute(
+            "SELECT sha256 FROM skill_versions WHERE skill = ?", (skill,))}
+        extra = [first] if first is not None and version == 0 else []
+        for prior in befores:
+            if prior.text is not None and sha256_text(prior.text) not in known:
+                extra.append(LedgerRow(prior.text, f"before write: {prior.path}", [prior.path]))
+                known.add(sha256_text(prior.text))
+        for row in [*extra, *rows]:
+            version += 1
+            conn.execute(
+                "INSERT INTO skill_versions VALUES (?,?,?,?,?,?,?,?)",
+                (skill, version, sha256_text(row.text), row.text, row.night_id, row.reason,
+                 json.dumps(row.targets), utcnow().isoformat()),
+            )
+        conn.executemany(
+            "INSERT INTO skill_writes VALUES (?,?,?,?,?)",
+            [(skill, version, p.path, None if p.text is None else sha256_text(p.text), p.mode)
+             for p in befores],
+        )
+    return version
+
+
+def priors(archive: Archive, skill: str, version: int) -> list[tuple[str, str | None, int | None]]:
+    """Each path version ``version`` was written to, with its prior hash and mode
+    (empty for writes recorded before priors were kept)."""
+    rows = archive.conn.execute(
+        "SELECT path, before_sha256, before_mode FROM skill_writes"
+        " WHERE skill = ? AND version = ? ORDER BY path",
+        (skill, version),
+    )
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+def content_by_sha(archive: Archive, skill: str, sha256: str) -> str:
+    """The text of the skill's version with this hash; ``StoreError`` when none has it."""
+    row = archive.conn.execute(
+        "SELECT content FROM skill_versions WHERE skill = ? AND sha256 = ? LIMIT 1",
+        (skill, sha256),
+    ).fetchone()
+    if row is None:
+        raise StoreError(f"skill {skill!r} has no recorded text with hash {sha256[:12]}")
+    return str(row[0])

@@ -202,11 +202,11 @@ def lint_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="JSON Lines, then a summary")] = False,
 ) -> None:
     """Check skill documents with the edit firewall's rules; exit 1 if anything is found."""
-    from skillopt_sleep.firewall import Context, lint_document
+    from skillopt_sleep.firewall import NOTES, lint_document
 
     files = _skill_files(paths)
-    ctx_hosts = frozenset(h.lower() for h in (allow_host or []))
-    total = 0
+    allowed = frozenset(h.lower() for h in (allow_host or []))
+    total = notes = 0
     for path in files:
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
@@ -215,22 +215,23 @@ def lint_cmd(
         findings = [
             f
             for f in lint_document(text, max_tokens)
-            if not (f.rule == "foreign_url" and f.excerpt in Context(ctx_hosts).allowed_hosts)
+            if not (f.rule in ("foreign_url", "own_url") and f.excerpt in allowed)
         ]
-        total += len(findings)
         for f in findings:
+            # The user's own hosts are notes: shown, never a failure.
+            severity = "note" if f.rule in NOTES else "error"
+            notes += severity == "note"
+            total += severity == "error"
             if as_json:
-                typer.echo(
-                    json.dumps(
-                        {"path": str(path), "line": f.line, "rule": f.rule, "excerpt": f.excerpt}
-                    )
-                )
+                typer.echo(json.dumps({"path": str(path), "line": f.line, "rule": f.rule,
+                                       "excerpt": f.excerpt, "severity": severity}))
             else:
-                typer.echo(f"{path}:{f.line}: {f.rule}: {f.excerpt}")
+                typer.echo(f"{path}:{f.line}: {severity}: {f.rule}: {f.excerpt}")
     if as_json:
-        typer.echo(json.dumps({"summary": {"files": len(files), "findings": total}}))
+        typer.echo(json.dumps({"summary": {"files": len(files), "findings": total,
+                                           "notes": notes}}))
     elif total == 0:
-        typer.echo(f"{len(files)} file(s) clean")
+        typer.echo(f"{len(files)} file(s) clean" + (f" ({notes} note(s))" if notes else ""))
     if total:
         raise typer.Exit(1)
 

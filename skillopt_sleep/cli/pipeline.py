@@ -16,11 +16,12 @@ from rich.table import Table
 from skillopt_sleep import config, paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.cli._json import JsonOpt, emit
-from skillopt_sleep.errors import RoleUnavailable
+from skillopt_sleep.errors import RoleUnavailable, StoreError
 from skillopt_sleep.harvest.base import project_of
-from skillopt_sleep.pipeline.status import Status, staged_night, status
+from skillopt_sleep.pipeline.status import Status, pending, staged_night, status
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
+from skillopt_sleep.publish.lock import night_lock
 from skillopt_sleep.publish.report.text import outcome
 from skillopt_sleep.records import NightResult, from_dict
 
@@ -249,28 +250,73 @@ def report_cmd(
         webbrowser.open(html.as_uri())
 
 
+WaitOpt = Annotated[
+    float, typer.Option("--wait", metavar="SECONDS",
+                        help="wait this long for a running night, adopt or rollback")
+]
+
+
+def _pending_nights(archive: Archive, every: bool) -> list[tuple[Path, str]]:
+    """(night folder, skill) to adopt when no night is named: the newest pending night's
+    skills, or with ``every`` each pending skill from its newest pending night."""
+    waiting = pending(archive)
+    if not waiting:
+        raise StoreError(
+            "nothing is pending review (every changed night is adopted); "
+            "`skillopt-sleep status` shows what is adopted where"
+        )
+    chosen = waiting if every else [p for p in waiting if p.night_id == waiting[0].night_id]
+    seen: dict[str, Path] = {}
+    for p in chosen:
+        seen.setdefault(p.skill, paths.staging_dir() / p.night_id)
+    return [(folder, skill) for skill, folder in seen.items()]
+
+
+def _adopt(
+    archive: Archive, roots: list[Path], night: str | None, skill: str | None, every: bool
+) -> dict[str, Any]:
+    adoption.recover(archive)
+    if night:
+        night_id, done = adoption.adopt_night(archive, staged_night(night), roots, skill, every)
+        return {"night_id": night_id, "adopted": done}
+    picks = _pending_nights(archive, every)
+    if skill:
+        picks = [(f, s) for f, s in picks if s == skill] or [
+            (f, s) for f, s in _pending_nights(archive, True) if s == skill]
+        if not picks:
+            raise StoreError(f"no pending review for skill {skill!r}")
+    done = {s: adoption.adopt(archive, folder, s, roots) for folder, s in picks}
+    return {"night_id": max(folder.name for folder, _ in picks), "adopted": done,
+            "nights": {s: folder.name for folder, s in picks}}
+
+
 def adopt_cmd(
-    night: Annotated[str | None, typer.Argument(help="night id (default: oldest pending)")] = None,
+    night: Annotated[
+        str | None, typer.Argument(help="night id (default: the newest pending review)")
+    ] = None,
     skill: Annotated[str | None, typer.Option(help="adopt only this skill")] = None,
-    all_: Annotated[bool, typer.Option("--all", help="every changed skill")] = False,
+    all_: Annotated[
+        bool, typer.Option("--all", help="every pending skill, each from its newest night")
+    ] = False,
     project: Annotated[str | None, typer.Option(help="project (for project roots)")] = None,
+    wait: WaitOpt = 0.0,
     as_json: JsonOpt = False,
 ) -> None:
-    """Write a staged proposal into the agents' skill dirs."""
+    """Write a staged proposal into every skill dir as one all-or-nothing transaction."""
     from skillopt_sleep.pipeline.run import skill_roots
 
     where = _project(project)
     roots = skill_roots(config.load(where), where)
-    archive = Archive(paths.archive_path())
-    try:
-        folder = staged_night(night, archive)
-        night_id, done = adoption.adopt_night(archive, folder, roots, skill, changed_only=all_)
-    finally:
-        archive.close()
+    with night_lock(paths.ensure(paths.state_dir()), wait, offer_wait=True):
+        archive = Archive(paths.archive_path())
+        try:
+            found = _adopt(archive, roots, night, skill, all_)
+        finally:
+            archive.close()
     if as_json:
-        emit({"night_id": night_id, "adopted": done, "roots": [str(r) for r in roots]})
+        emit({**found, "roots": [str(r) for r in roots]})
     else:
-        for name, version in done.items():
+        for name, version in found["adopted"].items():
             typer.echo(f"adopted {name} v{version} into {', '.join(map(str, roots))}")
 
 
@@ -278,21 +324,26 @@ def rollback_cmd(
     skill: Annotated[
         str | None, typer.Option(help="skill to restore (default: the last one written)")
     ] = None,
-    to: Annotated[int | None, typer.Option(help="version (default: previous)")] = None,
+    to: Annotated[
+        int | None, typer.Option(help="version for every root (default: undo the last write)")
+    ] = None,
     project: Annotated[str | None, typer.Option(help="project (for project roots)")] = None,
+    wait: WaitOpt = 0.0,
     as_json: JsonOpt = False,
 ) -> None:
-    """Restore an earlier version of a skill, byte-exact, everywhere it was written."""
+    """Undo a skill's last write: each root back to its own earlier bytes, or absence."""
     from skillopt_sleep.pipeline.run import skill_roots
 
     where = _project(project)
     roots = skill_roots(config.load(where), where)
-    archive = Archive(paths.archive_path())
-    try:
-        skill = skill or adoption.last_written(archive)
-        version = adoption.rollback(archive, skill, roots, to)
-    finally:
-        archive.close()
+    with night_lock(paths.ensure(paths.state_dir()), wait, offer_wait=True):
+        archive = Archive(paths.archive_path())
+        try:
+            adoption.recover(archive)
+            skill = skill or adoption.last_written(archive)
+            version = adoption.rollback(archive, skill, roots, to)
+        finally:
+            archive.close()
     if as_json:
         emit({"skill": skill, "version": version, "restored": to})
     else:

@@ -22,6 +22,7 @@ from typing import Any
 from skillopt_sleep.atomic import write_atomic
 from skillopt_sleep.errors import StoreError
 from skillopt_sleep.records import NightResult, sha256_text, to_dict, utcnow
+from skillopt_sleep.secrets import redact, redact_tree
 
 MANIFEST = "manifest.json"
 
@@ -64,8 +65,12 @@ def diff(before: str, after: str, name: str) -> str:
 
 def _publish(tmp: Path, final: Path, results: list[NightResult], manifest: Manifest,
              html: str) -> Path:
-    write_atomic(tmp / "report.html", html.encode("utf-8"))
-    write_atomic(tmp / "report.json", json.dumps([to_dict(r) for r in results], indent=1).encode())
+    # The reports are read and shared by people: the one secrets rule set runs over them
+    # once more, whatever reached the night (the proposals are left exact; the firewall
+    # keeps secrets out of them).
+    write_atomic(tmp / "report.html", redact(html)[0].encode("utf-8"))
+    report = redact_tree([to_dict(r) for r in results])
+    write_atomic(tmp / "report.json", json.dumps(report, indent=1).encode())
     write_atomic(tmp / MANIFEST, json.dumps(to_dict(manifest), indent=1).encode())
     if final.exists():
         shutil.rmtree(final)

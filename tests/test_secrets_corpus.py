@@ -1,0 +1,178 @@
+"""One secrets rule set: a generated corpus of shapes, planted in every text field of all
+four transcript formats, never reaches the archive; the benign lines stay as written."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.ingest import harvest
+from skillopt_sleep.firewall import Context, scan_text
+from skillopt_sleep.harvest.claude_code import ClaudeCodeSource
+from skillopt_sleep.harvest.codex import CodexSource
+from skillopt_sleep.harvest.copilot_cli import CopilotCliSource
+from skillopt_sleep.harvest.copilot_vscode import CopilotVSCodeSource
+from skillopt_sleep.harvest.sources import Filter
+from skillopt_sleep.publish import staging
+from skillopt_sleep.records import NightResult
+from skillopt_sleep.secrets import find_secrets, redact
+
+from ._harvest_layout import claude_tree, codex_tree, copilot_tree, vscode_tree
+from ._secret_shapes import BENIGN, shapes
+
+SHAPES = shapes()
+TEXT_KEYS = {
+    "text", "content", "message", "output", "arguments", "command", "stdout", "stderr",
+    "aggregated_output", "value", "prompt", "result", "input", "detailedContent", "cmd",
+}
+
+
+def test_the_corpus_has_at_least_forty_shapes_and_each_is_found_and_removed():
+    assert len({label for label, _, _ in SHAPES}) >= 40
+    for label, line, value in SHAPES:
+        for context in (line, f"ran `{line}` and it failed", json.dumps({"env": line})):
+            clean, count = redact(context)
+            assert count >= 1 and value not in clean, (label, clean)
+            assert find_secrets(context), label
+
+
+@pytest.mark.parametrize("line", BENIGN)
+def test_benign_lines_are_kept_as_written(line: str):
+    assert redact(line) == (line, 0)
+
+
+def test_the_firewall_refuses_every_shape():
+    for label, line, _ in SHAPES:
+        assert any(f.rule == "secret" for f in scan_text(line, Context())), label
+
+
+class _Planter:
+    """Appends a canary and a secret line to every text field it is given, round robin
+    starting at ``offset`` (so each field of each run carries a different share)."""
+
+    def __init__(self, offset: int = 0, per_field: int = 6) -> None:
+        self.next = offset
+        self.per_field = per_field
+
+    def text(self, value: str) -> str:
+        if value.lstrip().startswith(("{", "[")):
+            try:
+                inner = json.loads(value)
+            except ValueError:
+                pass
+            else:
+                return json.dumps(self.walk(inner))
+        planted = []
+        for _ in range(self.per_field):
+            i = self.next % len(SHAPES)
+            self.next += 1
+            planted.append(f"CANARY{i:03d} {SHAPES[i][1]}")
+        return value + " " + "\n".join(planted)
+
+    def walk(self, node: Any, key: str = "") -> Any:
+        if isinstance(node, dict):
+            return {k: self.walk(v, k) for k, v in node.items()}
+        if isinstance(node, list):
+            return [self.walk(v, key) for v in node]
+        if isinstance(node, str) and key in TEXT_KEYS and node:
+            return self.text(node)
+        return node
+
+
+def _plant(path: Path, planter: _Planter) -> None:
+    raw = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        path.write_text(json.dumps(planter.walk(json.loads(raw))), encoding="utf-8")
+        return
+    out = []
+    for line in raw.splitlines():
+        try:
+            out.append(json.dumps(planter.walk(json.loads(line))))
+        except ValueError:
+            out.append(line)
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def _four_formats(tmp: Path, offset: int) -> list[Any]:
+    planter = _Planter(offset)
+    claude = claude_tree(tmp / "claude", "agentcmd__full-session-four.jsonl",
+                         "claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl")
+    for path in claude.rglob("*.jsonl"):
+        _plant(path, planter)
+    codex_files = [
+        codex_tree(tmp / "codex", name, f"0199{i:04d}-0000-7000-8000-00000000000{i}")
+        for i, name in enumerate([
+            "agentcmd__rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl",
+            "agent-history__compaction_codex_session_with_compaction.jsonl",
+        ])
+    ]
+    copilot = copilot_tree(tmp / "copilot", "copilot-session-viewer__session-demo_events.jsonl",
+                           "11111111-2222-3333-4444-555555555555")
+    vscode = vscode_tree(
+        tmp / "vscode", "copilot-session-viewer__chatSessions_test-vscode-session.jsonl",
+        "file:///work/demo",
+    )
+    for path in [*codex_files, copilot, vscode]:
+        _plant(path, planter)
+    return [
+        ClaudeCodeSource(tmp / "claude", include_headless=True),
+        CodexSource(tmp / "codex", include_headless=True),
+        CopilotCliSource(tmp / "copilot", include_headless=True),
+        CopilotVSCodeSource(tmp / "vscode", include_headless=True),
+    ]
+
+
+def _archive_text(path: Path) -> str:
+    """Every value of every table, as one text (the WAL is checkpointed first)."""
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    parts = [repr(row) for t in tables for row in conn.execute(f"SELECT * FROM {t}")]
+    conn.close()
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("offset", [0, 7, 19])
+def test_secrets_planted_in_all_four_formats_never_reach_the_archive(
+    tmp_path: Path, offset: int
+):
+    sources = _four_formats(tmp_path, offset)
+    archive = Archive(tmp_path / "state" / "archive.sqlite3")
+    sessions = list(harvest(archive, sources, Filter(include_headless=True)))
+    archive.close()
+    kept = _archive_text(tmp_path / "state" / "archive.sqlite3")
+    landed = {i for i in range(len(SHAPES)) if f"CANARY{i:03d}" in kept}
+    # Every shape reached the archive in some field (so its absence below means redaction).
+    assert landed == set(range(len(SHAPES)))
+    per_source = {s.source for s in sessions}
+    assert per_source == {"claude-code", "codex", "copilot-cli", "copilot-vscode"}
+    leaked = [SHAPES[i][0] for i in landed if SHAPES[i][2] in kept]
+    assert leaked == []
+    for session in sessions:
+        text = json.dumps([t.__dict__ for t in session.turns], default=str)
+        assert not [label for label, _, value in SHAPES if value in text], session.source
+
+
+@pytest.mark.parametrize("line", [
+    "token = get_token()", "headers = request.headers.get('x')", "token: data.token",
+    "api_key = settings.api_key",
+])
+def test_code_that_names_a_secret_is_not_a_secret(line: str):
+    assert redact(line) == (line, 0)
+
+
+def test_the_staged_reports_carry_no_secret_even_when_the_night_saw_one(tmp_path: Path):
+    _, line, value = SHAPES[0]
+    result = NightResult(night_id="20261121-030000-abcdef12", skill="fix",
+                         skill_before=f"old\n{line}\n", skill_after="new\n")
+    folder = staging.stage(tmp_path, result.night_id, "/p", [result], {},
+                           f"<html><pre>{line}</pre></html>")
+    for name in ("report.html", "report.json"):
+        text = (folder / name).read_text("utf-8")
+        assert value not in text and "[REDACTED:" in text, name
+    json.loads((folder / "report.json").read_text("utf-8"))
