@@ -115,7 +115,7 @@ def _four_formats(tmp: Path, offset: int) -> list[Any]:
                            "11111111-2222-3333-4444-555555555555")
     vscode = vscode_tree(
         tmp / "vscode", "copilot-session-viewer__chatSessions_test-vscode-session.jsonl",
-        "file:///work/demo",
+        "file:///path/to/demo",
     )
     for path in [*codex_files, copilot, vscode]:
         _plant(path, planter)
