@@ -265,13 +265,13 @@ def test_a_failed_night_is_logged_with_its_reason_and_tried_again_the_next_night
     nights = Job(clock)
     service = _service(clock, nights, tmp_path)
     with caplog.at_level("INFO", logger="skillopt_sleep.daemon"):
-        result = service.run_night("/work/demo")
+        result = service.run_night("/path/to/demo")
     assert result["status"] == "failed" and result["why"] == why
-    assert f"night of /work/demo FAILED: {why}; trying again" in caplog.text
-    assert service.state.projects["/work/demo"].last_success is None
+    assert f"night of /path/to/demo FAILED: {why}; trying again" in caplog.text
+    assert service.state.projects["/path/to/demo"].last_success is None
     clock.now += timedelta(days=1)  # the next night: tried again, not skipped as done
     failing["on"] = False
-    assert service.run_night("/work/demo")["status"] == "ok"
+    assert service.run_night("/path/to/demo")["status"] == "ok"
     assert len(nights.calls) == 2
 
 
@@ -289,7 +289,7 @@ def test_the_daemon_log_labels_failed_and_abstained_skills(
 
     monkeypatch.setattr(pipeline_run, "run_once", night)
     with caplog.at_level("INFO", logger="skillopt_sleep.daemon"):
-        report = pipeline_job(Path("/work/demo"), Settings(), "auto")
+        report = pipeline_job(Path("/path/to/demo"), Settings(), "auto")
     assert not report.ok and report.why == "the target model x cannot answer: y; z"
     assert "skill deploy abstained: only 2 validation tasks (need 6)" in caplog.text
     assert "skill review FAILED: the target model x cannot answer" in caplog.text
