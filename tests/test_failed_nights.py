@@ -1,9 +1,10 @@
 """A night whose model cannot answer, end to end: ``run`` exits 4 with one line, and status,
 report (HTML, JSON), the plot and the daemon all say "failed" — never a score of 0.
 
-The target is the real ``anthropic`` SDK against the fake server on 127.0.0.1 (or a closed
-port), or ``claude-code`` with no ``claude`` on PATH; the persona's transcripts are harvested
-and mined for real.
+The target is the real ``anthropic`` SDK against the fake server on 127.0.0.1, whose endpoint
+passes the pre-flight probe and then fails the night's calls (a closed port or a missing
+``claude`` is refused earlier, by the pre-flight: tests/test_preflight.py); the persona's
+transcripts are harvested and mined for real.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import socket
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -34,12 +34,6 @@ from tests.test_pipeline import cli, lines, world  # noqa: F401  (world is a fix
 TARGET = "anthropic:claude-haiku-4-5"
 
 
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def use_target(world: dict, spec: str = TARGET) -> None:  # noqa: F811
     cfg = world["project"] / ".skillopt-sleep.toml"
     cfg.write_text(cfg.read_text().replace('target = "simulated"', f'target = "{spec}"'))
@@ -54,17 +48,19 @@ def svg_of(html: str) -> str:
     return html[html.index("<svg"):html.index("</svg>")]
 
 
-def test_a_wrong_base_url_fails_the_night_and_every_face_says_so(world: dict) -> None:  # noqa: F811
+def test_a_wrong_endpoint_fails_the_night_and_every_face_says_so(world: dict) -> None:  # noqa: F811
     good = json.loads(cli(world, "run", "--json").stdout)  # a real night first, for the plot
     use_target(world)
-    url = f"http://127.0.0.1:{closed_port()}"
     started = time.monotonic()
-    done = cli(world, "run", "--json", "--adopt", "auto", "--base-url", url, check=False)
+    # The pre-flight's probe of the endpoint succeeds; every model call then answers 404
+    # (a proxy that lost its route): the night must stop, not score empty answers.
+    with FakeLLMServer(default=Status(404)) as server:
+        url = server.url
+        done = cli(world, "run", "--json", "--adopt", "auto", "--base-url", url, check=False)
     assert done.returncode == 4, done.stderr
     line = done.stderr.strip().splitlines()[-1]
-    assert line == (f"skillopt-sleep: night failed: the target model {TARGET} cannot answer: "
-                    f"connection refused at {url}/v1/messages; start the server, or correct "
-                    "the target's base URL")
+    assert line.startswith(f"skillopt-sleep: night failed: the target model {TARGET} cannot "
+                           f"answer: {url}/v1/messages answered 404 Not Found"), line
     outcome = json.loads(done.stdout)
     assert outcome["failed"] in line and not outcome["ok"] and not outcome["adopted"]
     assert not outcome["staged"] and Path(outcome["report"]).is_file()  # a report, no proposal
@@ -89,7 +85,7 @@ def test_a_wrong_base_url_fails_the_night_and_every_face_says_so(world: dict) ->
     assert report["failed"] == outcome["failed"]
     assert report["skills"] == [{"skill": "skillopt-sleep-learned", "outcome": "failed"}]
     html = Path(report["report"]).read_text(encoding="utf-8")
-    assert 'class="callout failed"' in html and "connection refused at" in html
+    assert 'class="callout failed"' in html and "answered 404 Not Found" in html
     assert '<span class="pill fail">failed</span>' in html
     svg = svg_of(html)
     assert f'data-night="{good["night_id"]}"' in svg  # the real night is a point
@@ -108,12 +104,16 @@ def test_claude_code_with_no_claude_on_path_fails_in_seconds(world: dict,  # noq
     (tmp_path / "empty").mkdir()
     world["env"]["PATH"] = str(tmp_path / "empty")
     done = cli(world, "run", check=False)
-    assert done.returncode == 4, done.stderr
-    assert done.stderr.strip().splitlines()[-1] == (
-        "skillopt-sleep: night failed: the target model claude-code cannot answer: `claude` is "
-        "not on PATH; install Claude Code (npm install -g @anthropic-ai/claude-code) or choose "
-        "--target anthropic:MODEL")
-    assert "validation 0.000" not in done.stdout and "failed (no scores)" in done.stdout
+    # Caught by the pre-flight, before harvest: a usage-class error naming CLI and fix.
+    assert done.returncode == 2, done.stderr
+    assert "target model claude-code: the `claude` CLI is not on PATH; install Claude Code " \
+           "(npm install -g @anthropic-ai/claude-code)" in done.stderr
+    assert "validation 0.000" not in done.stdout
+    archive = Archive(state(world) / "archive.sqlite3")
+    try:
+        assert archive.nights() == []  # nothing ran, so nothing is recorded as a night
+    finally:
+        archive.close()
 
 
 def test_calls_that_start_failing_mid_night_stop_it(world: dict) -> None:  # noqa: F811
@@ -165,13 +165,14 @@ def test_three_failed_nights_in_a_row_lead_the_status(world: dict) -> None:  # n
         archive.close()
     assert "ALERT" not in cli(world, "status").stdout.splitlines()[0]
     use_target(world)
-    done = cli(world, "run", "--base-url", f"http://127.0.0.1:{closed_port()}", check=False)
-    assert done.returncode == 4
+    with FakeLLMServer(default=Status(404)) as server:
+        done = cli(world, "run", "--base-url", server.url, check=False)
+    assert done.returncode == 4, done.stderr
     text = cli(world, "status").stdout.splitlines()
     assert text[0].startswith(f"ALERT: {FAILED_IN_A_ROW} nights in a row failed for "
                               f"{first['project']}: the target model {TARGET} cannot answer")
     summary = lines(cli(world, "status", "--json"))[-1]["summary"]
-    assert summary["failed_in_a_row"] == 3 and "connection refused" in summary["alerts"][0]
+    assert summary["failed_in_a_row"] == 3 and "404 Not Found" in summary["alerts"][0]
 
 
 def test_a_partial_failure_rate_is_a_warning(world: dict) -> None:  # noqa: F811
@@ -203,9 +204,9 @@ def test_the_daemon_job_reports_a_failed_night_and_adopts_nothing(
     use_target(world)
     for key, value in world["env"].items():
         monkeypatch.setenv(key, value)
-    url = f"http://127.0.0.1:{closed_port()}"
-    settings = config.load(world["project"], flags={"base_url": url})
-    with caplog.at_level(logging.INFO, logger="skillopt_sleep.daemon"):
+    with FakeLLMServer(default=Status(404)) as server, \
+            caplog.at_level(logging.INFO, logger="skillopt_sleep.daemon"):
+        settings = config.load(world["project"], flags={"base_url": server.url})
         report = pipeline_job(world["project"], settings, "auto")
     assert not report.ok and report.why.startswith(f"the target model {TARGET} cannot answer")
     assert report.result["adopted"] == {} and not any(r.exists() for r in world["roots"])
@@ -213,8 +214,9 @@ def test_the_daemon_job_reports_a_failed_night_and_adopts_nothing(
 
 def test_mcp_tools_show_the_failed_night(world: dict) -> None:  # noqa: F811
     use_target(world)
+    server = FakeLLMServer(default=Status(404)).__enter__()  # closed when the test ends
     cfg = world["project"] / ".skillopt-sleep.toml"
-    cfg.write_text(cfg.read_text() + f'base_url = "http://127.0.0.1:{closed_port()}"\n')
+    cfg.write_text(cfg.read_text() + f'base_url = "{server.url}"\n')
     env = {k: world["env"][k] for k in ("PATH", "HOME", "SKILLOPT_SLEEP_HOME",
                                         "CLAUDE_CONFIG_DIR", "CODEX_HOME", "ANTHROPIC_API_KEY")}
 
@@ -231,14 +233,17 @@ def test_mcp_tools_show_the_failed_night(world: dict) -> None:  # noqa: F811
                     break
                 await anyio.sleep(0.2)
             assert info["state"] == "failed" and info["exit_code"] == 4
-            assert info["status"] == "night_failed" and "connection refused" in info["why"]
+            assert info["status"] == "night_failed" and "404 Not Found" in info["why"]
             assert info["result"]["failed"] == info["why"]
             status = (await session.call_tool("sleep_status", {})).structured_content
             assert status is not None
             (night,) = [i for i in status["items"] if i.get("kind") == "night"]
-            assert night["status"] == "failed" and "connection refused" in night["failed"]
+            assert night["status"] == "failed" and "404 Not Found" in night["failed"]
             report = (await session.call_tool("sleep_report", {})).structured_content
             assert report is not None and report["status"] == "failed"
             assert report["skills"] == [{"skill": "skillopt-sleep-learned", "outcome": "failed"}]
 
-    anyio.run(body)
+    try:
+        anyio.run(body)
+    finally:
+        server.__exit__(None, None, None)
