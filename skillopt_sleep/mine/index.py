@@ -124,10 +124,10 @@ class ProjectIndex:
         ]
 
     def vectors(self, keys: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(keys), self.dim), dtype=np.float32)
-        for i, key in enumerate(keys):
-            out[i] = self.index.reconstruct(self._rows[key])
-        return out
+        if not keys:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        rows = np.fromiter((self._rows[k] for k in keys), dtype=np.int64, count=len(keys))
+        return np.asarray(self.index.reconstruct_batch(rows), dtype=np.float32)
 
     def save(self) -> None:
         """Write both files atomically (temp file, then rename), under a file lock."""

@@ -1,0 +1,18 @@
+"""Where the miner stands in each project and vector space (``mine.miner.MiningState``).
+
+``indexed_seq``/``mined_seq``: the last ``mined_requests.seq`` added to the faiss index /
+taken up by a mining pass; ``pool``: requests the last full pass left pending;
+``added``: requests taken up since that pass (the drift that decides the next full one).
+"""
+
+SQL = """
+CREATE TABLE mining_state (
+    project     TEXT NOT NULL,
+    space       TEXT NOT NULL,
+    indexed_seq INTEGER NOT NULL DEFAULT 0,
+    mined_seq   INTEGER NOT NULL DEFAULT 0,
+    pool        INTEGER NOT NULL DEFAULT 0,
+    added       INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (project, space)
+);
+"""
