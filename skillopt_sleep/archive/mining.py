@@ -32,6 +32,14 @@ class RequestRow(NamedTuple):
 _ROW = "SELECT seq, id, session_id, text, family_id FROM mined_requests"
 
 
+class StatsRow(NamedTuple):
+    """A family's stored aggregate: member count, vector sum (float64 bytes), kinds (JSON)."""
+
+    size: int
+    total: bytes
+    kinds: str
+
+
 @dataclass
 class FamilyRow:
     family_id: str
@@ -143,18 +151,50 @@ class MiningStore:
                 [(family_id, rid) for rid in request_ids],
             )
 
+    def assign_many(self, members: dict[str, list[str]]) -> None:
+        """``assign`` for several families in one transaction."""
+        with self.archive.transaction() as conn:
+            conn.executemany(
+                "UPDATE mined_requests SET family_id = ? WHERE id = ? AND family_id IS NULL",
+                [(fid, rid) for fid, ids in members.items() for rid in ids],
+            )
+
     # --- families -----------------------------------------------------------------------
 
     def create_family(self, row: FamilyRow, members: Sequence[str]) -> None:
+        self.create_families([(row, members)])
+
+    def create_families(self, formed: Sequence[tuple[FamilyRow, Sequence[str]]]) -> None:
+        """Store new families and their members, all in one transaction."""
         with self.archive.transaction() as conn:
-            conn.execute(
+            conn.executemany(
                 "INSERT OR IGNORE INTO families VALUES (?,?,?,?,?,?)",
-                (row.family_id, row.project, row.embedder, row.split,
-                 json.dumps(row.first_members), row.created_at),
+                [(row.family_id, row.project, row.embedder, row.split,
+                  json.dumps(row.first_members), row.created_at) for row, _ in formed],
             )
             conn.executemany(
                 "UPDATE mined_requests SET family_id = ? WHERE id = ? AND family_id IS NULL",
-                [(row.family_id, rid) for rid in members],
+                [(row.family_id, rid) for row, members in formed for rid in members],
+            )
+
+    def family_stats(self, family_ids: Sequence[str], space: str) -> dict[str, StatsRow]:
+        """Stored ``family_stats`` of the given families in ``space``, by key."""
+        found: dict[str, StatsRow] = {}
+        unique = list(dict.fromkeys(family_ids))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for fid, size, total, kinds in self.conn.execute(
+                f"SELECT family_id, size, total, kinds FROM family_stats WHERE space = ?"
+                f" AND family_id IN ({marks})", [space, *chunk]):
+                found[fid] = StatsRow(size, total, kinds)
+        return found
+
+    def save_family_stats(self, space: str, stats: dict[str, StatsRow]) -> None:
+        with self.archive.transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO family_stats VALUES (?,?,?,?,?)",
+                [(fid, space, s.size, s.total, s.kinds) for fid, s in stats.items()],
             )
 
     def families(self, project: str | None = None) -> list[FamilyRow]:

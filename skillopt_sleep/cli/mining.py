@@ -132,10 +132,11 @@ def _mine_families(
         wanted = {r.id for r in found}
         texts = {r.id: r.text for r in found}
         families: list[dict[str, Any]] = []
+        indexes = {p: miner.open_index(p) for p in {f.project for f in report.families}}
         for family in report.families:
             if not wanted.intersection(family.members):
                 continue
-            vectors = miner.open_index(family.project).vectors(family.members)
+            vectors = indexes[family.project].vectors(family.members)
             rep = family.members[medoid(vectors)]
             if rep not in texts:
                 texts.update({m.id: m.text for m in miner.store.members(family.id)})

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import faiss
 import numpy as np
 
-from skillopt_sleep.mine.intent import Intent, parse, same_intent_possible
+from skillopt_sleep.mine.intent import Intent, Kind, parse, same_intent_possible
 from skillopt_sleep.records import sha256_text
 
 
@@ -84,23 +84,37 @@ def neighbour_edges(vectors: np.ndarray, k: int) -> list[tuple[float, int, int]]
 
 
 class Compatibility:
-    """``same_intent_possible`` over the distinct intents of two groups, memoised.
+    """``same_intent_possible`` between the kinds (``intent.Kind``) of two groups, memoised.
 
-    Requests repeat their intents (the same ask in many sessions), so a group of hundreds
-    of members holds a handful of distinct intents, and each pair of them is judged once.
+    Requests repeat their kinds (the same ask in many sessions, on many targets), so a
+    group of hundreds of members holds a handful of kinds; each kind gets a small int
+    (``kind``) and each pair of kinds is judged once.
     """
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[Intent, Intent], bool] = {}
+        self._ids: dict[Kind, int] = {}
+        self._kinds: list[Kind] = []
+        self._seen: dict[tuple[int, int], bool] = {}
 
-    def pair(self, a: Intent, b: Intent) -> bool:
-        key = (a, b)
-        found = self._seen.get(key)
+    def kind(self, intent: Intent | Kind) -> int:
+        key = intent.kind if isinstance(intent, Intent) else intent
+        found = self._ids.get(key)
         if found is None:
-            found = self._seen[key] = self._seen[(b, a)] = same_intent_possible(a, b)
+            found = self._ids[key] = len(self._kinds)
+            self._kinds.append(key)
         return found
 
-    def all(self, a: Iterable[Intent], b: Iterable[Intent]) -> bool:
+    def kinds(self, ids: Iterable[int]) -> list[Kind]:
+        return [self._kinds[i] for i in sorted(ids)]
+
+    def pair(self, a: int, b: int) -> bool:
+        found = self._seen.get((a, b))
+        if found is None:
+            found = same_intent_possible(self._kinds[a], self._kinds[b])
+            self._seen[(a, b)] = self._seen[(b, a)] = found
+        return found
+
+    def all(self, a: Iterable[int], b: Iterable[int]) -> bool:
         others = list(b)
         return all(self.pair(x, y) for x in a for y in others)
 
@@ -114,13 +128,13 @@ class Group:
 
     rows: list[int]
     total: np.ndarray
-    kinds: set[Intent]
+    kinds: set[int]  # ``Compatibility.kind`` of the members' intents
     size: int = 1
 
     @classmethod
-    def of(cls, vector: np.ndarray, intent: Intent, row: int | None = None) -> Group:
+    def of(cls, vector: np.ndarray, kind: int, row: int | None = None) -> Group:
         """A group of one request (``row``: its index, when grouping rows)."""
-        return cls([] if row is None else [row], vector.astype(np.float64), {intent})
+        return cls([] if row is None else [row], vector.astype(np.float64), {kind})
 
     def mean_cosine(self, other: Group) -> float:
         return float(self.total @ other.total) / (self.size * other.size)
@@ -132,7 +146,9 @@ class Group:
         self.size += other.size
 
 
-def _unique_groups(vectors: np.ndarray, intents: Sequence[Intent]) -> list[Group]:
+def _unique_groups(
+    vectors: np.ndarray, intents: Sequence[Intent], compat: Compatibility
+) -> list[Group]:
     """One group per distinct intent, in order of first appearance.
 
     Equal intents have equal canonical forms, hence equal vectors (cosine 1, the best
@@ -143,9 +159,9 @@ def _unique_groups(vectors: np.ndarray, intents: Sequence[Intent]) -> list[Group
     for row, intent in enumerate(intents):
         group = first.get(intent)
         if group is None:
-            first[intent] = Group.of(vectors[row], intent, row)
+            first[intent] = Group.of(vectors[row], compat.kind(intent), row)
         else:
-            group.absorb(Group.of(vectors[row], intent, row))
+            group.absorb(Group.of(vectors[row], compat.kind(intent), row))
     return list(first.values())
 
 
@@ -157,7 +173,7 @@ def cluster(
     if len(vectors) == 0:
         return []
     compat = compat or Compatibility()
-    units = _unique_groups(vectors, intents)
+    units = _unique_groups(vectors, intents, compat)
     heads = np.stack([vectors[u.rows[0]] for u in units])
     owner = list(range(len(units)))
     groups: dict[int, Group] = dict(enumerate(units))
@@ -196,7 +212,7 @@ def best_family(
     best, best_score = None, threshold
     for fid in sorted(candidates):
         family = candidates[fid]
-        if not compat.all([item.intent], family.kinds):
+        if not compat.all([compat.kind(item.intent)], family.kinds):
             continue
         score = float(family.total @ item.vector) / family.size
         if score >= best_score:

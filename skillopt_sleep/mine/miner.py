@@ -18,6 +18,8 @@ pass is full: every pending request tries again, and the whole pool is grouped.
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from skillopt_sleep.archive.db import Archive
-from skillopt_sleep.archive.mining import FamilyRow, MiningStore, RequestRow
+from skillopt_sleep.archive.mining import FamilyRow, MiningStore, RequestRow, StatsRow
 from skillopt_sleep.mine.embed import Embedder
 from skillopt_sleep.mine.families import (
     Compatibility,
@@ -37,7 +39,7 @@ from skillopt_sleep.mine.families import (
     new_families,
 )
 from skillopt_sleep.mine.index import ProjectIndex, space
-from skillopt_sleep.mine.intent import Intent, parse
+from skillopt_sleep.mine.intent import Intent, Kind, parse
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.splits import DEFAULT_RATIOS, balanced_split
 from skillopt_sleep.mine.vectors import VectorCache
@@ -114,6 +116,7 @@ class Miner:
         self.compat = Compatibility()
         self._indexes: dict[str, ProjectIndex] = {}
         self._intents: dict[str, Intent] = {}
+        self._checked: set[str] = set()
 
     def open_index(self, project: str) -> ProjectIndex:
         """The project's index, brought up to date with every stored request.
@@ -126,8 +129,10 @@ class Miner:
             self._indexes[project] = index
         state = self._state(project)
         rows = self.store.rows_since(project, state.indexed_seq)
-        if len(index) + len(rows) < self.store.count_requests(project):
-            rows = self.store.rows_since(project, 0)  # the index lost vectors: refill it
+        if project not in self._checked:
+            self._checked.add(project)
+            if len(index) + len(rows) < self.store.count_requests(project):
+                rows = self.store.rows_since(project, 0)  # the index lost vectors: refill it
         missing = [r for r in rows if r.id not in index]
         if missing:
             vectors = self.cache.vectors([self.intent(r.text).canonical for r in missing])
@@ -174,7 +179,10 @@ class Miner:
         fresh = [r for r in since if r.family_id is None]
         full = state.full_due(len(fresh))
         taken = self._members(self.store.pending_rows(project) if full else fresh, index)
-        near = self._neighbours(taken, index)
+        # A full pass with no family yet has nothing to join and groups the whole pool:
+        # it needs no neighbours (the first mining of a long history).
+        needed = not full or self.store.split_counts(project)
+        near = self._neighbours(taken, index) if needed else Neighbourhood({}, {})
         touched = self._join_existing(taken, near, index)
         still = [m for m in taken if m.id not in near.joined]
         pool = still if full else self._with_pending_neighbours(still, near, index)
@@ -195,12 +203,17 @@ class Miner:
         ]
 
     def _neighbours(self, taken: list[Member], index: ProjectIndex) -> Neighbourhood:
-        """The indexed neighbours of ``taken`` and the stored row of each (its family)."""
+        """The indexed neighbours of ``taken`` and the stored row of each (its family).
+
+        Requests of one intent share a vector, so each distinct intent is searched once.
+        """
         if not taken:
             return Neighbourhood({}, {})
-        hits = index.search(np.stack([m.vector for m in taken]), self.settings.neighbours)
-        keys = {m.id: [key for key, _ in row] for m, row in zip(taken, hits, strict=True)}
-        rows = self.store.rows_by_id([k for row in keys.values() for k in row])
+        distinct = list({m.intent: m for m in taken}.values())
+        hits = index.search(np.stack([m.vector for m in distinct]), self.settings.neighbours)
+        found = {m.intent: [key for key, _ in row] for m, row in zip(distinct, hits, strict=True)}
+        keys = {m.id: found[m.intent] for m in taken}
+        rows = self.store.rows_by_id(list({k: None for row in found.values() for k in row}))
         return Neighbourhood(keys, {r.id: r for r in rows})
 
     def _join_existing(self, taken: list[Member], near: Neighbourhood,
@@ -218,24 +231,43 @@ class Miner:
             fid = best_family(item, candidates, self.settings.threshold, self.compat)
             if fid is None:
                 continue
-            self.store.assign(fid, [item.id])
             near.joined[item.id] = fid
-            groups[fid].absorb(Group.of(item.vector, item.intent))
+            groups[fid].absorb(Group.of(item.vector, self.compat.kind(item.intent)))
             touched.setdefault(fid, False)
+        self._save_stats({fid: groups[fid] for fid in touched})
+        by_family: dict[str, list[str]] = {}
+        for rid, fid in near.joined.items():
+            by_family.setdefault(fid, []).append(rid)
+        self.store.assign_many(by_family)
         return touched
 
     def _family_groups(self, family_ids: Sequence[str], index: ProjectIndex) -> dict[str, Group]:
-        """Each family as a ``Group`` (vector sum, size, distinct intents); members by key."""
-        groups: dict[str, Group] = {}
-        rows = self.store.member_rows(family_ids)
+        """Each family as a ``Group`` (vector sum, size, kinds), from ``family_stats`` by key;
+        a family without stats (mined before they were kept) is read from its members once."""
+        stored = self.store.family_stats(family_ids, self._space)
+        groups = {fid: self._group(s) for fid, s in stored.items()}
+        missing = [f for f in family_ids if f not in stored]
+        rows = self.store.member_rows(missing)
         for r, v in zip(rows, index.vectors([r.id for r in rows]), strict=True):
-            one = Group.of(v, self.intent(r.text))
+            one = Group.of(v, self.compat.kind(self.intent(r.text)))
             fid = r.family_id or ""
             if fid in groups:
                 groups[fid].absorb(one)
             else:
                 groups[fid] = one
+        self._save_stats({f: groups[f] for f in missing if f in groups})
         return groups
+
+    def _group(self, stats: StatsRow) -> Group:
+        kinds = {self.compat.kind(Kind(frozenset(a), o, h)) for a, o, h in json.loads(stats.kinds)}
+        return Group([], np.frombuffer(stats.total, dtype=np.float64).copy(), kinds, stats.size)
+
+    def _save_stats(self, groups: dict[str, Group]) -> None:
+        self.store.save_family_stats(self._space, {
+            fid: StatsRow(g.size, np.ascontiguousarray(g.total, np.float64).tobytes(),
+                          json.dumps([[sorted(k.actions), k.object, k.head]
+                                      for k in self.compat.kinds(g.kinds)]))
+            for fid, g in groups.items()})
 
     def _with_pending_neighbours(
         self, still: list[Member], near: Neighbourhood, index: ProjectIndex
@@ -250,13 +282,19 @@ class Miner:
 
     def _form(self, project: str, pool: list[Member]) -> dict[str, bool]:
         """New families among ``pool`` (in arrival order), stored with balanced splits."""
-        touched: dict[str, bool] = {}
         counts = self.store.split_counts(project)
+        by_id = {m.id: m for m in pool}
+        formed: list[tuple[FamilyRow, list[str]]] = []
+        stats: dict[str, Group] = {}
         for fid, ids in new_families(project, pool, self.settings, self.compat):
             split = balanced_split(fid, counts, self.ratios)
             counts[split] = counts.get(split, 0) + 1
-            row = FamilyRow(fid, project, self.embedder.name, split, ids[:2],
-                            utcnow().isoformat())
-            self.store.create_family(row, ids)
-            touched[fid] = True
-        return touched
+            formed.append((FamilyRow(fid, project, self.embedder.name, split, ids[:2],
+                                     utcnow().isoformat()), ids))
+            group = Group([], np.zeros(self.embedder.dim), set(), 0)
+            for rid in ids:
+                group.absorb(Group.of(by_id[rid].vector, self.compat.kind(by_id[rid].intent)))
+            stats[fid] = group
+        self.store.create_families(formed)
+        self._save_stats(stats)
+        return dict.fromkeys(stats, True)
