@@ -6,7 +6,7 @@ import json
 import webbrowser
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -14,12 +14,15 @@ from rich.console import Console
 from skillopt_sleep import config, paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.cli._json import JsonOpt, emit
-from skillopt_sleep.harvest.base import project_of
-from skillopt_sleep.pipeline.status import Status, staged_night, status
 from skillopt_sleep.publish import adopt as adoption
+
+if TYPE_CHECKING:  # loaded by the commands that use them, so --help stays fast
+    from skillopt_sleep.pipeline.status import Status
 
 err = Console(stderr=True)
 def _project(project: str | None) -> Path:
+    from skillopt_sleep.harvest.base import project_of
+
     return Path(project_of(project or str(Path.cwd())))
 
 
@@ -118,6 +121,8 @@ def _print_status(found: dict[str, list[dict[str, Any]]]) -> None:
 
 def status_cmd(as_json: JsonOpt = False) -> None:
     """What the last nights did, what is pending review, what is adopted where."""
+    from skillopt_sleep.pipeline.status import status
+
     archive = Archive(paths.archive_path())
     try:
         found = _status_rows(status(archive))
@@ -148,6 +153,8 @@ def report_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """The night's HTML report."""
+    from skillopt_sleep.pipeline.status import staged_night
+
     folder = staged_night(night)
     html = folder / "report.html"
     if as_json:
@@ -173,6 +180,7 @@ def adopt_cmd(
 ) -> None:
     """Write a staged proposal into the agents' skill dirs."""
     from skillopt_sleep.pipeline.run import skill_roots
+    from skillopt_sleep.pipeline.status import staged_night
 
     where = _project(project)
     roots = skill_roots(config.load(where), where)
