@@ -29,7 +29,11 @@ def imported(args: list[str], home: Path) -> set[str]:
     return set(lines)
 
 
-@pytest.mark.parametrize("args", [["--help"], ["status", "--json"], ["versions", "--skill", "skillopt-sleep-learned", "--json"]])
+CHEAP = [["--help"], ["status", "--json"],
+         ["versions", "--skill", "skillopt-sleep-learned", "--json"]]
+
+
+@pytest.mark.parametrize("args", CHEAP)
 def test_cheap_commands_do_not_load_the_engine(args: list[str], isolated_home: Path) -> None:
     modules = imported(args, isolated_home)
     heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)

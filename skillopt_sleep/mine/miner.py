@@ -19,7 +19,6 @@ pass is full: every pending request tries again, and the whole pool is grouped.
 from __future__ import annotations
 
 import json
-
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
