@@ -12,10 +12,13 @@ it does for a real user. Then, in a fresh state dir, it runs
 - ``second_s``: the same command on 1 % more requests (new sessions only);
 - ``second_ratio``: ``second_s / first_s`` (target ≤ 0.05);
 - ``peak_rss_mb``: the larger peak RSS of the two runs (``wait4`` of each child);
-- ``families``: families stored after the second run.
+- ``families``: families stored after the second run;
+- ``lib_first_s`` / ``lib_second_s`` / ``lib_ratio``: the same two minings through the
+  library (``Miner.mine``) in this process, so without the CLI's start-up, imports and
+  JSON reading and printing.
 
-Each command is a separate process, so start-up (~0.3 s) is inside every figure. The
-machine's load average is printed with the results: compare ratios within one run.
+Each command is a separate process, so start-up (0.6–1 s on a loaded machine) is inside
+every CLI figure. The load average is printed with the results: compare within one run.
 """
 
 from __future__ import annotations
@@ -104,6 +107,29 @@ def one_size(n: int, cli: list[str]) -> dict[str, float]:
             "peak_rss_mb": round(max(rss1, rss2), 1), "families": families}
 
 
+def in_process(n: int) -> dict[str, float]:
+    """First and second mining through ``Miner.mine`` (no start-up, no CLI I/O)."""
+    sys.path.insert(0, str(ROOT))
+    from skillopt_sleep.archive.db import Archive
+    from skillopt_sleep.mine.embed import make_embedder
+    from skillopt_sleep.mine.miner import Miner
+    from skillopt_sleep.mine.requests import request_from_json
+
+    with tempfile.TemporaryDirectory(prefix="scale-bench-lib-") as tmp:
+        state = Path(tmp)
+        archive = Archive(state / "archive.sqlite3")
+        times = []
+        for rows in (history(n), history(max(1, n // 100), start=n)):
+            requests = [request_from_json(r) for r in rows]
+            miner = Miner(archive, make_embedder("hashing"), index_base=state / "index")
+            start = time.perf_counter()
+            miner.mine(requests)
+            times.append(time.perf_counter() - start)
+        archive.close()
+    return {"lib_first_s": round(times[0], 2), "lib_second_s": round(times[1], 3),
+            "lib_ratio": round(times[1] / times[0], 4)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,5000,20000")
@@ -112,7 +138,7 @@ def main() -> None:
     cli = [sys.executable, "-m", "skillopt_sleep"]
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
     for n in (int(s) for s in args.sizes.split(",")):
-        result = one_size(n, cli)
+        result = one_size(n, cli) | in_process(n)
         result["load"] = round(os.getloadavg()[0], 1)
         print(json.dumps(result) if args.json else
               "  ".join(f"{k} {v}" for k, v in result.items()), flush=True)

@@ -57,6 +57,7 @@ def test_incremental_passes_keep_ids_and_group_as_well_as_one_pass() -> None:
     for fid, members in before.items():  # ids never change; members only join
         assert after[fid][: len(members)] == members
     assert sorted(m for ms in after.values() for m in ms) == sorted(r.id for r in REQUESTS)
+    assert len(MiningStore(archive).families()) == len(after)  # no family without members
     inc, full = _scores(list(after.values())), _scores([f.members for f in one.families])
     assert inc["precision"] >= full["precision"] - 0.01
     assert inc["recall"] >= full["recall"] - 0.05

@@ -210,6 +210,10 @@ class MiningStore:
             "SELECT * FROM families WHERE family_id = ?", (family_id,)).fetchone()
         return FamilyRow(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) if r else None
 
+    def family_ids(self, project: str) -> list[str]:
+        return [r[0] for r in self.conn.execute(
+            "SELECT family_id FROM families WHERE project = ? ORDER BY family_id", (project,))]
+
     def split_counts(self, project: str) -> dict[str, int]:
         """How many families of ``project`` each split holds."""
         return dict(self.conn.execute(

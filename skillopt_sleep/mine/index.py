@@ -57,6 +57,17 @@ def _search(index: faiss.Index, block: np.ndarray, k: int) -> tuple[np.ndarray, 
         faiss.omp_set_num_threads(threads)
 
 
+def faiss_nearest(base: np.ndarray, queries: np.ndarray, k: int) -> list[list[int]]:
+    """Rows of ``base`` nearest (inner product) to each query row, best first."""
+    if len(base) == 0 or len(queries) == 0 or k <= 0:
+        return [[] for _ in range(len(queries))]
+    index = faiss.IndexFlatIP(base.shape[1])
+    index.add(np.ascontiguousarray(base, dtype=np.float32))
+    _, rows = _search(index, np.ascontiguousarray(queries, dtype=np.float32),
+                      min(k, len(base)))
+    return [[int(r) for r in row if r >= 0] for row in rows]
+
+
 class ProjectIndex:
     """The vectors of one project's items (requests, by id) under one embedder."""
 

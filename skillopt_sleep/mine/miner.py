@@ -37,7 +37,7 @@ from skillopt_sleep.mine.families import (
     best_family,
     new_families,
 )
-from skillopt_sleep.mine.index import ProjectIndex, space
+from skillopt_sleep.mine.index import ProjectIndex, faiss_nearest, space
 from skillopt_sleep.mine.intent import Intent, Kind, parse
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.splits import DEFAULT_RATIOS, balanced_split
@@ -79,20 +79,6 @@ class MiningState:
     def full_due(self, fresh: int) -> bool:
         """Whether a pass taking up ``fresh`` new requests must be full (see ``DRIFT``)."""
         return self.mined_seq == 0 or self.added + fresh > DRIFT * max(self.pool, MIN_POOL)
-
-
-@dataclass
-class Neighbourhood:
-    """The nearest indexed requests of each request a pass takes up (``keys``, by its id),
-    their stored rows, and the families requests joined during the pass."""
-
-    keys: dict[str, list[str]]
-    rows: dict[str, RequestRow]
-    joined: dict[str, str] = field(default_factory=dict)
-
-    def family_of(self, key: str) -> str | None:
-        row = self.rows.get(key)
-        return self.joined.get(key) or (row.family_id if row else None)
 
 
 class Miner:
@@ -177,14 +163,13 @@ class Miner:
         since = self.store.rows_since(project, state.mined_seq)
         fresh = [r for r in since if r.family_id is None]
         full = state.full_due(len(fresh))
-        taken = self._members(self.store.pending_rows(project) if full else fresh, index)
-        # A full pass with no family yet has nothing to join and groups the whole pool:
-        # it needs no neighbours (the first mining of a long history).
-        needed = not full or self.store.split_counts(project)
-        near = self._neighbours(taken, index) if needed else Neighbourhood({}, {})
-        touched = self._join_existing(taken, near, index)
-        still = [m for m in taken if m.id not in near.joined]
-        pool = still if full else self._with_pending_neighbours(still, near, index)
+        pending_rows = self.store.pending_rows(project)
+        taken = self._members(pending_rows if full else fresh, index)
+        joined = self._join_existing(project, taken, index)
+        touched = dict.fromkeys(joined.values(), False)
+        still = [m for m in taken if m.id not in joined]
+        pending_rows = [r for r in pending_rows if r.id not in joined]
+        pool = still if full else self._with_pending_neighbours(still, pending_rows, index)
         touched |= self._form(project, pool)
         if since:
             state.mined_seq = since[-1].seq
@@ -201,44 +186,36 @@ class Miner:
             for fid, ids in sorted(members.items())
         ]
 
-    def _neighbours(self, taken: list[Member], index: ProjectIndex) -> Neighbourhood:
-        """The indexed neighbours of ``taken`` and the stored row of each (its family).
+    def _join_existing(self, project: str, taken: list[Member],
+                       index: ProjectIndex) -> dict[str, str]:
+        """Requests that fit an existing family join it; returns ``{request id: family}``.
 
-        Requests of one intent share a vector, so each distinct intent is searched once.
+        Candidates are the families whose mean vectors are nearest (a faiss search over
+        the project's families, not its requests): the inner product of a request with a
+        family's mean *is* its mean cosine to the members, so the search ranks exactly
+        what the join decides on.
         """
-        if not taken:
-            return Neighbourhood({}, {})
-        distinct = list({m.intent: m for m in taken}.values())
-        hits = index.search(np.stack([m.vector for m in distinct]), self.settings.neighbours)
-        found = {m.intent: [key for key, _ in row] for m, row in zip(distinct, hits, strict=True)}
-        keys = {m.id: found[m.intent] for m in taken}
-        rows = self.store.rows_by_id(list({k: None for row in found.values() for k in row}))
-        return Neighbourhood(keys, {r.id: r for r in rows})
-
-    def _join_existing(self, taken: list[Member], near: Neighbourhood,
-                       index: ProjectIndex) -> dict[str, bool]:
-        """Requests that fit an existing family join it; returns families touched
-        (value False: the family existed before this pass)."""
-        touched: dict[str, bool] = {}
-        wanted = sorted({fid for k in near.rows if (fid := near.family_of(k)) is not None})
-        if not wanted:
-            return touched
-        groups = self._family_groups(wanted, index)
-        for item in taken:
-            candidates = {fid: groups[fid] for k in near.keys[item.id]
-                          if (fid := near.family_of(k)) is not None}
+        joined: dict[str, str] = {}
+        ids = self.store.family_ids(project)
+        if not ids or not taken:
+            return joined
+        groups = self._family_groups(ids, index)
+        order = sorted(groups)
+        means = np.stack([groups[f].total / groups[f].size for f in order]).astype(np.float32)
+        near = faiss_nearest(means, np.stack([m.vector for m in taken]),
+                             self.settings.neighbours)
+        for item, rows in zip(taken, near, strict=True):
+            candidates = {order[r]: groups[order[r]] for r in rows}
             fid = best_family(item, candidates, self.settings.threshold, self.compat)
-            if fid is None:
-                continue
-            near.joined[item.id] = fid
-            groups[fid].absorb(Group.of(item.vector, self.compat.kind(item.intent)))
-            touched.setdefault(fid, False)
-        self._save_stats({fid: groups[fid] for fid in touched})
+            if fid is not None:
+                joined[item.id] = fid
+                groups[fid].absorb(Group.of(item.vector, self.compat.kind(item.intent)))
         by_family: dict[str, list[str]] = {}
-        for rid, fid in near.joined.items():
+        for rid, fid in joined.items():
             by_family.setdefault(fid, []).append(rid)
+        self._save_stats({fid: groups[fid] for fid in by_family})
         self.store.assign_many(by_family)
-        return touched
+        return joined
 
     def _family_groups(self, family_ids: Sequence[str], index: ProjectIndex) -> dict[str, Group]:
         """Each family as a ``Group`` (vector sum, size, kinds), from ``family_stats`` by key;
@@ -269,14 +246,20 @@ class Miner:
             for fid, g in groups.items()})
 
     def _with_pending_neighbours(
-        self, still: list[Member], near: Neighbourhood, index: ProjectIndex
+        self, still: list[Member], pending: Sequence[RequestRow], index: ProjectIndex
     ) -> list[Member]:
-        """``still`` and the pending requests among their neighbours, in arrival order."""
+        """``still`` and its nearest pending requests, in arrival order (an incremental
+        pass groups new requests with their neighbours, not the whole pending pool)."""
         have = {m.id for m in still}
-        extra = [near.rows[k] for k in dict.fromkeys(k for m in still for k in near.keys[m.id])
-                 if k not in have and k in near.rows and near.family_of(k) is None]
-        pool = still + self._members(extra, index)
-        seq = {r.id: r.seq for r in self.store.rows_by_id([m.id for m in pool])}
+        others = [r for r in pending if r.id not in have]
+        if not still or not others:
+            return still
+        vectors = index.vectors([r.id for r in others])
+        near = faiss_nearest(vectors, np.stack([m.vector for m in still]),
+                             self.settings.neighbours)
+        extra = sorted({int(r) for rows in near for r in rows})
+        pool = still + self._members([others[r] for r in extra], index)
+        seq = {r.id: r.seq for r in pending}
         return sorted(pool, key=lambda m: seq[m.id])
 
     def _form(self, project: str, pool: list[Member]) -> dict[str, bool]:
