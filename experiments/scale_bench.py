@@ -87,14 +87,17 @@ def run(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, rss_kb / 1024
 
 
-def one_size(n: int, cli: list[str]) -> dict[str, float]:
+def one_size(n: int, cli: list[str], threshold: float | None) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="scale-bench-") as tmp:
         state = Path(tmp)
         env = dict(os.environ, SKILLOPT_SLEEP_HOME=str(state / "home"))
         first_file = write(state / "history.jsonl", history(n))
         more = max(1, n // 100)
         second_file = write(state / "more.jsonl", history(more, start=n))
-        mine = [*cli, "mine", "--embedder", "hashing", "--json", "--requests"]
+        mine = [*cli, "mine", "--embedder", "hashing", "--json"]
+        if threshold is not None:
+            mine += ["--threshold", str(threshold)]
+        mine.append("--requests")
         first_s, rss1 = run([*mine, str(first_file)], env)
         second_s, rss2 = run([*mine, str(second_file)], env)
         db = sqlite3.connect(state / "home" / "state" / "archive.sqlite3") \
@@ -107,11 +110,12 @@ def one_size(n: int, cli: list[str]) -> dict[str, float]:
             "peak_rss_mb": round(max(rss1, rss2), 1), "families": families}
 
 
-def in_process(n: int) -> dict[str, float]:
+def in_process(n: int, threshold: float | None) -> dict[str, float]:
     """First and second mining through ``Miner.mine`` (no start-up, no CLI I/O)."""
     sys.path.insert(0, str(ROOT))
     from skillopt_sleep.archive.db import Archive
     from skillopt_sleep.mine.embed import make_embedder
+    from skillopt_sleep.mine.families import FamilySettings
     from skillopt_sleep.mine.miner import Miner
     from skillopt_sleep.mine.requests import request_from_json
 
@@ -121,7 +125,8 @@ def in_process(n: int) -> dict[str, float]:
         times = []
         for rows in (history(n), history(max(1, n // 100), start=n)):
             requests = [request_from_json(r) for r in rows]
-            miner = Miner(archive, make_embedder("hashing"), index_base=state / "index")
+            settings = FamilySettings() if threshold is None else FamilySettings(threshold)
+            miner = Miner(archive, make_embedder("hashing"), settings, index_base=state / "index")
             start = time.perf_counter()
             miner.mine(requests)
             times.append(time.perf_counter() - start)
@@ -134,11 +139,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,5000,20000")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--threshold", type=float, default=None,
+                        help="family threshold (default: config family_threshold, 0.3)")
     args = parser.parse_args()
     cli = [sys.executable, "-m", "skillopt_sleep"]
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
     for n in (int(s) for s in args.sizes.split(",")):
-        result = one_size(n, cli) | in_process(n)
+        result = one_size(n, cli, args.threshold) | in_process(n, args.threshold)
         result["load"] = round(os.getloadavg()[0], 1)
         print(json.dumps(result) if args.json else
               "  ".join(f"{k} {v}" for k, v in result.items()), flush=True)
