@@ -15,7 +15,9 @@ it does for a real user. Then, in a fresh state dir, it runs
 - ``families``: families stored after the second run;
 - ``lib_first_s`` / ``lib_second_s`` / ``lib_ratio``: the same two minings through the
   library (``Miner.mine``) in this process, so without the CLI's start-up, imports and
-  JSON reading and printing.
+  JSON reading and printing;
+- ``catalog_first_s`` / ``catalog_second_s``: the night's mining path (``Catalog.refresh``:
+  mine, route, build and store tasks; no model, so judges come from corrections alone).
 
 Each command is a separate process, so start-up (0.6–1 s on a loaded machine) is inside
 every CLI figure. The load average is printed with the results: compare within one run.
@@ -114,6 +116,7 @@ def in_process(n: int, threshold: float | None) -> dict[str, float]:
     """First and second mining through ``Miner.mine`` (no start-up, no CLI I/O)."""
     sys.path.insert(0, str(ROOT))
     from skillopt_sleep.archive.db import Archive
+    from skillopt_sleep.mine.catalog import Catalog, CatalogSettings
     from skillopt_sleep.mine.embed import make_embedder
     from skillopt_sleep.mine.families import FamilySettings
     from skillopt_sleep.mine.miner import Miner
@@ -122,17 +125,26 @@ def in_process(n: int, threshold: float | None) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="scale-bench-lib-") as tmp:
         state = Path(tmp)
         archive = Archive(state / "archive.sqlite3")
-        times = []
+        nightly = Archive(state / "nightly.sqlite3")
+        settings = FamilySettings() if threshold is None else FamilySettings(threshold)
+        times, catalog = [], []
         for rows in (history(n), history(max(1, n // 100), start=n)):
             requests = [request_from_json(r) for r in rows]
-            settings = FamilySettings() if threshold is None else FamilySettings(threshold)
             miner = Miner(archive, make_embedder("hashing"), settings, index_base=state / "index")
             start = time.perf_counter()
             miner.mine(requests)
             times.append(time.perf_counter() - start)
+            refresh = Catalog(nightly, make_embedder("hashing"),
+                              settings=CatalogSettings(family=settings),
+                              index_base=state / "nightly-index")
+            start = time.perf_counter()
+            refresh.refresh(requests)
+            catalog.append(time.perf_counter() - start)
         archive.close()
+        nightly.close()
     return {"lib_first_s": round(times[0], 2), "lib_second_s": round(times[1], 3),
-            "lib_ratio": round(times[1] / times[0], 4)}
+            "lib_ratio": round(times[1] / times[0], 4),
+            "catalog_first_s": round(catalog[0], 2), "catalog_second_s": round(catalog[1], 2)}
 
 
 def main() -> None:
