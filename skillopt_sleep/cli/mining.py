@@ -148,8 +148,8 @@ def _mine_families(
                 continue
             vectors = indexes[family.project].vectors(family.members)
             rep = family.members[medoid(vectors)]
-            if rep not in texts:
-                texts.update({m.id: m.text for m in miner.store.members(family.id)})
+            if rep not in texts:  # the representative alone, by key
+                texts.update({r.id: r.text for r in miner.store.rows_by_id([rep])})
             row = miner.store.family(family.id)
             families.append(
                 {
