@@ -147,7 +147,7 @@ class Group:
 
 
 def _unique_groups(
-    vectors: np.ndarray, intents: Sequence[Intent], compat: Compatibility
+    vectors: np.ndarray | Sequence[np.ndarray], intents: Sequence[Intent], compat: Compatibility
 ) -> list[Group]:
     """One group per distinct intent, in order of first appearance.
 
@@ -166,8 +166,8 @@ def _unique_groups(
 
 
 def cluster(
-    vectors: np.ndarray, intents: Sequence[Intent], threshold: float, neighbours: int = 20,
-    compat: Compatibility | None = None,
+    vectors: np.ndarray | Sequence[np.ndarray], intents: Sequence[Intent], threshold: float,
+    neighbours: int = 20, compat: Compatibility | None = None,
 ) -> list[list[int]]:
     """Groups of row indices (each sorted, groups by first member); singletons included."""
     if len(vectors) == 0:
@@ -231,9 +231,9 @@ def new_families(
     """
     if not pending:
         return []
-    vectors = np.stack([m.vector for m in pending])
-    groups = cluster(vectors, [m.intent for m in pending], settings.threshold,
-                     settings.neighbours, compat)
+    # The rows are not stacked: grouping reads one vector per distinct intent.
+    groups = cluster([m.vector for m in pending], [m.intent for m in pending],
+                     settings.threshold, settings.neighbours, compat)
     formed = []
     for group in groups:
         if len({pending[i].session_id for i in group}) < settings.min_sessions:

@@ -49,6 +49,8 @@ DRIFT = 0.25
 which the next pass is full. An incremental pass groups new requests only with their
 nearest pending neighbours; a full pass lets old pending requests (now near a grown
 family, or near each other through requests that came since) try again."""
+CHUNK = 5000
+"""Requests embedded (or read from the vector cache) and indexed at a time."""
 MIN_POOL = 200
 """Pool size below which drift is measured against this instead (a small pool would
 otherwise force a full pass every time; a full pass of a small pool is cheap anyway)."""
@@ -119,9 +121,10 @@ class Miner:
             if len(index) + len(rows) < self.store.count_requests(project):
                 rows = self.store.rows_since(project, 0)  # the index lost vectors: refill it
         missing = [r for r in rows if r.id not in index]
-        if missing:
-            vectors = self.cache.vectors([self.intent(r.text).canonical for r in missing])
-            index.add([r.id for r in missing], vectors)
+        for start in range(0, len(missing), CHUNK):  # in chunks: one copy of the vectors
+            chunk = missing[start : start + CHUNK]
+            vectors = self.cache.vectors([self.intent(r.text).canonical for r in chunk])
+            index.add([r.id for r in chunk], vectors)
         if missing:
             index.save()
         if rows:
