@@ -58,3 +58,33 @@ def test_inconsistent_files_are_dropped_for_a_rebuild(tmp_path: Path) -> None:
 
 def test_default_location_is_the_state_dir(isolated_home: Path) -> None:
     assert index_dir().is_relative_to(isolated_home)
+
+
+def test_a_small_addition_is_appended_not_rewritten(tmp_path: Path) -> None:
+    v = _vectors(130)
+    keys = [f"k{i}" for i in range(130)]
+    index = ProjectIndex.open("/p", "mock", 16, tmp_path)
+    index.add(keys[:100], v[:100])
+    index.save()
+    base = index.index_path.read_bytes()
+    for start in (100, 110):  # two small passes: both go to the delta log
+        index = ProjectIndex.open("/p", "mock", 16, tmp_path)
+        index.add(keys[start : start + 10], v[start : start + 10])
+        index.save()
+    assert index.index_path.read_bytes() == base and index.delta_path.exists()
+    again = ProjectIndex.open("/p", "mock", 16, tmp_path)
+    assert again.keys == keys[:120]
+    assert np.allclose(again.vectors(keys[:120]), v[:120])
+    with again.delta_path.open("ab") as torn:  # a crash in the middle of an append
+        torn.write(b"\x05\x00k99")
+    again = ProjectIndex.open("/p", "mock", 16, tmp_path)
+    assert len(again) == 120
+    again.add(keys[120:121], v[120:121])
+    again.save()
+    assert ProjectIndex.open("/p", "mock", 16, tmp_path).keys == keys[:121]
+    # Past a quarter of the base, the delta is folded into a rewritten base.
+    again.add(keys[121:], v[121:])
+    again.save()
+    assert not again.delta_path.exists() and again.index_path.read_bytes() != base
+    final = ProjectIndex.open("/p", "mock", 16, tmp_path)
+    assert final.keys == keys and np.allclose(final.vectors(keys), v)

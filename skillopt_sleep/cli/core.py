@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from skillopt_sleep.config import MIN_LIFT
 from skillopt_sleep.errors import SkillOptError
-from skillopt_sleep.night.config import MIN_LIFT
 from skillopt_sleep.tables import BUDGET_SCHEDULES, GATE_TESTS
 
 # The night, the simulator and scipy load only when a command needs them: every process

@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from skillopt_sleep.archive.db import Archive
-from skillopt_sleep.archive.ingest import harvest
 from skillopt_sleep.errors import ConfigError
-from skillopt_sleep.harvest.base import HarvestStats, parse_since
-from skillopt_sleep.harvest.sources import SOURCE_NAMES, Filter, make_source
 from skillopt_sleep.paths import archive_path
 from skillopt_sleep.records import Session, to_dict
+from skillopt_sleep.tables import SOURCES
+
+if TYPE_CHECKING:  # the harvesters load only when the command runs (fast --help)
+    from skillopt_sleep.harvest.base import HarvestStats
+
+SOURCE_NAMES = SOURCES.names(plugins=False)
 
 SourceOption = Annotated[
     str, typer.Option("--source", help=f"One of {', '.join(SOURCE_NAMES)}, or all.")
@@ -60,6 +62,11 @@ def harvest_command(
     as_json: Annotated[bool, typer.Option("--json", help="JSON Lines output.")] = False,
 ) -> None:
     """Harvest new agent sessions into the archive and print them."""
+    from skillopt_sleep.archive.db import Archive
+    from skillopt_sleep.archive.ingest import harvest
+    from skillopt_sleep.harvest.base import HarvestStats, parse_since
+    from skillopt_sleep.harvest.sources import Filter, make_source
+
     names = _names(source, path)
     wanted = Filter(parse_since(since), project, include_headless)
     stats = HarvestStats()

@@ -28,10 +28,14 @@ EmbedderOption = Annotated[
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 ThresholdOption = Annotated[
-    float, typer.Option("--threshold", help="Mean cosine a request needs to join a family.")
+    float | None,
+    typer.Option("--threshold", help="Mean cosine a request needs to join a family "
+                 "(default: config family_threshold, 0.3, as the night uses)."),
 ]
 MinSessionsOption = Annotated[
-    int, typer.Option("--min-sessions", help="Distinct sessions a family needs before it forms.")
+    int | None,
+    typer.Option("--min-sessions", help="Distinct sessions a family needs before it forms "
+                 "(default: config min_family_sessions, 2)."),
 ]
 RatiosOption = Annotated[
     str, typer.Option("--split-ratios", help="train:validation:test by family.")
@@ -76,11 +80,17 @@ def _emit(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
-def _settings(threshold: float, min_sessions: int, ratios: str) -> CatalogSettings:
+def _settings(threshold: float | None, min_sessions: int | None, ratios: str) -> CatalogSettings:
+    """Family settings from the flags, else from config, the same keys the night reads."""
+    from skillopt_sleep import config
     from skillopt_sleep.mine.catalog import CatalogSettings
     from skillopt_sleep.mine.families import FamilySettings
     from skillopt_sleep.mine.splits import parse_ratios
 
+    if threshold is None or min_sessions is None:
+        settings = config.load(Path.cwd())
+        threshold = settings.family_threshold if threshold is None else threshold
+        min_sessions = settings.min_family_sessions if min_sessions is None else min_sessions
     if not 0.0 < threshold <= 1.0:
         raise ConfigError(f"--threshold must be in (0, 1], got {threshold}")
     if min_sessions < 1:
@@ -92,8 +102,8 @@ def _settings(threshold: float, min_sessions: int, ratios: str) -> CatalogSettin
 def mine_command(
     requests: RequestsOption,
     embedder: EmbedderOption = "minilm",
-    threshold: ThresholdOption = 0.5,
-    min_sessions: MinSessionsOption = 2,
+    threshold: ThresholdOption = None,
+    min_sessions: MinSessionsOption = None,
     split_ratios: RatiosOption = "2:1:7",
     as_json: JsonOption = False,
 ) -> None:
@@ -132,13 +142,14 @@ def _mine_families(
         wanted = {r.id for r in found}
         texts = {r.id: r.text for r in found}
         families: list[dict[str, Any]] = []
+        indexes = {p: miner.open_index(p) for p in {f.project for f in report.families}}
         for family in report.families:
             if not wanted.intersection(family.members):
                 continue
-            vectors = miner.open_index(family.project).vectors(family.members)
+            vectors = indexes[family.project].vectors(family.members)
             rep = family.members[medoid(vectors)]
-            if rep not in texts:
-                texts.update({m.id: m.text for m in miner.store.members(family.id)})
+            if rep not in texts:  # the representative alone, by key
+                texts.update({r.id: r.text for r in miner.store.rows_by_id([rep])})
             row = miner.store.family(family.id)
             families.append(
                 {
@@ -181,8 +192,8 @@ def tasks_command(
     include_headless: HeadlessOption = False,
     skills_dir: SkillsDirOption = None,
     embedder: EmbedderOption = "minilm",
-    threshold: ThresholdOption = 0.5,
-    min_sessions: MinSessionsOption = 2,
+    threshold: ThresholdOption = None,
+    min_sessions: MinSessionsOption = None,
     split_ratios: RatiosOption = "2:1:7",
     as_json: JsonOption = False,
 ) -> None:

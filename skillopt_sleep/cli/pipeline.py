@@ -7,7 +7,7 @@ import sys
 import webbrowser
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -17,16 +17,19 @@ from skillopt_sleep import config, paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.cli._json import JsonOpt, emit
 from skillopt_sleep.errors import RoleUnavailable, StoreError
-from skillopt_sleep.harvest.base import project_of
-from skillopt_sleep.pipeline.status import Status, pending, staged_night, status
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
 from skillopt_sleep.publish.report.text import outcome
 from skillopt_sleep.records import NightResult, from_dict
 
+if TYPE_CHECKING:  # loaded by the commands that use them, so --help stays fast
+    from skillopt_sleep.pipeline.status import Status
+
 err = Console(stderr=True)
 def _project(project: str | None) -> Path:
+    from skillopt_sleep.harvest.base import project_of
+
     return Path(project_of(project or str(Path.cwd())))
 
 
@@ -193,6 +196,8 @@ def _print_status(found: dict[str, list[dict[str, Any]]]) -> None:
 
 def status_cmd(as_json: JsonOpt = False) -> None:
     """What the last nights did, what is pending review, what is adopted where."""
+    from skillopt_sleep.pipeline.status import status
+
     archive = Archive(paths.archive_path())
     try:
         current = status(archive)
@@ -226,6 +231,8 @@ def report_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """The night's HTML report."""
+    from skillopt_sleep.pipeline.status import staged_night
+
     folder = staged_night(night)
     html = folder / "report.html"
     if as_json:
@@ -259,6 +266,8 @@ WaitOpt = Annotated[
 def _pending_nights(archive: Archive, every: bool) -> list[tuple[Path, str]]:
     """(night folder, skill) to adopt when no night is named: the newest pending night's
     skills, or with ``every`` each pending skill from its newest pending night."""
+    from skillopt_sleep.pipeline.status import pending
+
     waiting = pending(archive)
     if not waiting:
         raise StoreError(
@@ -275,6 +284,8 @@ def _pending_nights(archive: Archive, every: bool) -> list[tuple[Path, str]]:
 def _adopt(
     archive: Archive, roots: list[Path], night: str | None, skill: str | None, every: bool
 ) -> dict[str, Any]:
+    from skillopt_sleep.pipeline.status import staged_night
+
     adoption.recover(archive)
     if night:
         night_id, done = adoption.adopt_night(archive, staged_night(night), roots, skill, every)
@@ -304,6 +315,7 @@ def adopt_cmd(
 ) -> None:
     """Write a staged proposal into every skill dir as one all-or-nothing transaction."""
     from skillopt_sleep.pipeline.run import skill_roots
+    from skillopt_sleep.pipeline.status import staged_night
 
     where = _project(project)
     roots = skill_roots(config.load(where), where)

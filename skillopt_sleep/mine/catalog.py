@@ -61,7 +61,7 @@ class Catalog:
     def refresh(self, requests: Sequence[Request]) -> CatalogResult:
         report = self.miner.mine(requests)
         result = CatalogResult(report=report)
-        stored = {t.family_id for t in self.store.tasks()}
+        stored = self.store.task_family_ids()
         by_project: dict[str, list[Family]] = {}
         for family in report.families:
             by_project.setdefault(family.project, []).append(family)

@@ -32,7 +32,8 @@ def collect_tasks(
     requests = list(requests_from_sessions(sessions))
     if not requests:
         return [], {"requests": 0}
-    family = FamilySettings(min_sessions=settings.min_family_sessions)
+    family = FamilySettings(threshold=settings.family_threshold,
+                            min_sessions=settings.min_family_sessions)
     # The LLM miner (rule checks or a rubric proposed from a family's evidence) runs only when
     # a model is configured; otherwise judges come from the users' corrections alone.
     miner = (metered(settings, "optimizer", settings.miner, ledger, meter_as="miner")

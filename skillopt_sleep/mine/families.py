@@ -7,7 +7,9 @@ between their members reaches ``threshold`` and every pair of their members may 
 an intent (``intent.same_intent_possible``: same action class, same object, same
 deliverable). The guards carry the precision, so the threshold can be low enough to
 join distant paraphrases. Candidate edges come from a k-nearest-neighbour search, so
-the work grows with n·k, not n².
+the work grows with n·k, not n²; a group is kept as the sum of its vectors and its
+distinct intents (``Group``), so judging a merge costs the same for two members or two
+thousand, and requests with the same intent start as one group.
 
 A family's id is derived from its project and its first two members (in arrival order)
 when it forms, and never changes: later requests join it, families are never merged or
@@ -16,13 +18,13 @@ re-split, so the split of every family (``splits.split_for``) is the same every 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import faiss
 import numpy as np
 
-from skillopt_sleep.mine.intent import Intent, parse, same_intent_possible
+from skillopt_sleep.mine.intent import Intent, Kind, parse, same_intent_possible
 from skillopt_sleep.records import sha256_text
 
 
@@ -33,7 +35,6 @@ class FamilySettings:
     threshold: float = 0.3
     min_sessions: int = 2
     neighbours: int = 20
-    max_compare: int = 200
 
 
 @dataclass
@@ -60,45 +61,138 @@ def neighbour_edges(vectors: np.ndarray, k: int) -> list[tuple[float, int, int]]
     n = len(vectors)
     if n < 2:
         return []
-    index = faiss.IndexFlatIP(vectors.shape[1])
-    index.add(np.ascontiguousarray(vectors, dtype=np.float32))
-    scores, rows = index.search(np.ascontiguousarray(vectors, dtype=np.float32), min(k + 1, n))
-    edges: dict[tuple[int, int], float] = {}
-    for i in range(n):
-        for s, j in zip(scores[i], rows[i], strict=True):
-            if j < 0 or j == i:
-                continue
-            edges[(min(i, int(j)), max(i, int(j)))] = float(s)
-    # Ties broken by index so the grouping is deterministic.
-    return sorted(((s, i, j) for (i, j), s in edges.items()), key=lambda e: (-e[0], e[1], e[2]))
+    block = np.ascontiguousarray(vectors, dtype=np.float32)
+    index = faiss.IndexFlatIP(block.shape[1])
+    index.add(block)
+    scores, rows = index.search(block, min(k + 1, n))
+    left = np.repeat(np.arange(n), rows.shape[1])
+    right = rows.ravel().astype(np.int64)
+    score = scores.ravel()
+    keep = (right >= 0) & (right != left)
+    i = np.minimum(left[keep], right[keep])
+    j = np.maximum(left[keep], right[keep])
+    score = score[keep]
+    # Ties broken by index so the grouping is deterministic; a pair found from both ends
+    # is kept once (same score either way).
+    order = np.lexsort((j, i, -score))
+    i, j, score = i[order], j[order], score[order]
+    _, where = np.unique(i * n + j, return_index=True)
+    first = np.zeros(len(i), dtype=bool)
+    first[where] = True
+    return [(float(s), int(a), int(b))
+            for s, a, b in zip(score[first], i[first], j[first], strict=True)]
 
 
-def _all_compatible(a: Sequence[Intent], b: Sequence[Intent]) -> bool:
-    return all(same_intent_possible(x, y) for x in set(a) for y in set(b))
+class Compatibility:
+    """``same_intent_possible`` between the kinds (``intent.Kind``) of two groups, memoised.
+
+    Requests repeat their kinds (the same ask in many sessions, on many targets), so a
+    group of hundreds of members holds a handful of kinds; each kind gets a small int
+    (``kind``) and each pair of kinds is judged once.
+    """
+
+    def __init__(self) -> None:
+        self._ids: dict[Kind, int] = {}
+        self._kinds: list[Kind] = []
+        self._seen: dict[tuple[int, int], bool] = {}
+
+    def kind(self, intent: Intent | Kind) -> int:
+        key = intent.kind if isinstance(intent, Intent) else intent
+        found = self._ids.get(key)
+        if found is None:
+            found = self._ids[key] = len(self._kinds)
+            self._kinds.append(key)
+        return found
+
+    def kinds(self, ids: Iterable[int]) -> list[Kind]:
+        return [self._kinds[i] for i in sorted(ids)]
+
+    def pair(self, a: int, b: int) -> bool:
+        found = self._seen.get((a, b))
+        if found is None:
+            found = same_intent_possible(self._kinds[a], self._kinds[b])
+            self._seen[(a, b)] = self._seen[(b, a)] = found
+        return found
+
+    def all(self, a: Iterable[int], b: Iterable[int]) -> bool:
+        others = list(b)
+        return all(self.pair(x, y) for x in a for y in others)
+
+
+@dataclass
+class Group:
+    """A set of requests as average linkage sees it: the sum of their vectors, their
+    count and their distinct intents. The mean cosine between two groups is
+    ``total_a · total_b / (size_a · size_b)``, so a merge costs one dot product however
+    large the groups are."""
+
+    rows: list[int]
+    total: np.ndarray
+    kinds: set[int]  # ``Compatibility.kind`` of the members' intents
+    size: int = 1
+
+    @classmethod
+    def of(cls, vector: np.ndarray, kind: int, row: int | None = None) -> Group:
+        """A group of one request (``row``: its index, when grouping rows)."""
+        return cls([] if row is None else [row], vector.astype(np.float64), {kind})
+
+    def mean_cosine(self, other: Group) -> float:
+        return float(self.total @ other.total) / (self.size * other.size)
+
+    def absorb(self, other: Group) -> None:
+        self.rows += other.rows
+        self.total = self.total + other.total
+        self.kinds |= other.kinds
+        self.size += other.size
+
+
+def _unique_groups(
+    vectors: np.ndarray | Sequence[np.ndarray], intents: Sequence[Intent], compat: Compatibility
+) -> list[Group]:
+    """One group per distinct intent, in order of first appearance.
+
+    Equal intents have equal canonical forms, hence equal vectors (cosine 1, the best
+    edge there is) and always agree, so average linkage would merge them first anyway;
+    merging them up front also keeps a repeated ask from filling its own neighbour list.
+    """
+    first: dict[Intent, Group] = {}
+    for row, intent in enumerate(intents):
+        group = first.get(intent)
+        if group is None:
+            first[intent] = Group.of(vectors[row], compat.kind(intent), row)
+        else:
+            group.absorb(Group.of(vectors[row], compat.kind(intent), row))
+    return list(first.values())
 
 
 def cluster(
-    vectors: np.ndarray, intents: Sequence[Intent], threshold: float, neighbours: int = 20
+    vectors: np.ndarray | Sequence[np.ndarray], intents: Sequence[Intent], threshold: float,
+    neighbours: int = 20, compat: Compatibility | None = None,
 ) -> list[list[int]]:
     """Groups of row indices (each sorted, groups by first member); singletons included."""
-    owner = list(range(len(vectors)))
-    groups: dict[int, list[int]] = {i: [i] for i in range(len(vectors))}
-    for score, i, j in neighbour_edges(vectors, neighbours):
+    if len(vectors) == 0:
+        return []
+    compat = compat or Compatibility()
+    units = _unique_groups(vectors, intents, compat)
+    heads = np.stack([vectors[u.rows[0]] for u in units])
+    owner = list(range(len(units)))
+    groups: dict[int, Group] = dict(enumerate(units))
+    members: dict[int, list[int]] = {i: [i] for i in range(len(units))}
+    for score, i, j in neighbour_edges(heads, neighbours):
         if score < threshold:
             break  # the mean of a set cannot reach the threshold if its best pair does not
         a, b = owner[i], owner[j]
         if a == b:
             continue
         ga, gb = groups[a], groups[b]
-        if not _all_compatible([intents[x] for x in ga], [intents[x] for x in gb]):
-            continue
-        if float((vectors[ga] @ vectors[gb].T).mean()) < threshold:
+        if not compat.all(ga.kinds, gb.kinds) or ga.mean_cosine(gb) < threshold:
             continue
         keep, gone = (a, b) if a < b else (b, a)
-        groups[keep] = sorted(groups[keep] + groups.pop(gone))
-        for x in groups[keep]:
-            owner[x] = keep
-    return sorted(groups.values())
+        groups[keep].absorb(groups.pop(gone))
+        for unit in members[gone]:
+            owner[unit] = keep
+        members[keep] += members.pop(gone)
+    return sorted(sorted(g.rows) for g in groups.values())
 
 
 @dataclass
@@ -112,22 +206,23 @@ class Member:
 
 
 def best_family(
-    item: Member, candidates: dict[str, list[Member]], threshold: float
+    item: Member, candidates: dict[str, Group], threshold: float, compat: Compatibility
 ) -> str | None:
     """The candidate family ``item`` fits best (mean cosine ≥ threshold, intents agree)."""
     best, best_score = None, threshold
     for fid in sorted(candidates):
-        members = candidates[fid]
-        if not _all_compatible([item.intent], [m.intent for m in members]):
+        family = candidates[fid]
+        if not compat.all([compat.kind(item.intent)], family.kinds):
             continue
-        score = float(np.mean(np.stack([m.vector for m in members]) @ item.vector))
+        score = float(family.total @ item.vector) / family.size
         if score >= best_score:
             best, best_score = fid, score
     return best
 
 
 def new_families(
-    project: str, pending: Sequence[Member], settings: FamilySettings
+    project: str, pending: Sequence[Member], settings: FamilySettings,
+    compat: Compatibility | None = None,
 ) -> list[tuple[str, list[str]]]:
     """Families formed among requests no family holds yet: ``(family id, member ids)``.
 
@@ -136,9 +231,9 @@ def new_families(
     """
     if not pending:
         return []
-    vectors = np.stack([m.vector for m in pending])
-    groups = cluster(vectors, [m.intent for m in pending], settings.threshold,
-                     settings.neighbours)
+    # The rows are not stacked: grouping reads one vector per distinct intent.
+    groups = cluster([m.vector for m in pending], [m.intent for m in pending],
+                     settings.threshold, settings.neighbours, compat)
     formed = []
     for group in groups:
         if len({pending[i].session_id for i in group}) < settings.min_sessions:

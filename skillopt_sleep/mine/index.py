@@ -5,6 +5,12 @@ Exact inner-product search (``IndexFlatIP``) over unit vectors is cosine search;
 needed. Row ``i`` of the index belongs to ``keys[i]``: adding appends, nothing is ever
 re-embedded or re-added, and an index whose files disagree is dropped and rebuilt from
 the archive's vector cache (cheap: no model involved).
+
+On disk: a base (``.faiss`` + ``.keys.json``, written whole) and a delta log
+(``.delta``: records of key and vector, appended), so saving a pass that added 1 % does
+not rewrite the other 99 %. The delta is folded into the base once it holds more than
+``DELTA_SHARE`` of it. A torn last record (a crash mid-append) is ignored on load and cut
+off before the next append; vectors lost that way are refilled from the vector cache.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import struct
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,6 +32,8 @@ from skillopt_sleep.records import sha256_text
 log = logging.getLogger(__name__)
 
 Hit = tuple[str, float]
+DELTA_SHARE = 0.25
+_KEY_LEN = struct.Struct("<H")
 
 
 def project_key(project: str) -> str:
@@ -57,6 +66,17 @@ def _search(index: faiss.Index, block: np.ndarray, k: int) -> tuple[np.ndarray, 
         faiss.omp_set_num_threads(threads)
 
 
+def faiss_nearest(base: np.ndarray, queries: np.ndarray, k: int) -> list[list[int]]:
+    """Rows of ``base`` nearest (inner product) to each query row, best first."""
+    if len(base) == 0 or len(queries) == 0 or k <= 0:
+        return [[] for _ in range(len(queries))]
+    index = faiss.IndexFlatIP(base.shape[1])
+    index.add(np.ascontiguousarray(base, dtype=np.float32))
+    _, rows = _search(index, np.ascontiguousarray(queries, dtype=np.float32),
+                      min(k, len(base)))
+    return [[int(r) for r in row if r >= 0] for row in rows]
+
+
 class ProjectIndex:
     """The vectors of one project's items (requests, by id) under one embedder."""
 
@@ -66,6 +86,9 @@ class ProjectIndex:
         stem = base / f"{embedder}-{project_key(project)}"
         self.index_path = stem.with_suffix(".faiss")
         self.keys_path = stem.with_suffix(".keys.json")
+        self.delta_path = stem.with_suffix(".delta")
+        self._base = 0  # rows in the base files
+        self._saved = 0  # rows in the base and the delta
         self._lock = FileLock(str(stem.with_suffix(".lock")))
         self.index: faiss.Index = faiss.IndexFlatIP(dim)
         self.keys: list[str] = []
@@ -92,6 +115,32 @@ class ProjectIndex:
             return
         self.index, self.keys = index, list(keys)
         self._rows = {k: i for i, k in enumerate(self.keys)}
+        self._base = len(self.keys)
+        delta_keys, vectors, _ = self._read_delta()
+        if delta_keys:
+            self.add(delta_keys, vectors)
+        self._saved = len(self.keys)
+
+    def _read_delta(self) -> tuple[list[str], np.ndarray, int]:
+        """Whole records of the delta log: keys, vectors and the bytes they span."""
+        try:
+            data = self.delta_path.read_bytes()
+        except FileNotFoundError:
+            data = b""
+        width = 4 * self.dim
+        keys: list[str] = []
+        blocks: list[bytes] = []
+        at = 0
+        while at + _KEY_LEN.size <= len(data):
+            (size,) = _KEY_LEN.unpack_from(data, at)
+            end = at + _KEY_LEN.size + size + width
+            if end > len(data):
+                break  # a torn last record
+            keys.append(data[at + _KEY_LEN.size : at + _KEY_LEN.size + size].decode())
+            blocks.append(data[end - width : end])
+            at = end
+        vectors = np.frombuffer(b"".join(blocks), dtype=np.float32).reshape(-1, self.dim)
+        return keys, vectors, at
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -124,17 +173,42 @@ class ProjectIndex:
         ]
 
     def vectors(self, keys: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(keys), self.dim), dtype=np.float32)
-        for i, key in enumerate(keys):
-            out[i] = self.index.reconstruct(self._rows[key])
-        return out
+        if not keys:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        rows = np.fromiter((self._rows[k] for k in keys), dtype=np.int64, count=len(keys))
+        return np.asarray(self.index.reconstruct_batch(rows), dtype=np.float32)
 
     def save(self) -> None:
-        """Write both files atomically (temp file, then rename), under a file lock."""
+        """Persist rows added since the last save, under a file lock: appended to the
+        delta log while it stays small, else the whole index written atomically."""
         with self._lock:
-            tmp_index = self.index_path.with_suffix(".faiss.tmp")
-            tmp_keys = self.keys_path.with_suffix(".json.tmp")
-            faiss.write_index(self.index, str(tmp_index))
-            tmp_keys.write_text(json.dumps(self.keys), encoding="utf-8")
-            os.replace(tmp_keys, self.keys_path)
-            os.replace(tmp_index, self.index_path)
+            if len(self.keys) == self._saved:
+                return
+            if self._base and len(self.keys) - self._base <= DELTA_SHARE * self._base:
+                self._append_delta()
+            else:
+                self._write_base()
+            self._saved = len(self.keys)
+
+    def _append_delta(self) -> None:
+        _, _, whole = self._read_delta()
+        fresh = self.keys[self._saved :]
+        block = self.index.reconstruct_n(self._saved, len(fresh))
+        records = b"".join(
+            _KEY_LEN.pack(len(k.encode())) + k.encode()
+            + np.ascontiguousarray(v, dtype=np.float32).tobytes()
+            for k, v in zip(fresh, block, strict=True))
+        with self.delta_path.open("r+b" if self.delta_path.exists() else "wb") as out:
+            out.truncate(whole)  # drop a torn record left by a crash
+            out.seek(whole)
+            out.write(records)
+
+    def _write_base(self) -> None:
+        tmp_index = self.index_path.with_suffix(".faiss.tmp")
+        tmp_keys = self.keys_path.with_suffix(".json.tmp")
+        faiss.write_index(self.index, str(tmp_index))
+        tmp_keys.write_text(json.dumps(self.keys), encoding="utf-8")
+        os.replace(tmp_keys, self.keys_path)
+        os.replace(tmp_index, self.index_path)
+        self.delta_path.unlink(missing_ok=True)
+        self._base = len(self.keys)

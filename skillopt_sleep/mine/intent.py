@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from skillopt_sleep.mine.actions import FILLERS, VERB_CLASS, compatible
 
@@ -125,6 +126,15 @@ _ERROR_NAME = re.compile(r"^[a-z]+error$")
 _IDENT = re.compile(r"[_0-9]|[a-z][A-Z]")
 
 
+class Kind(NamedTuple):
+    """What ``same_intent_possible`` reads of an intent; intents of one kind always agree
+    with the same others, so grouping keeps kinds, not intents (and stores them)."""
+
+    actions: frozenset[str]
+    object: str | None
+    head: str
+
+
 @dataclass(frozen=True)
 class Intent:
     """``verbs``: canonical verbs of the imperative clauses, in order; ``objects``: object
@@ -146,6 +156,10 @@ class Intent:
     def actions(self) -> frozenset[str]:
         """Action classes (``actions.VERB_CLASS``) of the verbs."""
         return frozenset(VERB_CLASS[v] for v in self.verbs if v in VERB_CLASS)
+
+    @property
+    def kind(self) -> Kind:
+        return Kind(self.actions, self.object, self.head)
 
 
 _NAME = re.compile(r"(?<=\s)[A-Za-z0-9_.-]*[A-Z][A-Za-z0-9_.-]*")
@@ -254,7 +268,7 @@ _ARTICLES = frozenset(("the", "a", "an", "this", "these", "that", "those", "my",
 
 
 
-def same_intent_possible(a: Intent, b: Intent) -> bool:
+def same_intent_possible(a: Intent | Kind, b: Intent | Kind) -> bool:
     """Whether two requests may share a family: their actions agree (``actions.compatible``),
     they name the same object when both name one, and two requests to write something
     with no known object name the same deliverable ("a summary" is not "an abstract")."""

@@ -1,17 +1,24 @@
-"""One mining pass: new requests in, families out, incrementally.
+"""One mining pass: new requests in, families out, in time that grows with the new work.
 
 1. New requests are stored; the canonical forms of their texts (``intent.parse``) are
    embedded through the vector cache (nothing already seen is embedded again) and
-   appended to the project's faiss index.
-2. Each request no family holds yet tries to join an existing family, found among its
-   nearest indexed neighbours.
-3. What is left is grouped; groups seen in enough sessions become new families, with
-   ids and splits that never change.
+   appended to the project's faiss index, opened once per ``Miner``.
+2. Each request of the pass tries to join an existing family, found among its nearest
+   indexed neighbours; a family is judged by the sum of its members' vectors and its
+   distinct intents (``families.Group``), loaded by key for the candidates alone.
+3. What is left is grouped with its pending neighbours (requests no family holds yet);
+   groups seen in enough sessions become new families, with ids and splits that never
+   change.
+
+Which requests a pass takes up is decided by drift (``MiningState``): an incremental pass
+takes the requests stored since the last pass; once the requests added since the last
+full pass exceed ``DRIFT`` of the pending pool that pass left (or the state is lost), the
+pass is full: every pending request tries again, and the whole pool is grouped.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,22 +26,34 @@ from pathlib import Path
 import numpy as np
 
 from skillopt_sleep.archive.db import Archive
-from skillopt_sleep.archive.mining import FamilyRow, MiningStore
+from skillopt_sleep.archive.mining import FamilyRow, MiningStore, RequestRow, StatsRow
 from skillopt_sleep.mine.embed import Embedder
 from skillopt_sleep.mine.families import (
+    Compatibility,
     Family,
     FamilySettings,
+    Group,
     Member,
     best_family,
-    member,
     new_families,
 )
-from skillopt_sleep.mine.index import ProjectIndex, space
-from skillopt_sleep.mine.intent import parse
+from skillopt_sleep.mine.index import ProjectIndex, faiss_nearest, space
+from skillopt_sleep.mine.intent import Intent, Kind, parse
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.splits import DEFAULT_RATIOS, balanced_split
 from skillopt_sleep.mine.vectors import VectorCache
 from skillopt_sleep.records import utcnow
+
+DRIFT = 0.25
+"""Requests added since the last full pass, as a share of the pending pool it left, beyond
+which the next pass is full. An incremental pass groups new requests only with their
+nearest pending neighbours; a full pass lets old pending requests (now near a grown
+family, or near each other through requests that came since) try again."""
+CHUNK = 5000
+"""Requests embedded (or read from the vector cache) and indexed at a time."""
+MIN_POOL = 200
+"""Pool size below which drift is measured against this instead (a small pool would
+otherwise force a full pass every time; a full pass of a small pool is cheap anyway)."""
 
 
 @dataclass
@@ -44,6 +63,24 @@ class MineReport:
 
     def bump(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
+
+
+@dataclass
+class MiningState:
+    """Where the miner stands in a project and vector space, kept in the archive.
+
+    ``indexed_seq``/``mined_seq``: the last archive ``seq`` embedded / taken up by a pass;
+    ``pool``: pending requests the last full pass left; ``added``: requests taken up since.
+    """
+
+    indexed_seq: int = 0
+    mined_seq: int = 0
+    pool: int = 0
+    added: int = 0
+
+    def full_due(self, fresh: int) -> bool:
+        """Whether a pass taking up ``fresh`` new requests must be full (see ``DRIFT``)."""
+        return self.mined_seq == 0 or self.added + fresh > DRIFT * max(self.pool, MIN_POOL)
 
 
 class Miner:
@@ -63,18 +100,50 @@ class Miner:
         self.settings = settings or FamilySettings()
         self.ratios = tuple(ratios)
         self.index_base = index_base
+        self.compat = Compatibility()
+        self._indexes: dict[str, ProjectIndex] = {}
+        self._intents: dict[str, Intent] = {}
+        self._checked: set[str] = set()
 
     def open_index(self, project: str) -> ProjectIndex:
-        """The project's index, brought up to date with every stored request."""
-        index = ProjectIndex.open(project, space(self.embedder.name), self.embedder.dim,
-                                  self.index_base)
-        missing = [(r.id, parse(r.text).canonical) for r, _ in self.store.project_requests(project)
-                   if r.id not in index]
+        """The project's index, brought up to date with every stored request.
+
+        Opened once per ``Miner``; later calls only add what was stored since.
+        """
+        index = self._indexes.get(project)
+        if index is None:
+            index = ProjectIndex.open(project, self._space, self.embedder.dim, self.index_base)
+            self._indexes[project] = index
+        state = self._state(project)
+        rows = self.store.rows_since(project, state.indexed_seq)
+        if project not in self._checked:
+            self._checked.add(project)
+            if len(index) + len(rows) < self.store.count_requests(project):
+                rows = self.store.rows_since(project, 0)  # the index lost vectors: refill it
+        missing = [r for r in rows if r.id not in index]
+        for start in range(0, len(missing), CHUNK):  # in chunks: one copy of the vectors
+            chunk = missing[start : start + CHUNK]
+            vectors = self.cache.vectors([self.intent(r.text).canonical for r in chunk])
+            index.add([r.id for r in chunk], vectors)
         if missing:
-            vectors = self.cache.vectors([text for _, text in missing])
-            index.add([rid for rid, _ in missing], vectors)
             index.save()
+        if rows:
+            state.indexed_seq = max(state.indexed_seq, rows[-1].seq)
+            self.store.save_state(project, self._space, vars(state))
         return index
+
+    @property
+    def _space(self) -> str:
+        return space(self.embedder.name)
+
+    def _state(self, project: str) -> MiningState:
+        return MiningState(**self.store.state(project, self._space))
+
+    def intent(self, text: str) -> Intent:
+        found = self._intents.get(text)
+        if found is None:
+            found = self._intents[text] = parse(text)
+        return found
 
     def mine(self, requests: Sequence[Request]) -> MineReport:
         report = MineReport()
@@ -86,61 +155,131 @@ class Miner:
         report.bump("embedded", self.cache.embedded)
         return report
 
+    def _members(self, rows: Sequence[RequestRow], index: ProjectIndex) -> list[Member]:
+        vectors = index.vectors([r.id for r in rows])
+        return [Member(r.id, r.session_id, v, self.intent(r.text))
+                for r, v in zip(rows, vectors, strict=True)]
+
     def _mine_project(self, project: str, report: MineReport) -> None:
         index = self.open_index(project)
-        rows = self.store.project_requests(project)
-        vectors = index.vectors([r.id for r, _ in rows])
-        members = {r.id: member(r.id, r.session_id, r.text, v)
-                   for (r, _), v in zip(rows, vectors, strict=True)}
-        holder = {r.id: fid for r, fid in rows if fid is not None}
-        by_family: dict[str, list[Member]] = {}
-        for rid, fid in holder.items():
-            by_family.setdefault(fid, []).append(members[rid])
-        pending = [members[r.id] for r, fid in rows if fid is None]
-        touched = self._join_existing(pending, index, holder, by_family)
-        still = [m for m in pending if m.id not in holder]
-        counts = Counter(f.split for f in self.store.families(project))
-        for fid, ids in new_families(project, still, self.settings):
-            split = balanced_split(fid, counts, self.ratios)
-            counts[split] += 1
-            row = FamilyRow(fid, project, self.embedder.name, split, ids[:2],
-                            utcnow().isoformat())
-            self.store.create_family(row, ids)
-            by_family[fid] = [members[i] for i in ids]
-            holder.update(dict.fromkeys(ids, fid))
-            touched[fid] = True
-        report.bump("pending", len([m for m in still if m.id not in holder]))
+        state = self._state(project)
+        since = self.store.rows_since(project, state.mined_seq)
+        fresh = [r for r in since if r.family_id is None]
+        full = state.full_due(len(fresh))
+        pending_rows = self.store.pending_rows(project)
+        taken = self._members(pending_rows if full else fresh, index)
+        joined = self._join_existing(project, taken, index)
+        touched = dict.fromkeys(joined.values(), False)
+        still = [m for m in taken if m.id not in joined]
+        pending_rows = [r for r in pending_rows if r.id not in joined]
+        pool = still if full else self._with_pending_neighbours(still, pending_rows, index)
+        touched |= self._form(project, pool)
+        if since:
+            state.mined_seq = since[-1].seq
+        pending = self.store.count_requests(project, pending=True)
+        state.pool, state.added = (pending, 0) if full else (state.pool, state.added + len(fresh))
+        self.store.save_state(project, self._space, vars(state))
+        report.bump("full_passes" if full else "incremental_passes")
+        report.bump("pending", pending)
         report.bump("new_families", sum(touched.values()))
-        report.bump("families", len(by_family))
+        members = self.store.family_members(project)
+        report.bump("families", len(members))
         report.families += [
-            Family(fid, project, [m.id for m in by_family[fid]], new=touched.get(fid, False),
-                   grew=fid in touched)
-            for fid in sorted(by_family)
+            Family(fid, project, ids, new=touched.get(fid, False), grew=fid in touched)
+            for fid, ids in sorted(members.items())
         ]
 
-    def _join_existing(
-        self,
-        pending: list[Member],
-        index: ProjectIndex,
-        holder: dict[str, str],
-        by_family: dict[str, list[Member]],
-    ) -> dict[str, bool]:
-        """Pending requests that fit an existing family join it; returns families touched
-        (value False: the family existed before this pass)."""
-        touched: dict[str, bool] = {}
-        if not by_family or not pending:
-            return touched
-        cap = self.settings.max_compare
-        hits = index.search(np.stack([m.vector for m in pending]),
-                            self.settings.neighbours)
-        for item, near in zip(pending, hits, strict=True):
-            candidates = {holder[key]: by_family[holder[key]][-cap:]
-                          for key, _ in near if key in holder}
-            fid = best_family(item, candidates, self.settings.threshold)
-            if fid is None:
-                continue
-            self.store.assign(fid, [item.id])
-            holder[item.id] = fid
-            by_family[fid].append(item)
-            touched.setdefault(fid, False)
-        return touched
+    def _join_existing(self, project: str, taken: list[Member],
+                       index: ProjectIndex) -> dict[str, str]:
+        """Requests that fit an existing family join it; returns ``{request id: family}``.
+
+        Candidates are the families whose mean vectors are nearest (a faiss search over
+        the project's families, not its requests): the inner product of a request with a
+        family's mean *is* its mean cosine to the members, so the search ranks exactly
+        what the join decides on.
+        """
+        joined: dict[str, str] = {}
+        ids = self.store.family_ids(project)
+        if not ids or not taken:
+            return joined
+        groups = self._family_groups(ids, index)
+        order = sorted(groups)
+        means = np.stack([groups[f].total / groups[f].size for f in order]).astype(np.float32)
+        near = faiss_nearest(means, np.stack([m.vector for m in taken]),
+                             self.settings.neighbours)
+        for item, rows in zip(taken, near, strict=True):
+            candidates = {order[r]: groups[order[r]] for r in rows}
+            fid = best_family(item, candidates, self.settings.threshold, self.compat)
+            if fid is not None:
+                joined[item.id] = fid
+                groups[fid].absorb(Group.of(item.vector, self.compat.kind(item.intent)))
+        by_family: dict[str, list[str]] = {}
+        for rid, fid in joined.items():
+            by_family.setdefault(fid, []).append(rid)
+        self._save_stats({fid: groups[fid] for fid in by_family})
+        self.store.assign_many(by_family)
+        return joined
+
+    def _family_groups(self, family_ids: Sequence[str], index: ProjectIndex) -> dict[str, Group]:
+        """Each family as a ``Group`` (vector sum, size, kinds), from ``family_stats`` by key;
+        a family without stats (mined before they were kept) is read from its members once."""
+        stored = self.store.family_stats(family_ids, self._space)
+        groups = {fid: self._group(s) for fid, s in stored.items()}
+        missing = [f for f in family_ids if f not in stored]
+        rows = self.store.member_rows(missing)
+        for r, v in zip(rows, index.vectors([r.id for r in rows]), strict=True):
+            one = Group.of(v, self.compat.kind(self.intent(r.text)))
+            fid = r.family_id or ""
+            if fid in groups:
+                groups[fid].absorb(one)
+            else:
+                groups[fid] = one
+        self._save_stats({f: groups[f] for f in missing if f in groups})
+        return groups
+
+    def _group(self, stats: StatsRow) -> Group:
+        kinds = {self.compat.kind(Kind(frozenset(a), o, h)) for a, o, h in json.loads(stats.kinds)}
+        return Group([], np.frombuffer(stats.total, dtype=np.float64).copy(), kinds, stats.size)
+
+    def _save_stats(self, groups: dict[str, Group]) -> None:
+        self.store.save_family_stats(self._space, {
+            fid: StatsRow(g.size, np.ascontiguousarray(g.total, np.float64).tobytes(),
+                          json.dumps([[sorted(k.actions), k.object, k.head]
+                                      for k in self.compat.kinds(g.kinds)]))
+            for fid, g in groups.items()})
+
+    def _with_pending_neighbours(
+        self, still: list[Member], pending: Sequence[RequestRow], index: ProjectIndex
+    ) -> list[Member]:
+        """``still`` and its nearest pending requests, in arrival order (an incremental
+        pass groups new requests with their neighbours, not the whole pending pool)."""
+        have = {m.id for m in still}
+        others = [r for r in pending if r.id not in have]
+        if not still or not others:
+            return still
+        vectors = index.vectors([r.id for r in others])
+        near = faiss_nearest(vectors, np.stack([m.vector for m in still]),
+                             self.settings.neighbours)
+        extra = sorted({int(r) for rows in near for r in rows})
+        pool = still + self._members([others[r] for r in extra], index)
+        seq = {r.id: r.seq for r in pending}
+        return sorted(pool, key=lambda m: seq[m.id])
+
+    def _form(self, project: str, pool: list[Member]) -> dict[str, bool]:
+        """New families among ``pool`` (in arrival order), stored with balanced splits."""
+        counts = self.store.split_counts(project)
+        by_id = {m.id: m for m in pool}
+        formed: list[tuple[FamilyRow, list[str]]] = []
+        stats: dict[str, Group] = {}
+        for fid, ids in new_families(project, pool, self.settings, self.compat):
+            split = balanced_split(fid, counts, self.ratios)
+            counts[split] = counts.get(split, 0) + 1
+            formed.append((FamilyRow(fid, project, self.embedder.name, split, ids[:2],
+                                     utcnow().isoformat()), ids))
+            group = Group([], np.zeros(self.embedder.dim), set(), 0)
+            for rid in ids:
+                group.absorb(Group.of(by_id[rid].vector, self.compat.kind(by_id[rid].intent)))
+            stats[fid] = group
+        self.store.create_families(formed)
+        self._save_stats(stats)
+        return dict.fromkeys(stats, True)

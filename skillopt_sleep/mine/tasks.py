@@ -38,7 +38,8 @@ def medoid(vectors: np.ndarray) -> int:
     """Index of the member most similar, on average, to all the others."""
     if len(vectors) <= 2:
         return 0
-    return int(np.argmax((vectors @ vectors.T).sum(axis=1)))
+    # Row sums of V·Vᵀ are V·(Σ rows): one pass over the family instead of n².
+    return int(np.argmax(vectors @ vectors.sum(axis=0)))
 
 
 def _outcomes(members: Sequence[Request]) -> dict[str, int]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from skillopt_sleep.config import MIN_LIFT
 from skillopt_sleep.tables import BUDGET_SCHEDULES, GATE_TESTS
 
-MIN_LIFT = 0.10
-"""The proof's required held-out test lift (``prove --assert-improves``)."""
+__all__ = ["MIN_LIFT", "NightConfig"]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,167 @@
+"""Scale benchmark: mining a long request history, then 1 % more, through the real CLI.
+
+    python experiments/scale_bench.py --sizes 1000,5000,20000 --json
+
+For each size N it builds a synthetic history of N requests in one project (about three
+per session): two thirds are paraphrases of the labelled set's recurring tasks
+(tests/data/paraphrases.jsonl) with varied targets, one third one-off requests drawn
+from a vocabulary, so the pending pool (requests no family holds) grows with history as
+it does for a real user. Then, in a fresh state dir, it runs
+
+- ``first_s``: ``skillopt-sleep mine --requests history.jsonl --embedder hashing --json``;
+- ``second_s``: the same command on 1 % more requests (new sessions only);
+- ``second_ratio``: ``second_s / first_s`` (target ≤ 0.05);
+- ``peak_rss_mb``: the larger peak RSS of the two runs (``wait4`` of each child);
+- ``families``: families stored after the second run;
+- ``lib_first_s`` / ``lib_second_s`` / ``lib_ratio``: the same two minings through the
+  library (``Miner.mine``) in this process, so without the CLI's start-up, imports and
+  JSON reading and printing;
+- ``catalog_first_s`` / ``catalog_second_s``: the night's mining path (``Catalog.refresh``:
+  mine, route, build and store tasks; no model, so judges come from corrections alone).
+
+Each command is a separate process, so start-up (0.6–1 s on a loaded machine) is inside
+every CLI figure. The load average is printed with the results: compare within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LABELLED = ROOT / "tests" / "data" / "paraphrases.jsonl"
+PROJECT = "/bench/busy-laptop"
+
+TARGETS = ["", " in the api module", " for the billing service", " before the release",
+           " on the staging branch", " in utils.py", " for the login page", " again",
+           " in the payments package", " for the cli"]
+ONE_OFF_VERBS = ["explain", "rename", "sketch", "draft", "compare", "benchmark", "translate",
+                 "summarise", "estimate", "plot", "archive", "migrate", "profile", "diagram"]
+ONE_OFF_OBJECTS = ["the cache layer", "our onboarding flow", "the invoice exporter",
+                   "the websocket handshake", "the cron schedule", "the retry policy",
+                   "the feature flags", "the search ranking", "the audit log",
+                   "the theme colours", "the backup script", "the rate limiter",
+                   "the queue consumer", "the pdf renderer", "the sitemap", "the metrics"]
+ONE_OFF_TAILS = ["", " for Alice", " by Friday", " with a table", " in two sentences",
+                 " for the wiki", " step by step", " as bullet points"]
+
+
+def history(n: int, start: int = 0, seed: int = 0) -> list[dict[str, str]]:
+    """``n`` requests numbered from ``start``: deterministic for a given seed and range."""
+    rng = random.Random(seed * 1_000_003 + start)
+    base = [json.loads(line)["text"] for line in LABELLED.read_text().splitlines()]
+    out = []
+    for i in range(start, start + n):
+        if rng.random() < 2 / 3:
+            text = rng.choice(base) + rng.choice(TARGETS)
+        else:
+            text = (f"{rng.choice(ONE_OFF_VERBS)} {rng.choice(ONE_OFF_OBJECTS)}"
+                    f"{rng.choice(ONE_OFF_TAILS)}")
+        session = f"s{i // 3}"
+        out.append({"id": f"claude-code:{session}:{i % 3}", "session_id": session,
+                    "project": PROJECT, "text": text})
+    return out
+
+
+def write(path: Path, rows: list[dict[str, str]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def run(args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one CLI run; a failure stops the bench."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if status != 0:
+        raise SystemExit(f"{' '.join(args)} failed ({status}): {err[-2000:]}")
+    rss_kb = usage.ru_maxrss if sys.platform != "darwin" else usage.ru_maxrss / 1024
+    return wall, rss_kb / 1024
+
+
+def one_size(n: int, cli: list[str], threshold: float | None) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="scale-bench-") as tmp:
+        state = Path(tmp)
+        env = dict(os.environ, SKILLOPT_SLEEP_HOME=str(state / "home"))
+        first_file = write(state / "history.jsonl", history(n))
+        more = max(1, n // 100)
+        second_file = write(state / "more.jsonl", history(more, start=n))
+        mine = [*cli, "mine", "--embedder", "hashing", "--json"]
+        if threshold is not None:
+            mine += ["--threshold", str(threshold)]
+        mine.append("--requests")
+        first_s, rss1 = run([*mine, str(first_file)], env)
+        second_s, rss2 = run([*mine, str(second_file)], env)
+        db = sqlite3.connect(state / "home" / "state" / "archive.sqlite3") \
+            if (state / "home" / "state" / "archive.sqlite3").exists() else None
+        families = db.execute("SELECT COUNT(*) FROM families").fetchone()[0] if db else -1
+        if db:
+            db.close()
+    return {"requests": n, "first_s": round(first_s, 2), "second_requests": more,
+            "second_s": round(second_s, 2), "second_ratio": round(second_s / first_s, 4),
+            "peak_rss_mb": round(max(rss1, rss2), 1), "families": families}
+
+
+def in_process(n: int, threshold: float | None) -> dict[str, float]:
+    """First and second mining through ``Miner.mine`` (no start-up, no CLI I/O)."""
+    sys.path.insert(0, str(ROOT))
+    from skillopt_sleep.archive.db import Archive
+    from skillopt_sleep.mine.catalog import Catalog, CatalogSettings
+    from skillopt_sleep.mine.embed import make_embedder
+    from skillopt_sleep.mine.families import FamilySettings
+    from skillopt_sleep.mine.miner import Miner
+    from skillopt_sleep.mine.requests import request_from_json
+
+    with tempfile.TemporaryDirectory(prefix="scale-bench-lib-") as tmp:
+        state = Path(tmp)
+        archive = Archive(state / "archive.sqlite3")
+        nightly = Archive(state / "nightly.sqlite3")
+        settings = FamilySettings() if threshold is None else FamilySettings(threshold)
+        times, catalog = [], []
+        for rows in (history(n), history(max(1, n // 100), start=n)):
+            requests = [request_from_json(r) for r in rows]
+            miner = Miner(archive, make_embedder("hashing"), settings, index_base=state / "index")
+            start = time.perf_counter()
+            miner.mine(requests)
+            times.append(time.perf_counter() - start)
+            refresh = Catalog(nightly, make_embedder("hashing"),
+                              settings=CatalogSettings(family=settings),
+                              index_base=state / "nightly-index")
+            start = time.perf_counter()
+            refresh.refresh(requests)
+            catalog.append(time.perf_counter() - start)
+        archive.close()
+        nightly.close()
+    return {"lib_first_s": round(times[0], 2), "lib_second_s": round(times[1], 3),
+            "lib_ratio": round(times[1] / times[0], 4),
+            "catalog_first_s": round(catalog[0], 2), "catalog_second_s": round(catalog[1], 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,5000,20000")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--threshold", type=float, default=None,
+                        help="family threshold (default: config family_threshold, 0.3)")
+    args = parser.parse_args()
+    cli = [sys.executable, "-m", "skillopt_sleep"]
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
+    for n in (int(s) for s in args.sizes.split(",")):
+        result = one_size(n, cli, args.threshold) | in_process(n, args.threshold)
+        result["load"] = round(os.getloadavg()[0], 1)
+        print(json.dumps(result) if args.json else
+              "  ".join(f"{k} {v}" for k, v in result.items()), flush=True)
+
+
+if __name__ == "__main__":
+    main()
