@@ -315,7 +315,6 @@ def adopt_cmd(
 ) -> None:
     """Write a staged proposal into every skill dir as one all-or-nothing transaction."""
     from skillopt_sleep.pipeline.run import skill_roots
-    from skillopt_sleep.pipeline.status import staged_night
 
     where = _project(project)
     roots = skill_roots(config.load(where), where)

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from skillopt_sleep.errors import RoleUnavailable
-from skillopt_sleep.models.guard import failure_warnings
-from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.records import NightResult, utcnow
+
+if TYPE_CHECKING:  # status reads failures too, and must not load the model stack
+    from skillopt_sleep.models.meter import Ledger
 
 __all__ = ["annotate", "failed_result", "mark_failed", "reason", "role_failures",
            "run_warnings"]
@@ -37,6 +39,8 @@ def role_failures(ledger: Ledger, skill: str | None) -> dict[str, dict[str, int]
 
 
 def _warnings(rows: dict[str, dict[str, int]]) -> list[str]:
+    from skillopt_sleep.models.guard import failure_warnings
+
     return failure_warnings([(role, r["calls"], r["failed"]) for role, r in rows.items()])
 
 
