@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.tables import BUDGET_SCHEDULES, GATE_TESTS
 
 MIN_LIFT = 0.10
@@ -25,20 +26,27 @@ class NightConfig:
     """With few validation tasks, sample each more often (never fewer than ``val_repeats``)
     so the gate's paired test has about this many pairs to work with."""
     test_repeats: int = 1
+    score_test: bool = True
+    """Score the test split at the end of the night (skill before and after), for the report.
+    It never gates; the proof turns it off and scores the test split once itself."""
     alpha: float = 0.05
     margin: float = 0.0
     metric: Literal["hard", "soft", "mixed"] = "mixed"
-    gate_test: str = "sign"
+    gate_test: str = "sequential"
     """A row of ``GATE_TESTS``; ``accept-all`` turns the gate off (the ablation)."""
     no_regression: bool = False
     min_val_tasks: int = 4
     slow_update: bool = True
     max_tokens: int = 1024
     temperature: float = 0.7
-    workers: int = 4
+    concurrency: int = 4
+    """Replays run at once (the night's own thread pool; ignored when an executor is given).
+    Results do not depend on it."""
     max_success_batches: int = 1
 
     def __post_init__(self) -> None:
         # Unknown names fail here, when the night is configured, not at its first gate.
         GATE_TESTS.row(self.gate_test)
+        if self.concurrency < 1:
+            raise ConfigError(f"concurrency must be at least 1, not {self.concurrency}")
         BUDGET_SCHEDULES.row(self.schedule)

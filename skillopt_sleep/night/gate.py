@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import random
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from scipy.special import betainc, betaln
 from scipy.stats import binomtest
 
 from skillopt_sleep.errors import ConfigError
@@ -123,6 +125,54 @@ class PermutationTest:
         return permutation_test(deltas)
 
 
+def sign_evalue(pos: int, neg: int) -> float:
+    """The sign test's mixture e-value after ``pos`` positive and ``neg`` negative pairs.
+
+    ``E = ∫ (2p)^pos (2(1-p))^neg dπ(p)`` with ``π`` uniform on [1/2, 1]: the average wealth
+    of bettors who each stake on "positive" at one odds ``p``. Under "not better"
+    (P(positive | non-zero) ≤ 1/2) each bettor's wealth is a supermartingale, so is the
+    mixture, and Ville's inequality gives P(ever E ≥ 1/α) ≤ α."""
+    n = pos + neg
+    if n == 0:
+        return 1.0
+    log_e = (n + 1) * math.log(2) + betaln(pos + 1, neg + 1)
+    upper = float(betainc(neg + 1, pos + 1, 0.5))  # mass of Beta(pos+1, neg+1) above 1/2
+    return math.exp(log_e) * upper if upper > 0 else 0.0
+
+
+def anytime_p_value(deltas: Sequence[float]) -> float:
+    """``1 / max E`` over every prefix of ``deltas``: valid however often it is looked at."""
+    pos = neg = 0
+    best = 1.0
+    for d in deltas:
+        pos += d > 0
+        neg += d < 0
+        if d != 0:
+            best = max(best, sign_evalue(pos, neg))
+    return min(1.0, 1.0 / best)
+
+
+@dataclass(frozen=True)
+class SequentialSignTest:
+    """The sign test, looked at after every ``look_pairs`` pairs; stops once decided."""
+
+    name: str = "sequential"
+    replays: bool = True
+    look_pairs: int = 6
+
+    def p_value(self, deltas: Sequence[float]) -> float:
+        return anytime_p_value(deltas)
+
+    def looks(self, max_pairs: int) -> list[int]:
+        return [*range(self.look_pairs, max_pairs, self.look_pairs), max_pairs]
+
+    def promising(self, p_value: float, pairs: int, max_pairs: int, alpha: float) -> bool:
+        """Worth more pairs: the p-value is on course to reach ``alpha`` by the last pair
+        (below ``alpha ** (pairs / max_pairs)``, a line from 1 to ``alpha`` on a log scale).
+        Dropping the rest only costs power, never a false accept."""
+        return p_value <= alpha ** (pairs / max(max_pairs, 1))
+
+
 @dataclass(frozen=True)
 class AcceptAll:
     """No gate: for the ablation that shows what the gate is worth."""
@@ -135,6 +185,17 @@ class AcceptAll:
 
 
 SIGN, PERMUTATION, ACCEPT_ALL = SignTest(), PermutationTest(), AcceptAll()
+SEQUENTIAL = SequentialSignTest()
+
+
+def looks(test: GateTest, max_pairs: int) -> list[int]:
+    """The pair counts at which ``test`` is consulted: every one of its looks, or only the
+    last for a fixed-sample test (one without a ``looks`` method)."""
+    schedule = getattr(test, "looks", None)
+    if schedule is None:
+        return [max_pairs]
+    points = sorted({n for n in schedule(max_pairs) if 0 < n <= max_pairs} | {max_pairs})
+    return points
 
 
 def gate_test(name: str) -> GateTest:
@@ -151,6 +212,8 @@ class Verdict:
     accepted: bool
     reason: str
     comparison: Comparison
+    decided: bool = True
+    """False at an interim look that settled nothing: the gate draws more pairs."""
 
 
 def decide(
@@ -163,10 +226,19 @@ def decide(
     test: GateTest = SIGN,
     no_regression: bool = False,
     min_pairs: int = 1,
+    final: bool = True,
+    max_pairs: int = 0,
 ) -> Verdict:
-    """Accept or reject a candidate against the incumbent, saying why."""
+    """Accept or reject a candidate against the incumbent, saying why.
+
+    At an interim look (``final`` False) a candidate that is significantly better is
+    accepted, one whose mean delta is at or below the margin is dropped as useless or
+    harmful (stopping for futility never raises the false-accept rate), and anything in
+    between is left undecided for more pairs."""
     comp = paired(incumbent, candidate, metric)
     if comp.n_pairs < min_pairs:
+        if not final:
+            return Verdict(False, "too few usable pairs yet", comp, decided=False)
         return Verdict(False, f"only {comp.n_pairs} usable pairs (need {min_pairs})", comp)
     p = test.p_value(comp.deltas)
     comp = dataclasses.replace(comp, p_value=p)
@@ -174,7 +246,10 @@ def decide(
         word = "tie" if comp.mean_delta == 0 else "no gain" if comp.mean_delta > 0 else "worse"
         return Verdict(False, f"{word}: mean delta {comp.mean_delta:+.3f} ≤ margin {margin}", comp)
     if p >= alpha:
-        return Verdict(False, f"not significant: p = {p:.3f} ≥ α = {alpha}", comp)
+        promising = getattr(test, "promising", None)
+        if not final and promising and not promising(p, comp.n_pairs, max_pairs, alpha):
+            return Verdict(False, f"not promising after {comp.n_pairs} pairs: p = {p:.3f}", comp)
+        return Verdict(False, f"not significant: p = {p:.3f} ≥ α = {alpha}", comp, decided=final)
     if no_regression and (worst := min(comp.task_deltas.values(), default=0.0)) < 0:
         return Verdict(False, f"a validation task regressed ({worst:+.3f})", comp)
     return Verdict(True, f"better by {comp.mean_delta:+.3f} (p = {p:.3f})", comp)

@@ -1,0 +1,67 @@
+"""Scoring for one night: each skill's rollouts drawn once, through the night's executor.
+
+Rollouts are cached by (split, skill hash, first sample), so the incumbent is never re-run:
+every candidate of a step is compared with the same incumbent rollouts. Validation pairs
+are drawn lazily in a fixed round-robin order (every task's first sample, then every task's
+second …) so that a sequential gate can stop after a few pairs and a later comparison that
+needs more extends the same list. The order depends only on the tasks and the sample
+numbers, never on the executor, so a night is the same at any concurrency.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Executor
+
+from skillopt_sleep.models.base import LLM
+from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.replay import JudgeFor, replay_jobs
+from skillopt_sleep.records import Rollout, Task
+from skillopt_sleep.skilldoc import SkillDoc
+
+
+class Scorer:
+    """Replays tasks with a skill in context, once per (split, skill, sample)."""
+
+    def __init__(
+        self,
+        splits: dict[str, list[Task]],
+        target: LLM,
+        judge_for: JudgeFor,
+        config: NightConfig,
+        executor: Executor,
+    ):
+        self.splits = splits
+        self.target = target
+        self.judge_for = judge_for
+        self.cfg = config
+        self.executor = executor
+        self._cache: dict[tuple[str, str, int], list[Rollout]] = {}
+
+    def pairs(self, split: str, doc: SkillDoc, first: int, n: int) -> list[Rollout]:
+        """The first ``n`` rollouts of ``doc`` on ``split`` in round-robin order, samples
+        numbered from ``first``; drawn only as far as not drawn before."""
+        tasks = self.splits[split]
+        have = self._cache.setdefault((split, doc.hash, first), [])
+        if tasks and len(have) < n:
+            jobs = [(tasks[i % len(tasks)], first + i // len(tasks)) for i in range(len(have), n)]
+            have.extend(
+                replay_jobs(
+                    jobs,
+                    doc.text,
+                    self.target,
+                    executor=self.executor,
+                    judge_for=self.judge_for,
+                    max_tokens=self.cfg.max_tokens,
+                    temperature=self.cfg.temperature,
+                )
+            )
+        return have[:n]
+
+    def rounds(self, split: str, doc: SkillDoc, repeats: int, first: int = 0) -> list[Rollout]:
+        """``repeats`` samples of every task of ``split`` (round-robin order)."""
+        return self.pairs(split, doc, first, repeats * len(self.splits[split]))
+
+    def drawn(self, split: str, doc: SkillDoc, first: int = 0) -> Sequence[Rollout]:
+        """Whatever has been drawn so far for ``doc`` on ``split`` (nothing new is drawn)."""
+        return self._cache.get((split, doc.hash, first), [])
