@@ -82,7 +82,7 @@ def prove_cmd(
     val_repeats: Annotated[int, Opt(min=1, help="samples per validation task")] = 3,
     alpha: Annotated[float, Opt(min=0.0, max=1.0, help="the gate's significance level")] = 0.05,
     margin: Annotated[float, Opt(help="mean improvement an edit must exceed")] = 0.0,
-    gate_test: GateTest = "sign",
+    gate_test: GateTest = "sequential",
     no_regression: Annotated[bool, Opt("--no-regression", help="no validation task may drop")]
     = False,
     budget_schedule: Schedule = "cosine",
@@ -95,6 +95,7 @@ def prove_cmd(
     replay_only: Annotated[bool, Opt("--replay-only", help="answer only from recorded calls")]
     = False,
     full: Full = False,
+    concurrency: Annotated[int, Opt(min=1, help="replays run at once (same results)")] = 8,
     embedder: Annotated[str, Opt(help="embedder for --full (minilm or hashing)")] = "minilm",
     as_json: Annotated[bool, Opt("--json", help="print one JSON object")] = False,
 ) -> None:
@@ -114,7 +115,8 @@ def prove_cmd(
                          schedule=budget_schedule)
     cache = "replay-only" if replay_only else "record" if record else ""
     spec = ProofSpec(persona=persona, seed=seed, nights=nights, gate=not no_gate, config=config,
-                     target=target, optimizer=optimizer, base_url=base_url, cache=cache)
+                     target=target, optimizer=optimizer, base_url=base_url, cache=cache,
+                     concurrency=concurrency)
     _prove(spec, assert_improves, as_json)
 
 

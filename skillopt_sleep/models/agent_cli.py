@@ -323,5 +323,5 @@ def _codex(options: BackendOptions) -> LLM:
                     policy=options.policy)
 
 
-CLAUDE_CODE = Backend(_claude_code)
-CODEX = Backend(_codex)
+CLAUDE_CODE = Backend(_claude_code, concurrency=2)
+CODEX = Backend(_codex, concurrency=2)

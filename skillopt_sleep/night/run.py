@@ -244,12 +244,11 @@ class Night:
                 self.scorer.pairs(val, incumbent, first, n),
                 self.scorer.pairs(val, candidate, first, n),
                 metric=self.cfg.metric,
-                alpha=self.cfg.alpha,
+                alpha=gate.level(self.gate_test, i, len(points), self.cfg.alpha),
                 margin=self.cfg.margin,
                 test=self.gate_test,
                 no_regression=self.cfg.no_regression,
                 final=i == len(points) - 1,
-                max_pairs=points[-1],
             )
             if verdict.decided:
                 break

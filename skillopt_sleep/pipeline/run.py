@@ -27,6 +27,7 @@ from skillopt_sleep.mine.collect import collect_tasks
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.build import build_models, preflight
 from skillopt_sleep.models.meter import Ledger
+from skillopt_sleep.models.base import default_concurrency
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.run import NightInputs, run_night
@@ -236,6 +237,7 @@ class _Run:
             steps=s.steps, val_repeats=s.val_repeats, alpha=s.alpha, margin=s.margin,
             gate_test=s.gate_test, no_regression=s.no_regression,
             schedule=s.budget_schedule,
+            concurrency=s.concurrency or default_concurrency(s.target),
         )
         inputs = NightInputs(
             tasks=tasks,
