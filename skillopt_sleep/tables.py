@@ -194,9 +194,9 @@ EMBEDDERS = Table("embedder", "embedders", [
 ])
 
 GATE_TESTS = Table("gate test", "gate_tests", [
+    Row("sign", "skillopt_sleep.night.gate:SIGN", "one-sided exact sign test (the default)"),
     Row("sequential", "skillopt_sleep.night.gate:SEQUENTIAL",
-        "sign test looked at every few pairs, stops once decided (the default)"),
-    Row("sign", "skillopt_sleep.night.gate:SIGN", "one-sided exact sign test on every pair"),
+        "the sign test looked at every 6 pairs, stopping once decided"),
     Row("permutation", "skillopt_sleep.night.gate:PERMUTATION",
         "one-sided paired sign-flip permutation test"),
     Row("accept-all", "skillopt_sleep.night.gate:ACCEPT_ALL",

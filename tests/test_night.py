@@ -196,7 +196,7 @@ def test_after_an_accept_the_gate_compares_on_fresh_samples(tmp_path: Path):
                            {"op": "append", "text": "Name the failing test."}])
     inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
                          target=ScriptedLLM(target), optimizer=opt, night_id="n",
-                         config=NightConfig(steps=1, slow_update=False))
+                         config=NightConfig(steps=1, slow_update=False, gate_test="sign"))
     result = run_night(inputs)
     verdicts = [d for d in result.decisions if d.stage == "gate"]
     assert verdicts[0].accepted and verdicts[1].n_pairs == 24
@@ -215,3 +215,49 @@ def test_merge_gives_a_near_miss_one_more_try_and_never_a_worse_edit():
     assert settled(once) == {("append", "", "made it worse")}
     twice = [*once, GateDecision(near, False, "not significant", mean_delta=0.02)]
     assert ("append", "", "near miss") in settled(twice)
+
+
+def test_sequential_gate_drops_a_clearly_harmful_edit_after_a_few_pairs(tmp_path: Path):
+    opt = optimizer_reply([{"op": "append", "text": HARMFUL, "tasks": ["t0", "t1", "t2"]}])
+    fixed, _ = night(tmp_path / "a", opt, gate_test="sign")
+    early, _ = night(tmp_path / "b", opt, gate_test="sequential")
+    (f,), (e,) = ([d for d in r.decisions if d.stage == "gate"] for r in (fixed, early))
+    assert not f.accepted and not e.accepted and "harmful" in e.reason
+    assert e.n_pairs == 6 < f.n_pairs == 24
+    assert early.calls_by_role["target"] < fixed.calls_by_role["target"]
+
+
+def test_the_same_seed_gives_the_same_night_at_any_concurrency():
+    p = personas.load("researcher")
+    from skillopt_sleep.sim.models import build
+
+    def one(concurrency: int) -> dict:
+        inputs = NightInputs(
+            tasks=personas.tasks(p, 3), skill_text=p.initial_skill(), skill_name=p.skill,
+            target=build(p, 3, "target"), optimizer=build(p, 3, "optimizer"), night_id="n",
+            config=NightConfig(concurrency=concurrency), seed=3,
+        )
+        r = to_dict(run_night(inputs))
+        return {k: r[k] for k in ("steps", "slow_updates", "baseline_val", "after_val",
+                                  "baseline_test", "after_test", "skill_after", "calls_by_role")}
+
+    assert one(1) == one(8)
+
+
+def test_any_executor_runs_the_replays(tmp_path: Path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    class Counting(ThreadPoolExecutor):
+        maps = 0
+
+        def map(self, *args, **kwargs):  # type: ignore[override]
+            Counting.maps += 1
+            return super().map(*args, **kwargs)
+
+    opt = optimizer_reply([{"op": "append", "text": GOOD}])
+    with Counting(max_workers=2) as pool:
+        inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
+                             target=ScriptedLLM(target_reply), optimizer=opt, night_id="n",
+                             config=NightConfig(steps=1, slow_update=False), executor=pool)
+        result = run_night(inputs)
+    assert Counting.maps > 0 and GOOD in result.skill_after

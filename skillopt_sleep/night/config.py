@@ -32,7 +32,7 @@ class NightConfig:
     alpha: float = 0.05
     margin: float = 0.0
     metric: Literal["hard", "soft", "mixed"] = "mixed"
-    gate_test: str = "sequential"
+    gate_test: str = "sign"
     """A row of ``GATE_TESTS``; ``accept-all`` turns the gate off (the ablation)."""
     no_regression: bool = False
     min_val_tasks: int = 4

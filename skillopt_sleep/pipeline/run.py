@@ -24,10 +24,9 @@ from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.harvest.base import project_of
 from skillopt_sleep.judges.build import JudgeFor, build_judge_for, default_judge_for
 from skillopt_sleep.mine.collect import collect_tasks
-from skillopt_sleep.models.base import LLM
+from skillopt_sleep.models.base import LLM, default_concurrency
 from skillopt_sleep.models.build import build_models, preflight
 from skillopt_sleep.models.meter import Ledger
-from skillopt_sleep.models.base import default_concurrency
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.run import NightInputs, run_night
