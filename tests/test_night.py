@@ -261,3 +261,20 @@ def test_any_executor_runs_the_replays(tmp_path: Path):
                              config=NightConfig(steps=1, slow_update=False), executor=pool)
         result = run_night(inputs)
     assert Counting.maps > 0 and GOOD in result.skill_after
+
+
+def test_concurrency_defaults_come_from_the_backend_and_bad_values_are_refused(tmp_path: Path):
+    import pytest
+
+    from skillopt_sleep import config
+    from skillopt_sleep.errors import ConfigError
+    from skillopt_sleep.models.base import default_concurrency
+
+    assert default_concurrency("claude-code") == default_concurrency("codex:gpt-5") == 2
+    assert default_concurrency("anthropic:claude-haiku-4-5") == 8
+    assert default_concurrency("simulated") == 8 and default_concurrency("handoff") == 1
+    assert config.load(tmp_path, flags={"concurrency": 3}, env={}).concurrency == 3
+    with pytest.raises(ConfigError, match="concurrency"):
+        config.load(tmp_path, flags={"concurrency": -1}, env={})
+    with pytest.raises(ConfigError, match="concurrency"):
+        NightConfig(concurrency=0)

@@ -77,14 +77,17 @@ def run_nights(
     models: ModelFactory,
     progress: Callable[[str], None] = lambda _m: None,
     ledger: Ledger | None = None,
+    score_test: bool = True,
 ) -> list[NightResult]:
-    """``spec.nights`` consecutive nights, each starting from the last one's skill."""
+    """``spec.nights`` consecutive nights, each starting from the last one's skill; each
+    night scores the test split for its own report unless ``score_test`` is False (the
+    proof scores it once itself)."""
     ledger = ledger if ledger is not None else Ledger()
     tasks = personas.tasks(p, spec.seed)
     skill = p.initial_skill()
     results = []
     target = MeteredLLM(models(spec.target, "target", spec.seed), "target", ledger)
-    config = replace(spec.config, score_test=False, concurrency=spec.concurrency)
+    config = replace(spec.config, score_test=score_test, concurrency=spec.concurrency)
     with tempfile.TemporaryDirectory(prefix="skillopt-prove-") as tmp:
         archive = Archive(Path(tmp) / "archive.sqlite3")
         try:
@@ -141,7 +144,7 @@ def _arm(
     progress: Callable[[str], None],
 ) -> Arm:
     arm = Arm([], Ledger())
-    arm.results = run_nights(p, spec, gate, models, progress, arm.ledger)
+    arm.results = run_nights(p, spec, gate, models, progress, arm.ledger, score_test=False)
     before = len(arm.ledger.calls)
     arm.after_test = score_test(p, spec, arm.results[-1].skill_after, models, arm.ledger)
     arm.test_calls = len(arm.ledger.calls) - before
