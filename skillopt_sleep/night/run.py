@@ -72,11 +72,13 @@ class Night:
         self.firewall = Context.from_texts(f"{t.intent}\n{t.context}" for t in inputs.tasks)
         self.rejected: list[GateDecision] = list(inputs.memory.rejected)
         self.notes = list(inputs.memory.notes)
-        self._pool = (
-            None if inputs.executor else ThreadPoolExecutor(max_workers=inputs.config.concurrency)
-        )
-        executor = inputs.executor or self._pool
-        assert executor is not None
+        # The night's own pool unless the caller brought an executor (then it is theirs to shut).
+        self._pool: ThreadPoolExecutor | None = None
+        executor: Executor
+        if inputs.executor is None:
+            executor = self._pool = ThreadPoolExecutor(max_workers=inputs.config.concurrency)
+        else:
+            executor = inputs.executor
         self.scorer = Scorer(self.split, self.target, inputs.judge_for, self.cfg, executor)
         self.val_first = 0
         """First validation sample of the current incumbent's evidence. An accepted edit's
