@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -278,3 +279,28 @@ def test_concurrency_defaults_come_from_the_backend_and_bad_values_are_refused(t
         config.load(tmp_path, flags={"concurrency": -1}, env={})
     with pytest.raises(ConfigError, match="concurrency"):
         NightConfig(concurrency=0)
+
+
+def test_reflection_scores_only_its_train_minibatch_and_reuses_the_incumbents(tmp_path: Path):
+    train_intents = {t.intent for t in make_tasks() if t.split == "train"}
+    asked: list[str] = []
+
+    def target(messages: Sequence[Message], seed: int) -> str:
+        asked.append(messages[-1]["content"])
+        return target_reply(messages, seed)
+
+    def replays(batch: int, steps: int) -> int:
+        asked.clear()
+        inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
+                             target=ScriptedLLM(target), optimizer=optimizer_reply([]),
+                             night_id="n", seed=1,
+                             config=NightConfig(steps=steps, slow_update=False,
+                                                train_batch=batch, score_test=False))
+        run_night(inputs)
+        return sum(1 for a in asked if any(re.search(rf"{i}\b", a) for i in train_intents))
+
+    assert replays(0, 1) == 4  # the whole split
+    assert replays(2, 1) == 2  # only the minibatch reflection reads
+    # Nothing accepted: later steps reuse the unchanged incumbent's rollouts where their
+    # minibatches overlap, so three steps of 2 never cost more than the 4 tasks there are.
+    assert replays(2, 3) <= 4

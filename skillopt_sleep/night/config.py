@@ -21,6 +21,9 @@ class NightConfig:
     """A row of ``BUDGET_SCHEDULES``."""
     batch_size: int = 8
     train_samples: int = 1
+    train_batch: int = 8
+    """Train tasks scored per step for reflection (a seeded minibatch; 0: the whole split).
+    Reflection reads failures and successes of these tasks only."""
     val_repeats: int = 3
     min_val_pairs: int = 24
     """With few validation tasks, sample each more often (never fewer than ``val_repeats``)

@@ -101,6 +101,14 @@ class Night:
     def score(self, split: str, doc: SkillDoc, repeats: int, first: int = 0) -> list[Rollout]:
         return self.scorer.rounds(split, doc, repeats, first)
 
+    def _train(self, doc: SkillDoc, seed: int) -> list[Rollout]:
+        """The train rollouts reflection reads: one minibatch of ``train_batch`` tasks drawn
+        by ``seed`` (``0``: every task), each sampled ``train_samples`` times."""
+        train, size = Split.TRAIN.value, self.cfg.train_batch
+        if not size:
+            return self.score(train, doc, self.cfg.train_samples)
+        return self.scorer.minibatch(train, doc, size, seed, self.cfg.train_samples)
+
     def _mean(self, split: str, doc: SkillDoc, repeats: int, first: int = 0) -> float | None:
         if not self.split[split]:
             return None
@@ -155,7 +163,7 @@ class Night:
 
     def _step(self, t: int, budget: int) -> StepResult:
         doc = self.incumbent
-        train = self.score(Split.TRAIN.value, doc, self.cfg.train_samples)
+        train = self._train(doc, self.inputs.seed * 1000 + t)
         by_id = {task.id: task for task in self.split[Split.TRAIN.value]}
         scored = [(by_id[ro.task_id], ro) for ro in train]
         found = reflect(
@@ -259,11 +267,13 @@ class Night:
     def _slow(self, yesterday: SkillDoc, today: SkillDoc) -> SkillDoc:
         if not self.cfg.slow_update or not self.split[Split.TRAIN.value]:
             return today
-        train, n = Split.TRAIN.value, self.cfg.train_samples
+        seed = self.inputs.seed * 1000 + 999
+        before, after = self._train(yesterday, seed), self._train(today, seed)
+        scored = {r.task_id for r in after}
         groups, persistent = slow_update.compare(
-            self.split[train],
-            self.score(train, yesterday, n),
-            self.score(train, today, n),
+            [t for t in self.split[Split.TRAIN.value] if t.id in scored],
+            before,
+            after,
             self.cfg.metric,
         )
         if not persistent:

@@ -6,10 +6,15 @@ are drawn lazily in a fixed round-robin order (every task's first sample, then e
 second …) so that a sequential gate can stop after a few pairs and a later comparison that
 needs more extends the same list. The order depends only on the tasks and the sample
 numbers, never on the executor, so a night is the same at any concurrency.
+
+Train tasks are scored one minibatch at a time (``minibatch``): only the tasks reflection
+will read this step, each rollout cached by (skill hash, task, sample) so an unchanged
+incumbent is never replayed on a task it already answered.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from concurrent.futures import Executor
 
@@ -37,6 +42,7 @@ class Scorer:
         self.cfg = config
         self.executor = executor
         self._cache: dict[tuple[str, str, int], list[Rollout]] = {}
+        self._by_task: dict[tuple[str, str, int], Rollout] = {}
 
     def pairs(self, split: str, doc: SkillDoc, first: int, n: int) -> list[Rollout]:
         """The first ``n`` rollouts of ``doc`` on ``split`` in round-robin order, samples
@@ -65,3 +71,29 @@ class Scorer:
     def drawn(self, split: str, doc: SkillDoc, first: int = 0) -> Sequence[Rollout]:
         """Whatever has been drawn so far for ``doc`` on ``split`` (nothing new is drawn)."""
         return self._cache.get((split, doc.hash, first), [])
+
+    def minibatch(
+        self, split: str, doc: SkillDoc, size: int, seed: int, samples: int = 1
+    ) -> list[Rollout]:
+        """``size`` tasks of ``split`` drawn by ``seed`` (the same seed, the same tasks), each
+        scored ``samples`` times with ``doc``; rollouts already drawn for ``doc`` are reused."""
+        tasks = self.splits[split]
+        chosen = random.Random(seed).sample(tasks, min(size, len(tasks)))
+        return self.tasks(doc, [(t, s) for t in chosen for s in range(samples)])
+
+    def tasks(self, doc: SkillDoc, jobs: Sequence[tuple[Task, int]]) -> list[Rollout]:
+        """``doc``'s rollouts of the (task, sample) ``jobs``, drawing only the missing ones."""
+        missing = [(t, s) for t, s in jobs if (doc.hash, t.id, s) not in self._by_task]
+        drawn = replay_jobs(
+            missing,
+            doc.text,
+            self.target,
+            executor=self.executor,
+            judge_for=self.judge_for,
+            max_tokens=self.cfg.max_tokens,
+            temperature=self.cfg.temperature,
+        ) if missing else []
+        for (task, sample), rollout in zip(missing, drawn, strict=True):
+            self._by_task[(doc.hash, task.id, sample)] = rollout
+        return [self._by_task[(doc.hash, t.id, s)] for t, s in jobs]
+
