@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.budget import edit_budget
@@ -121,3 +122,22 @@ def test_sequential_keeps_looking_at_a_near_miss():
     cand = [float(rng.random() < 0.75) - float(rng.random() < 0.15) for _ in range(45)]
     v = sequential_decide(inc, cand)
     assert v.comparison.n_pairs > 12
+
+
+def test_the_screen_picks_the_incumbents_weakest_pairs_and_only_ever_drops():
+    inc = rollouts([1.0, 0.0, 0.5, 0.0, 1.0, 0.25])
+    picked = gate.screen_jobs(gate.SEQUENTIAL, inc, "mixed")
+    assert [r.score.hard for r in picked] == [0.0, 0.0, 0.25, 0.5, 1.0, 1.0]
+    assert gate.screen_jobs(gate.SIGN, inc, "mixed") == []  # the fixed test has no screen
+    weak = picked[:4]
+
+    def answers(scores: list[float]) -> list[Rollout]:
+        return [replace(r, skill_hash="c", score=Score(hard=s, soft=s))
+                for r, s in zip(weak, scores, strict=True)]
+
+    same = answers([0.0, 0.0, 0.25, 0.5])
+    dropped = gate.screened_out(weak, same, metric="mixed", margin=0.0)
+    assert dropped is not None and not dropped.accepted and "screened out" in dropped.reason
+    ahead = answers([1.0, 0.0, 0.25, 0.5])
+    # Ahead on the screen is no accept: the candidate goes on to the sequential test.
+    assert gate.screened_out(weak, ahead, metric="mixed", margin=0.0) is None

@@ -10,8 +10,14 @@ The test is a ``GateTest`` strategy, chosen by name from ``skillopt_sleep.tables
 
 - ``sign`` (the default): the exact sign test on all ``val_repeats`` samples of every task
   (one look).
-- ``sequential``: the exact sign test, looked at every ``look_pairs`` (6)
-  pairs, pairs drawn round-robin over the validation tasks (each task's first sample, then
+- ``sequential``: a screen, then the exact sign test looked at every ``look_pairs`` (6)
+  pairs. *Screen*: the candidate first answers the ``screen`` (6) validation pairs on which
+  the incumbent scored lowest in the comparison's first round (the incumbent's round is
+  drawn once and shared by every candidate of the step); a candidate not ahead of the
+  incumbent there (mean delta ≤ margin) is dropped. The screen only ever drops, so it
+  cannot raise the false-accept rate; choosing pairs by the incumbent's score favours the
+  candidate (regression to the mean), which makes it lenient, not unsafe. Its pairs are
+  reused by the test when the round-robin reaches them. *Test*: pairs drawn round-robin over the validation tasks (each task's first sample, then
   each task's second …) up to ``val_repeats`` samples of each. *What is tested*: among the
   non-zero pairs, H0 "P(candidate better) ≤ 1/2" against "> 1/2", one-sided. *Stopping
   rule*: at an interim look the candidate is accepted if the sign test's p-value is below
@@ -167,6 +173,9 @@ class SequentialSignTest:
     interim_share: float = 0.2
     screen_pairs: int = 12
     harm: float = 0.1
+    screen: int = 6
+    """Pairs of the screen run before the test: the incumbent's weakest validation answers
+    of the comparison's first round (0: no screen)."""
 
     def p_value(self, deltas: Sequence[float]) -> float:
         return sign_test(deltas)
@@ -217,6 +226,28 @@ def level(test: GateTest, look: int, looks: int, alpha: float) -> float:
     """The significance level of one look: ``alpha`` split over the looks by the test."""
     split = getattr(test, "level", None)
     return alpha if split is None else float(split(look, looks, alpha))
+
+
+def screen_jobs(test: GateTest, incumbent: Sequence[Rollout], metric: str) -> list[Rollout]:
+    """The incumbent rollouts ``test`` screens a candidate on: the ``screen`` lowest-scoring
+    ones of ``incumbent`` (ties in the given order); none for a test without a screen."""
+    n = int(getattr(test, "screen", 0) or 0)
+    usable = [r for r in incumbent if r.usable]
+    return sorted(usable, key=lambda r: r.score.metric(metric))[:n] if n else []
+
+
+def screened_out(
+    incumbent: Sequence[Rollout], candidate: Sequence[Rollout], *, metric: str, margin: float
+) -> Verdict | None:
+    """Drop a candidate not ahead of the incumbent on the screen pairs (``None``: go on to
+    the test). The screen can only drop, never accept, so it cannot raise the false-accept
+    rate. Its pairs are picked by the incumbent's score, which favours the candidate
+    (regression to the mean): that makes it lenient, never unsafe."""
+    comp = paired(incumbent, candidate, metric)
+    if comp.n_pairs and comp.mean_delta <= margin:
+        return Verdict(False, f"screened out on the incumbent's {comp.n_pairs} weakest pairs: "
+                              f"mean delta {comp.mean_delta:+.3f}", comp)
+    return None
 
 
 def gate_test(name: str) -> GateTest:

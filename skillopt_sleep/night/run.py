@@ -248,6 +248,15 @@ class Night:
     def _compare(self, incumbent: SkillDoc, candidate: SkillDoc) -> gate.Verdict:
         """Draw pairs look by look until the gate test decides (or the pairs run out)."""
         val, first = Split.VALIDATION.value, self.val_first
+        screen = gate.screen_jobs(self.gate_test, self.scorer.rounds(val, incumbent, 1, first),
+                                  self.cfg.metric)
+        if screen:
+            by_id = {t.id: t for t in self.split[val]}
+            jobs = [(by_id[r.task_id], r.sample) for r in screen]
+            dropped = gate.screened_out(screen, self.scorer.tasks(candidate, jobs),
+                                        metric=self.cfg.metric, margin=self.cfg.margin)
+            if dropped is not None:
+                return dropped
         points = gate.looks(self.gate_test, self.val_repeats * len(self.split[val]))
         for i, n in enumerate(points):
             verdict = gate.decide(

@@ -1,6 +1,6 @@
 """Scoring for one night: each skill's rollouts drawn once, through the night's executor.
 
-Rollouts are cached by (split, skill hash, first sample), so the incumbent is never re-run:
+Rollouts are cached by (skill hash, task, sample), so the incumbent is never re-run:
 every candidate of a step is compared with the same incumbent rollouts. Validation pairs
 are drawn lazily in a fixed round-robin order (every task's first sample, then every task's
 second …) so that a sequential gate can stop after a few pairs and a later comparison that
@@ -41,36 +41,33 @@ class Scorer:
         self.judge_for = judge_for
         self.cfg = config
         self.executor = executor
-        self._cache: dict[tuple[str, str, int], list[Rollout]] = {}
         self._by_task: dict[tuple[str, str, int], Rollout] = {}
+        self._drawn_max = 0
 
     def pairs(self, split: str, doc: SkillDoc, first: int, n: int) -> list[Rollout]:
         """The first ``n`` rollouts of ``doc`` on ``split`` in round-robin order, samples
         numbered from ``first``; drawn only as far as not drawn before."""
-        tasks = self.splits[split]
-        have = self._cache.setdefault((split, doc.hash, first), [])
-        if tasks and len(have) < n:
-            jobs = [(tasks[i % len(tasks)], first + i // len(tasks)) for i in range(len(have), n)]
-            have.extend(
-                replay_jobs(
-                    jobs,
-                    doc.text,
-                    self.target,
-                    executor=self.executor,
-                    judge_for=self.judge_for,
-                    max_tokens=self.cfg.max_tokens,
-                    temperature=self.cfg.temperature,
-                )
-            )
-        return have[:n]
+        return self.tasks(doc, self._order(split, first, n))
 
     def rounds(self, split: str, doc: SkillDoc, repeats: int, first: int = 0) -> list[Rollout]:
         """``repeats`` samples of every task of ``split`` (round-robin order)."""
         return self.pairs(split, doc, first, repeats * len(self.splits[split]))
 
     def drawn(self, split: str, doc: SkillDoc, first: int = 0) -> Sequence[Rollout]:
-        """Whatever has been drawn so far for ``doc`` on ``split`` (nothing new is drawn)."""
-        return self._cache.get((split, doc.hash, first), [])
+        """The round-robin prefix drawn so far for ``doc`` on ``split`` (nothing new is drawn)."""
+        out = []
+        for task, sample in self._order(split, first, self._drawn_max):
+            rollout = self._by_task.get((doc.hash, task.id, sample))
+            if rollout is None:
+                break
+            out.append(rollout)
+        return out
+
+    def _order(self, split: str, first: int, n: int) -> list[tuple[Task, int]]:
+        tasks = self.splits[split]
+        if not tasks:
+            return []
+        return [(tasks[i % len(tasks)], first + i // len(tasks)) for i in range(n)]
 
     def minibatch(
         self, split: str, doc: SkillDoc, size: int, seed: int, samples: int = 1
@@ -95,5 +92,6 @@ class Scorer:
         ) if missing else []
         for (task, sample), rollout in zip(missing, drawn, strict=True):
             self._by_task[(doc.hash, task.id, sample)] = rollout
+        self._drawn_max += len(missing)
         return [self._by_task[(doc.hash, t.id, s)] for t, s in jobs]
 
