@@ -305,3 +305,22 @@ def test_reflection_scores_only_its_train_minibatch_and_reuses_the_incumbents(tm
     # Nothing accepted: later steps reuse the unchanged incumbent's rollouts where their
     # minibatches overlap, so three steps of 2 never cost more than the 4 tasks there are.
     assert replays(2, 3) <= 4
+
+
+def test_no_rollout_is_drawn_twice_in_a_night_with_the_screen(tmp_path: Path):
+    asked: list[tuple[str, str, int]] = []
+
+    def target(messages: Sequence[Message], seed: int) -> str:
+        asked.append((messages[0]["content"], messages[-1]["content"], seed))
+        return target_reply(messages, seed)
+
+    opt = optimizer_reply([{"op": "append", "text": GOOD, "tasks": ["t0", "t1"]},
+                           {"op": "append", "text": "Name the failing test."}])
+    inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
+                         target=ScriptedLLM(target), optimizer=opt, night_id="n",
+                         config=NightConfig(steps=2, gate_test="sequential"))
+    result = run_night(inputs)
+    gated = [d for d in result.decisions if d.stage == "gate"]
+    assert any(d.accepted for d in gated)
+    assert any("screened out" in d.reason for d in gated)
+    assert len(asked) == len(set(asked))  # screen, looks, reports and slow update share them
