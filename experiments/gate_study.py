@@ -2,10 +2,14 @@
 
 Each run is one ``prove`` (the nights gated, and the same nights with the gate off). The study
 reports, per persona and overall, how far the held-out test score rose, whether harmful edits
-were proposed and ever let in, how often neutral edits got past the gate, and how often the
-gated skill scored at least as well on test as the ungated one.
+were proposed and ever let in, how often neutral edits got past the gate, how often the
+gated skill scored at least as well on test as the ungated one, and what the gated nights
+cost: their model calls (target, optimizer and judge, the test-split scoring included; the
+gate-off twin's calls are not counted) and those calls per +0.01 of held-out test lift
+(total calls over total lift, so a run that gained nothing still counts its calls).
 
     python experiments/gate_study.py --seeds 20 --nights 3 --json gate_study.json
+    python experiments/gate_study.py --gate-test sign   # the fixed-sample gate, for comparison
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim.prove import ProofSpec, prove
 
@@ -27,19 +32,24 @@ MAX_BASELINE = 0.40
 MIN_HARMFUL_PROPOSED_SHARE = 0.5
 MAX_NEUTRAL_ACCEPT_RATE = 0.05
 MIN_GATED_AT_LEAST_UNGATED = 0.90
+MAX_CALLS_PER_LIFT = 9.0
+"""Gated nights' model calls per +0.01 of held-out test lift."""
 
 _SUMMARY_KEYS = ("seed", "baseline_test", "after_test", "ungated_after_test", "lift",
                  "edits_proposed", "edits_accepted", "harmful_proposed", "harmful_accepted",
                  "overfit_proposed", "overfit_accepted", "neutral_proposed", "neutral_accepted",
-                 "correct_proposed", "correct_accepted", "firewall_rejected", "seconds")
+                 "correct_proposed", "correct_accepted", "firewall_rejected", "target_calls",
+                 "optimizer_calls", "judge_calls", "test_calls", "failed_calls", "seconds")
 
 
-def run_persona(name: str, seeds: int, nights: int) -> list[dict[str, Any]]:
+def run_persona(name: str, seeds: int, nights: int, config: NightConfig) -> list[dict[str, Any]]:
     """One proof run per seed, trimmed to the figures the study needs."""
     runs = []
     for seed in range(seeds):
-        summary = prove(ProofSpec(persona=name, seed=seed, nights=nights))
-        runs.append({k: summary[k] for k in _SUMMARY_KEYS})
+        summary = prove(ProofSpec(persona=name, seed=seed, nights=nights, config=config))
+        run = {k: summary[k] for k in _SUMMARY_KEYS}
+        run["calls"] = run["target_calls"] + run["optimizer_calls"] + run["judge_calls"]
+        runs.append(run)
     return runs
 
 
@@ -57,6 +67,9 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     neutral_proposed = sum(r["neutral_proposed"] for r in runs)
     neutral_accepted = sum(r["neutral_accepted"] for r in runs)
     neutral_rate = neutral_accepted / neutral_proposed if neutral_proposed else 0.0
+    total_lift = sum(r["lift"] or 0.0 for r in runs)
+    calls_per_lift = (round(sum(r["calls"] for r in runs) / (100 * total_lift), 2)
+                      if total_lift > 0 else None)
     gated_ok = sum(1 for r in runs
                    if (r["after_test"] or 0.0) >= (r["ungated_after_test"] or 0.0) - 1e-9)
     figures: dict[str, Any] = {
@@ -76,6 +89,10 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "overfit_accepted": sum(r["overfit_accepted"] for r in runs),
         "gated_at_least_ungated_runs": gated_ok,
         "gated_at_least_ungated_share": round(gated_ok / n, 4) if n else 0.0,
+        "mean_calls": round(_mean([r["calls"] for r in runs]), 1),
+        "mean_test_calls": round(_mean([r["test_calls"] for r in runs]), 1),
+        "failed_calls": sum(r["failed_calls"] for r in runs),
+        "calls_per_0_01_lift": calls_per_lift,
         "seconds": round(sum(r["seconds"] for r in runs), 1),
     }
     figures["targets"] = {
@@ -83,13 +100,14 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "harmful": harmful_runs >= MIN_HARMFUL_PROPOSED_SHARE * n and harmful_accepted == 0,
         "neutral": neutral_rate <= MAX_NEUTRAL_ACCEPT_RATE,
         "gated_vs_ungated": n > 0 and gated_ok >= MIN_GATED_AT_LEAST_UNGATED * n,
+        "calls": calls_per_lift is not None and calls_per_lift <= MAX_CALLS_PER_LIFT,
     }
     figures["meets_targets"] = all(figures["targets"].values())
     return figures
 
 
 _COLUMNS = ("persona", "baseline", "after", "ungated", "lift", "harmful runs", "harmful acc",
-            "neutral acc", "gated≥ungated", "targets")
+            "neutral acc", "gated≥ungated", "calls", "calls/+0.01", "targets")
 
 
 def _row(name: str, f: dict[str, Any]) -> tuple[str, ...]:
@@ -99,7 +117,8 @@ def _row(name: str, f: dict[str, Any]) -> tuple[str, ...]:
             f"{f['mean_ungated_after_test']:.3f}", f"{f['mean_test_lift']:+.3f}",
             f"{f['harmful_proposed_runs']}/{n}", str(f["harmful_accepted"]),
             f"{neutral} ({f['neutral_false_accept_rate']:.1%})",
-            f"{f['gated_at_least_ungated_runs']}/{n}",
+            f"{f['gated_at_least_ungated_runs']}/{n}", f"{f['mean_calls']:.0f}",
+            "—" if f["calls_per_0_01_lift"] is None else f"{f['calls_per_0_01_lift']:.1f}",
             "met" if f["meets_targets"] else "missed: " + ", ".join(
                 k for k, ok in f["targets"].items() if not ok))
 
@@ -112,14 +131,18 @@ def table(rows: Sequence[tuple[str, ...]]) -> str:
     return "\n".join(lines)
 
 
-def study(names: Sequence[str], seeds: int, nights: int) -> dict[str, Any]:
-    runs = {name: run_persona(name, seeds, nights) for name in names}
+def study(names: Sequence[str], seeds: int, nights: int,
+          config: NightConfig | None = None) -> dict[str, Any]:
+    config = config or NightConfig()
+    runs = {name: run_persona(name, seeds, nights, config) for name in names}
     return {
         "seeds": seeds, "nights": nights,
         "targets": {"min_mean_test_lift": MIN_MEAN_LIFT, "max_mean_baseline_test": MAX_BASELINE,
                     "min_share_of_runs_proposing_harmful": MIN_HARMFUL_PROPOSED_SHARE,
                     "harmful_accepted": 0, "max_neutral_false_accept_rate": MAX_NEUTRAL_ACCEPT_RATE,
-                    "min_share_gated_at_least_ungated": MIN_GATED_AT_LEAST_UNGATED},
+                    "min_share_gated_at_least_ungated": MIN_GATED_AT_LEAST_UNGATED,
+                    "max_calls_per_0_01_lift": MAX_CALLS_PER_LIFT},
+        "gate_test": config.gate_test,
         "personas": {name: aggregate(r) for name, r in runs.items()},
         "overall": aggregate([r for rs in runs.values() for r in rs]),
         "runs": runs,
@@ -132,11 +155,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--nights", type=int, default=3, help="nights per proof run")
     parser.add_argument("--persona", action="append", default=None,
                         help="only this persona (repeatable); default: every persona")
+    parser.add_argument("--gate-test", default=NightConfig().gate_test,
+                        help="the gate's test (a row of GATE_TESTS)")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     args = parser.parse_args(argv)
     names = args.persona or personas.available()
     start = time.monotonic()
-    result = study(names, args.seeds, args.nights)
+    result = study(names, args.seeds, args.nights, NightConfig(gate_test=args.gate_test))
     result["command"] = " ".join(["python", "experiments/gate_study.py", *(argv or sys.argv[1:])])
     result["seconds"] = round(time.monotonic() - start, 1)
     rows = [_row(n, f) for n, f in result["personas"].items()]

@@ -54,6 +54,8 @@ class Settings:
     gate_test: str = "sign"
     no_regression: bool = False
     budget_schedule: str = "cosine"
+    concurrency: int = 0
+    """Replays a night runs at once; 0: the target backend's default (``Backend.concurrency``)."""
     max_usd_per_night: float = 2.0
     max_usd_per_skill: float = 0.5
     min_family_sessions: int = 2
@@ -122,6 +124,9 @@ def _validate(values: dict[str, Any]) -> None:
             raise ConfigError(f"{key} must be one of {table.valid()}, not {values[key]!r}")
     if values.get("cache", "") not in ("", "record", "replay-only"):
         raise ConfigError(f"cache must be record or replay-only, not {values['cache']!r}")
+    if values.get("concurrency", 0) < 0:
+        raise ConfigError(f"concurrency must be 1 or more (0: the backend's default), "
+                          f"not {values['concurrency']}")
     if not 0 < values.get("alpha", 0.05) < 1:
         raise ConfigError("alpha must be between 0 and 1")
     if not 0 < values.get("family_threshold", 0.3) <= 1:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -196,7 +197,7 @@ def test_after_an_accept_the_gate_compares_on_fresh_samples(tmp_path: Path):
                            {"op": "append", "text": "Name the failing test."}])
     inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
                          target=ScriptedLLM(target), optimizer=opt, night_id="n",
-                         config=NightConfig(steps=1, slow_update=False))
+                         config=NightConfig(steps=1, slow_update=False, gate_test="sign"))
     result = run_night(inputs)
     verdicts = [d for d in result.decisions if d.stage == "gate"]
     assert verdicts[0].accepted and verdicts[1].n_pairs == 24
@@ -215,3 +216,111 @@ def test_merge_gives_a_near_miss_one_more_try_and_never_a_worse_edit():
     assert settled(once) == {("append", "", "made it worse")}
     twice = [*once, GateDecision(near, False, "not significant", mean_delta=0.02)]
     assert ("append", "", "near miss") in settled(twice)
+
+
+def test_sequential_gate_drops_a_clearly_harmful_edit_after_a_few_pairs(tmp_path: Path):
+    opt = optimizer_reply([{"op": "append", "text": HARMFUL, "tasks": ["t0", "t1", "t2"]}])
+    fixed, _ = night(tmp_path / "a", opt, gate_test="sign")
+    early, _ = night(tmp_path / "b", opt, gate_test="sequential")
+    (f,), (e,) = ([d for d in r.decisions if d.stage == "gate"] for r in (fixed, early))
+    # Screened out on the incumbent's six weakest answers, before the sign test's first look.
+    assert not f.accepted and not e.accepted and "screened out" in e.reason
+    assert e.n_pairs == 6 < f.n_pairs == 24
+    assert early.calls_by_role["target"] < fixed.calls_by_role["target"]
+
+
+def test_the_same_seed_gives_the_same_night_at_any_concurrency():
+    p = personas.load("researcher")
+    from skillopt_sleep.sim.models import build
+
+    def one(concurrency: int) -> dict:
+        inputs = NightInputs(
+            tasks=personas.tasks(p, 3), skill_text=p.initial_skill(), skill_name=p.skill,
+            target=build(p, 3, "target"), optimizer=build(p, 3, "optimizer"), night_id="n",
+            config=NightConfig(concurrency=concurrency), seed=3,
+        )
+        r = to_dict(run_night(inputs))
+        return {k: r[k] for k in ("steps", "slow_updates", "baseline_val", "after_val",
+                                  "baseline_test", "after_test", "skill_after", "calls_by_role")}
+
+    assert one(1) == one(8)
+
+
+def test_any_executor_runs_the_replays(tmp_path: Path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    class Counting(ThreadPoolExecutor):
+        maps = 0
+
+        def map(self, *args, **kwargs):  # type: ignore[override]
+            Counting.maps += 1
+            return super().map(*args, **kwargs)
+
+    opt = optimizer_reply([{"op": "append", "text": GOOD}])
+    with Counting(max_workers=2) as pool:
+        inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
+                             target=ScriptedLLM(target_reply), optimizer=opt, night_id="n",
+                             config=NightConfig(steps=1, slow_update=False), executor=pool)
+        result = run_night(inputs)
+    assert Counting.maps > 0 and GOOD in result.skill_after
+
+
+def test_concurrency_defaults_come_from_the_backend_and_bad_values_are_refused(tmp_path: Path):
+    import pytest
+
+    from skillopt_sleep import config
+    from skillopt_sleep.errors import ConfigError
+    from skillopt_sleep.models.base import default_concurrency
+
+    assert default_concurrency("claude-code") == default_concurrency("codex:gpt-5") == 2
+    assert default_concurrency("anthropic:claude-haiku-4-5") == 8
+    assert default_concurrency("simulated") == 8 and default_concurrency("handoff") == 1
+    assert config.load(tmp_path, flags={"concurrency": 3}, env={}).concurrency == 3
+    with pytest.raises(ConfigError, match="concurrency"):
+        config.load(tmp_path, flags={"concurrency": -1}, env={})
+    with pytest.raises(ConfigError, match="concurrency"):
+        NightConfig(concurrency=0)
+
+
+def test_reflection_scores_only_its_train_minibatch_and_reuses_the_incumbents(tmp_path: Path):
+    train_intents = {t.intent for t in make_tasks() if t.split == "train"}
+    asked: list[str] = []
+
+    def target(messages: Sequence[Message], seed: int) -> str:
+        asked.append(messages[-1]["content"])
+        return target_reply(messages, seed)
+
+    def replays(batch: int, steps: int) -> int:
+        asked.clear()
+        inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
+                             target=ScriptedLLM(target), optimizer=optimizer_reply([]),
+                             night_id="n", seed=1,
+                             config=NightConfig(steps=steps, slow_update=False,
+                                                train_batch=batch, score_test=False))
+        run_night(inputs)
+        return sum(1 for a in asked if any(re.search(rf"{i}\b", a) for i in train_intents))
+
+    assert replays(0, 1) == 4  # the whole split
+    assert replays(2, 1) == 2  # only the minibatch reflection reads
+    # Nothing accepted: later steps reuse the unchanged incumbent's rollouts where their
+    # minibatches overlap, so three steps of 2 never cost more than the 4 tasks there are.
+    assert replays(2, 3) <= 4
+
+
+def test_no_rollout_is_drawn_twice_in_a_night_with_the_screen(tmp_path: Path):
+    asked: list[tuple[str, str, int]] = []
+
+    def target(messages: Sequence[Message], seed: int) -> str:
+        asked.append((messages[0]["content"], messages[-1]["content"], seed))
+        return target_reply(messages, seed)
+
+    opt = optimizer_reply([{"op": "append", "text": GOOD, "tasks": ["t0", "t1"]},
+                           {"op": "append", "text": "Name the failing test."}])
+    inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
+                         target=ScriptedLLM(target), optimizer=opt, night_id="n",
+                         config=NightConfig(steps=2, gate_test="sequential"))
+    result = run_night(inputs)
+    gated = [d for d in result.decisions if d.stage == "gate"]
+    assert any(d.accepted for d in gated)
+    assert any("screened out" in d.reason for d in gated)
+    assert len(asked) == len(set(asked))  # screen, looks, reports and slow update share them

@@ -13,7 +13,8 @@ from skillopt_sleep.sim.prove import ProofSpec, check, prove
 FIELDS = {"persona", "seed", "nights", "baseline_test", "after_test", "ungated_after_test",
           "edits_proposed", "edits_accepted", "harmful_proposed", "harmful_accepted",
           "overfit_proposed", "overfit_accepted", "neutral_proposed", "neutral_accepted",
-          "firewall_rejected", "model_calls", "seconds"}
+          "firewall_rejected", "model_calls", "seconds", "target_calls", "optimizer_calls",
+          "judge_calls", "ungated_calls", "abstained_nights", "failed_calls", "test_calls"}
 
 
 def test_proof_is_deterministic_for_a_seed():
@@ -65,3 +66,46 @@ def test_gate_options_reach_the_night():
     assert strict["edits_accepted"] == 0 and strict["after_test"] == strict["baseline_test"]
     perm = prove(ProofSpec(seed=4, config=NightConfig(gate_test="permutation", no_regression=True)))
     assert perm["harmful_accepted"] == 0
+
+
+def test_calls_are_counted_per_arm_and_role_and_do_not_depend_on_concurrency():
+    one = prove(ProofSpec(seed=1, nights=2, concurrency=1))
+    many = prove(ProofSpec(seed=1, nights=2, concurrency=8))
+    drop = ("seconds",)
+    assert {k: v for k, v in one.items() if k not in drop} == {
+        k: v for k, v in many.items() if k not in drop}
+    gated = one["target_calls"] + one["optimizer_calls"] + one["judge_calls"]
+    assert one["model_calls"] == gated + one["ungated_calls"]
+    assert one["optimizer_calls"] > 0 and one["failed_calls"] == 0 and one["judge_calls"] == 0
+    assert one["abstained_nights"] == 0
+    # The test split is scored once for the first skill and once for the last: 2 × its size.
+    from skillopt_sleep.sim import persona as personas
+
+    test_tasks = [t for t in personas.tasks(personas.load("researcher"), 1) if t.split == "test"]
+    assert one["test_calls"] == 2 * len(test_tasks)
+    solo = prove(ProofSpec(seed=1, nights=2, gate=False))
+    assert solo["ungated_calls"] == 0 and solo["target_calls"] > 0
+
+
+def test_failed_calls_are_counted():
+    from skillopt_sleep.errors import ModelError
+    from skillopt_sleep.sim import persona as personas
+    from skillopt_sleep.sim.models import build
+
+    p = personas.load("researcher")
+
+    class Flaky:
+        name = "flaky"
+
+        def __init__(self, inner):
+            self.inner, self.n = inner, 0
+
+        def complete(self, messages, **kw):
+            self.n += 1
+            if self.n % 10 == 0:
+                raise ModelError("server said 503")
+            return self.inner.complete(messages, **kw)
+
+    summary = prove(ProofSpec(seed=0, nights=1, gate=False),
+                    models=lambda spec, role, seed: Flaky(build(p, seed, role)))
+    assert summary["failed_calls"] > 0

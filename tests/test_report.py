@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.publish.report import render, render_json, summary
 from skillopt_sleep.records import Edit, GateDecision, NightResult, StepResult, from_dict, to_dict
 from skillopt_sleep.sim import persona as personas
@@ -29,7 +30,10 @@ def nights(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[NightResul
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SKILLOPT_SLEEP_HOME", str(tmp_path_factory.mktemp("home")))
         p = personas.load("researcher")
-        results = run_nights(p, ProofSpec(nights=3), True, _simulated_models(p))
+        # Reflection over the whole train split (not a minibatch) proposes more than the
+        # budget on night one, so the report has a budget clip to show.
+        spec = ProofSpec(nights=3, config=NightConfig(train_batch=0))
+        results = run_nights(p, spec, True, _simulated_models(p))
         # Whether the simulator's hostile proposal lands on night one depends on the persona
         # file; the report must show a firewall refusal, so make sure the first night has one.
         first = results[0]

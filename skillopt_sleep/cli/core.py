@@ -100,6 +100,7 @@ def prove_cmd(
     replay_only: Annotated[bool, Opt("--replay-only", help="answer only from recorded calls")]
     = False,
     full: Full = False,
+    concurrency: Annotated[int, Opt(min=1, help="replays run at once (same results)")] = 8,
     embedder: Annotated[str, Opt(help="embedder for --full (minilm or hashing)")] = "minilm",
     keep: Annotated[Path | None, Opt(help="with --full: leave the sandbox (agent homes, "
                                           "state, staged nights, report) in this folder")]
@@ -133,7 +134,7 @@ def prove_cmd(
     spec = ProofSpec(persona=persona, seed=seed, nights=nights, gate=not no_gate, config=config,
                      target=target, optimizer=optimizer, base_url=base_url,
                      target_base_url=target_base_url, optimizer_base_url=optimizer_base_url,
-                     cache=cache)
+                     cache=cache, concurrency=concurrency)
     _prove(spec, assert_improves, as_json)
 
 

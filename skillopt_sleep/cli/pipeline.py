@@ -54,6 +54,8 @@ def run_cmd(
     max_usd_per_night: Annotated[float | None, typer.Option(help="dollar cap per night")] = None,
     max_usd_per_skill: Annotated[float | None, typer.Option(help="dollar cap per skill")] = None,
     record: Annotated[bool, typer.Option("--record", help="record model calls for replay")] = False,
+    concurrency: Annotated[int | None, typer.Option(
+        min=1, help="replays run at once (default: the target backend's)")] = None,
     replay_only: Annotated[
         bool, typer.Option("--replay-only", help="answer only from recorded calls")
     ] = False,
@@ -73,6 +75,7 @@ def run_cmd(
         "cache": cache,
         "max_usd_per_night": max_usd_per_night,
         "max_usd_per_skill": max_usd_per_skill,
+        "concurrency": concurrency,
     }
     settings = config.load(where, flags=flags)
     if as_json:

@@ -405,5 +405,6 @@ def _check_codex(options: BackendOptions, reach: bool) -> Readiness:
     return _codex(options).readiness(reach)
 
 
-CLAUDE_CODE = Backend(_claude_code, check=_check_claude_code, endpoint="anthropic")
-CODEX = Backend(_codex, check=_check_codex, endpoint="openai")
+CLAUDE_CODE = Backend(_claude_code, check=_check_claude_code, endpoint="anthropic",
+                      concurrency=2)
+CODEX = Backend(_codex, check=_check_codex, endpoint="openai", concurrency=2)

@@ -119,6 +119,18 @@ class Backend:
     """False: record/replay does not apply (a handoff's answers come from the user's agent)."""
     check: Callable[[BackendOptions, bool], Readiness] = field(default=_nothing_to_check)
     endpoint: str | None = None
+    concurrency: int = 8
+    """How many calls a night runs at once by default (config ``concurrency`` overrides).
+    An HTTP API takes 8 in flight easily and rate limits are retried; an agent CLI is a
+    whole process per call (a Node runtime, its own tool loop), so its kinds say fewer."""
+
+
+def default_concurrency(spec: str) -> int:
+    """The ``concurrency`` of the backend ``spec`` names (``MODELS`` row), 4 if unknown."""
+    from skillopt_sleep.tables import MODELS
+
+    found = MODELS.get(spec.split(":", 1)[0]) if spec.split(":", 1)[0] in MODELS else None
+    return int(getattr(found, "concurrency", 4))
 
 
 def tag(prompt: str) -> str:

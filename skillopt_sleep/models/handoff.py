@@ -102,4 +102,4 @@ def _build(options: BackendOptions) -> LLM:
     return HandoffLLM()
 
 
-BACKEND = Backend(_build, priced=False, cacheable=False)
+BACKEND = Backend(_build, priced=False, cacheable=False, concurrency=1)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from skillopt_sleep.config import MIN_LIFT
+from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.tables import BUDGET_SCHEDULES, GATE_TESTS
 
 __all__ = ["MIN_LIFT", "NightConfig"]
@@ -20,11 +21,17 @@ class NightConfig:
     """A row of ``BUDGET_SCHEDULES``."""
     batch_size: int = 8
     train_samples: int = 1
+    train_batch: int = 8
+    """Train tasks scored per step for reflection (a seeded minibatch; 0: the whole split).
+    Reflection reads failures and successes of these tasks only."""
     val_repeats: int = 3
     min_val_pairs: int = 24
     """With few validation tasks, sample each more often (never fewer than ``val_repeats``)
     so the gate's paired test has about this many pairs to work with."""
     test_repeats: int = 1
+    score_test: bool = True
+    """Score the test split at the end of the night (skill before and after), for the report.
+    It never gates; the proof turns it off and scores the test split once itself."""
     alpha: float = 0.05
     margin: float = 0.0
     metric: Literal["hard", "soft", "mixed"] = "mixed"
@@ -35,10 +42,14 @@ class NightConfig:
     slow_update: bool = True
     max_tokens: int = 1024
     temperature: float = 0.7
-    workers: int = 4
+    concurrency: int = 4
+    """Replays run at once (the night's own thread pool; ignored when an executor is given).
+    Results do not depend on it."""
     max_success_batches: int = 1
 
     def __post_init__(self) -> None:
         # Unknown names fail here, when the night is configured, not at its first gate.
         GATE_TESTS.row(self.gate_test)
+        if self.concurrency < 1:
+            raise ConfigError(f"concurrency must be at least 1, not {self.concurrency}")
         BUDGET_SCHEDULES.row(self.schedule)

@@ -24,7 +24,7 @@ from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night.prompts import replay_messages
 from skillopt_sleep.records import Rollout, Score, Task, sha256_text
 
-__all__ = ["JudgeFor", "default_judge_for", "mean_score", "replay", "replay_one"]
+__all__ = ["JudgeFor", "default_judge_for", "mean_score", "replay", "replay_jobs", "replay_one"]
 
 
 def replay_one(
@@ -83,7 +83,32 @@ def replay(
 
     Samples are numbered from ``first_sample``: the same number is the same sample (seed)."""
     last = first_sample + samples
-    jobs: Iterable[tuple[Task, int]] = [(t, s) for t in tasks for s in range(first_sample, last)]
+    jobs = [(t, s) for t in tasks for s in range(first_sample, last)]
+    return replay_jobs(
+        jobs,
+        skill,
+        target,
+        executor=executor,
+        judge_for=judge_for,
+        max_tokens=max_tokens,
+        temperature=temperature,
+    )
+
+
+def replay_jobs(
+    jobs: Iterable[tuple[Task, int]],
+    skill: str,
+    target: LLM,
+    *,
+    executor: Executor,
+    judge_for: JudgeFor = default_judge_for,
+    max_tokens: int = 1024,
+    temperature: float = 0.7,
+) -> list[Rollout]:
+    """The rollouts of the given (task, sample) jobs, in their order, run through ``executor``.
+
+    Each rollout depends only on its task, sample and skill, never on which worker ran it or
+    when, so the result is the same for any executor and any number of workers."""
     run = functools.partial(
         replay_one,
         skill=skill,
@@ -92,7 +117,10 @@ def replay(
         max_tokens=max_tokens,
         temperature=temperature,
     )
-    return list(executor.map(lambda job: run(job[0], job[1]), jobs))
+    listed = list(jobs)
+    # A partial of a module function (no lambda) so that executors which pickle their work
+    # (process pools, a Dask client's executor) can ship it.
+    return list(executor.map(run, [t for t, _ in listed], [s for _, s in listed]))
 
 
 def mean_score(rollouts: Sequence[Rollout], metric: str) -> float | None:

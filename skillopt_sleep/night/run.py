@@ -9,7 +9,7 @@ are kept by the caller (``night.memory``); staging and adoption are ``publish``'
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,7 +24,8 @@ from skillopt_sleep.night.evidence import evidence_rows
 from skillopt_sleep.night.memory import Memory
 from skillopt_sleep.night.merge import clip, merge
 from skillopt_sleep.night.reflect import reflect, reflect_slow
-from skillopt_sleep.night.replay import JudgeFor, default_judge_for, mean_score, replay
+from skillopt_sleep.night.replay import JudgeFor, default_judge_for, mean_score
+from skillopt_sleep.night.scoring import Scorer
 from skillopt_sleep.records import (
     Edit,
     GateDecision,
@@ -53,6 +54,9 @@ class NightInputs:
     memory: Memory = field(default_factory=Memory)
     seed: int = 0
     progress: Callable[[str], None] = lambda _msg: None
+    executor: Executor | None = None
+    """Runs the replays of a step (any ``concurrent.futures.Executor``: a thread pool, a Dask
+    client's ``get_executor()`` …); ``None``: the night's own pool of ``config.concurrency``."""
 
 
 class Night:
@@ -68,7 +72,14 @@ class Night:
         self.firewall = Context.from_texts(f"{t.intent}\n{t.context}" for t in inputs.tasks)
         self.rejected: list[GateDecision] = list(inputs.memory.rejected)
         self.notes = list(inputs.memory.notes)
-        self._cache: dict[tuple[str, str, int, int], list[Rollout]] = {}
+        # The night's own pool unless the caller brought an executor (then it is theirs to shut).
+        self._pool: ThreadPoolExecutor | None = None
+        executor: Executor
+        if inputs.executor is None:
+            executor = self._pool = ThreadPoolExecutor(max_workers=inputs.config.concurrency)
+        else:
+            executor = inputs.executor
+        self.scorer = Scorer(self.split, self.target, inputs.judge_for, self.cfg, executor)
         self.val_first = 0
         """First validation sample of the current incumbent's evidence. An accepted edit's
         scores won its gate, so they are biased upward; the next comparisons use fresh
@@ -88,30 +99,38 @@ class Night:
     # --- scoring (cached by skill hash: the incumbent is never re-run) -------------------
 
     def score(self, split: str, doc: SkillDoc, repeats: int, first: int = 0) -> list[Rollout]:
-        key = (split, doc.hash, repeats, first)
-        if key not in self._cache:
-            with ThreadPoolExecutor(max_workers=self.cfg.workers) as pool:
-                self._cache[key] = replay(
-                    self.split[split],
-                    doc.text,
-                    self.target,
-                    samples=repeats,
-                    first_sample=first,
-                    executor=pool,
-                    judge_for=self.inputs.judge_for,
-                    max_tokens=self.cfg.max_tokens,
-                    temperature=self.cfg.temperature,
-                )
-        return self._cache[key]
+        return self.scorer.rounds(split, doc, repeats, first)
+
+    def _train(self, doc: SkillDoc, seed: int) -> list[Rollout]:
+        """The train rollouts reflection reads: one minibatch of ``train_batch`` tasks drawn
+        by ``seed`` (``0``: every task), each sampled ``train_samples`` times."""
+        train, size = Split.TRAIN.value, self.cfg.train_batch
+        if not size:
+            return self.score(train, doc, self.cfg.train_samples)
+        return self.scorer.minibatch(train, doc, size, seed, self.cfg.train_samples)
 
     def _mean(self, split: str, doc: SkillDoc, repeats: int, first: int = 0) -> float | None:
         if not self.split[split]:
             return None
         return mean_score(self.score(split, doc, repeats, first), self.cfg.metric)
 
+    def _val_mean(self, doc: SkillDoc, first: int) -> float:
+        """The validation score over the pairs the gate already drew for ``doc`` (one fresh
+        round when it drew none): a reported figure, not worth a call of its own."""
+        val = Split.VALIDATION.value
+        drawn = self.scorer.drawn(val, doc, first) or self.score(val, doc, 1, first)
+        return mean_score(drawn, self.cfg.metric) or 0.0
+
     # --- the night ------------------------------------------------------------------------
 
     def run(self) -> NightResult:
+        try:
+            return self._run()
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown()
+
+    def _run(self) -> NightResult:
         r = self.result
         doc = parse(self.inputs.skill_text)
         n_val = len(self.split[Split.VALIDATION.value])
@@ -129,9 +148,6 @@ class Night:
         return self._finish(parse(self.inputs.skill_text), self.incumbent)
 
     def _steps(self, doc: SkillDoc) -> SkillDoc:
-        r = self.result
-        r.baseline_val = self._mean(Split.VALIDATION.value, doc, self.val_repeats) or 0.0
-        r.baseline_test = self._mean(Split.TEST.value, doc, self.cfg.test_repeats)
         self.incumbent = doc
         for t in range(self.cfg.steps):
             budget = edit_budget(
@@ -142,12 +158,12 @@ class Night:
                 schedule=self.cfg.schedule,
             )
             self.inputs.progress(f"step {t + 1}/{self.cfg.steps} (budget {budget})")
-            r.steps.append(self._step(t, budget))
+            self.result.steps.append(self._step(t, budget))
         return self.incumbent
 
     def _step(self, t: int, budget: int) -> StepResult:
         doc = self.incumbent
-        train = self.score(Split.TRAIN.value, doc, self.cfg.train_samples)
+        train = self._train(doc, self.inputs.seed * 1000 + t)
         by_id = {task.id: task for task in self.split[Split.TRAIN.value]}
         scored = [(by_id[ro.task_id], ro) for ro in train]
         found = reflect(
@@ -206,16 +222,7 @@ class Night:
         if not self.gate_test.replays:
             self.incumbent = candidate
             return GateDecision(edit, True, "gate disabled", step=step)
-        val, reps, first = Split.VALIDATION.value, self.val_repeats, self.val_first
-        verdict = gate.decide(
-            self.score(val, incumbent, reps, first),
-            self.score(val, candidate, reps, first),
-            metric=self.cfg.metric,
-            alpha=self.cfg.alpha,
-            margin=self.cfg.margin,
-            test=self.gate_test,
-            no_regression=self.cfg.no_regression,
-        )
+        verdict = self._compare(incumbent, candidate)
         c = verdict.comparison
         decision = GateDecision(
             edit,
@@ -232,19 +239,50 @@ class Night:
         )
         if verdict.accepted:
             self.incumbent = candidate
-            self.val_first += reps
+            # Fresh samples for the next comparisons: this candidate's won (winner's curse).
+            self.val_first += self.val_repeats
         else:
             self._reject(decision)
         return decision
 
+    def _compare(self, incumbent: SkillDoc, candidate: SkillDoc) -> gate.Verdict:
+        """Draw pairs look by look until the gate test decides (or the pairs run out)."""
+        val, first = Split.VALIDATION.value, self.val_first
+        screen = gate.screen_jobs(self.gate_test, self.scorer.rounds(val, incumbent, 1, first),
+                                  self.cfg.metric)
+        if screen:
+            by_id = {t.id: t for t in self.split[val]}
+            jobs = [(by_id[r.task_id], r.sample) for r in screen]
+            dropped = gate.screened_out(screen, self.scorer.tasks(candidate, jobs),
+                                        metric=self.cfg.metric, margin=self.cfg.margin)
+            if dropped is not None:
+                return dropped
+        points = gate.looks(self.gate_test, self.val_repeats * len(self.split[val]))
+        for i, n in enumerate(points):
+            verdict = gate.decide(
+                self.scorer.pairs(val, incumbent, first, n),
+                self.scorer.pairs(val, candidate, first, n),
+                metric=self.cfg.metric,
+                alpha=gate.level(self.gate_test, i, len(points), self.cfg.alpha),
+                margin=self.cfg.margin,
+                test=self.gate_test,
+                no_regression=self.cfg.no_regression,
+                final=i == len(points) - 1,
+            )
+            if verdict.decided:
+                break
+        return verdict
+
     def _slow(self, yesterday: SkillDoc, today: SkillDoc) -> SkillDoc:
         if not self.cfg.slow_update or not self.split[Split.TRAIN.value]:
             return today
-        train, n = Split.TRAIN.value, self.cfg.train_samples
+        seed = self.inputs.seed * 1000 + 999
+        before, after = self._train(yesterday, seed), self._train(today, seed)
+        scored = {r.task_id for r in after}
         groups, persistent = slow_update.compare(
-            self.split[train],
-            self.score(train, yesterday, n),
-            self.score(train, today, n),
+            [t for t in self.split[Split.TRAIN.value] if t.id in scored],
+            before,
+            after,
             self.cfg.metric,
         )
         if not persistent:
@@ -270,9 +308,13 @@ class Night:
         r.skill_after = after.text
         if not r.abstained:
             try:
-                val, reps, first = Split.VALIDATION.value, self.val_repeats, self.val_first
-                r.after_val = self._mean(val, after, reps, first) or 0.0
-                r.after_test = self._mean(Split.TEST.value, after, self.cfg.test_repeats)
+                r.baseline_val = self._val_mean(before, 0)
+                changed = after.hash != before.hash
+                r.after_val = self._val_mean(after, self.val_first) if changed else r.baseline_val
+                if self.cfg.score_test:
+                    test, reps = Split.TEST.value, self.cfg.test_repeats
+                    r.baseline_test = self._mean(test, before, reps)
+                    r.after_test = self._mean(test, after, reps)
             except BudgetExceeded:
                 r.after_val = r.baseline_val if after.hash == before.hash else r.after_val
         r.counts = _counts(r)
@@ -287,16 +329,13 @@ class Night:
 
     def _evidence(self, before: SkillDoc, after: SkillDoc) -> list[dict[str, Any]]:
         rows = []
-        for split, reps, first in (
-            (Split.VALIDATION.value, self.val_repeats, self.val_first),
-            (Split.TEST.value, self.cfg.test_repeats, 0),
-        ):
+        for split, first in ((Split.VALIDATION.value, self.val_first), (Split.TEST.value, 0)):
             rows += evidence_rows(
                 self.split[split],
                 split,
                 self.cfg.metric,
-                self._cache.get((split, before.hash, reps, 0), []),
-                self._cache.get((split, after.hash, reps, first), []),
+                self.scorer.drawn(split, before, 0),
+                self.scorer.drawn(split, after, first),
             )
         return rows
 

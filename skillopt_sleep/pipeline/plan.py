@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_sleep.config import Settings
+from skillopt_sleep.models.base import default_concurrency
 from skillopt_sleep.models.build import RoleCheck
 from skillopt_sleep.models.meter import CHARS_PER_TOKEN, NightShape, estimate_night
 from skillopt_sleep.models.pricing import FREE, Price
@@ -41,6 +42,7 @@ def night_config(settings: Settings) -> NightConfig:
     return NightConfig(
         steps=s.steps, val_repeats=s.val_repeats, alpha=s.alpha, margin=s.margin,
         gate_test=s.gate_test, no_regression=s.no_regression, schedule=s.budget_schedule,
+        concurrency=s.concurrency or default_concurrency(s.target),
     )
 
 

@@ -3,6 +3,11 @@
 ``prove`` runs ``nights`` nights for a persona and reports the held-out *test* score before
 and after, the same nights with the gate off, and how many edits of each kind (judged with
 the persona's hidden knowledge, never shown to the night) were proposed and accepted.
+
+The test split is scored only where a reported figure needs it: once for the persona's
+first skill, once for the gated nights' last skill and once for the gate-off twin's (the
+nights themselves never score it; it never gates). Every call is counted by role through
+one ledger per arm, failed calls included.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,10 +24,12 @@ from typing import Any
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.errors import AssertionFailed
 from skillopt_sleep.models.base import LLM
+from skillopt_sleep.models.meter import Ledger, MeteredLLM
 from skillopt_sleep.night.config import MIN_LIFT, NightConfig
 from skillopt_sleep.night.memory import recall, remember
+from skillopt_sleep.night.replay import mean_score, replay
 from skillopt_sleep.night.run import NightInputs, run_night
-from skillopt_sleep.records import NightResult
+from skillopt_sleep.records import NightResult, Split
 from skillopt_sleep.sim import persona as personas
 
 KINDS = ("correct", "overfit", "neutral", "harmful", "hostile")
@@ -40,6 +48,19 @@ class ProofSpec:
     target_base_url: str | None = None
     optimizer_base_url: str | None = None
     cache: str = ""
+    concurrency: int = 4
+    """Replays run at once (the results do not depend on it)."""
+
+
+@dataclass
+class Arm:
+    """One arm of the proof (gated, or the gate-off twin): its nights and every call."""
+
+    results: list[NightResult]
+    ledger: Ledger
+    after_test: float | None = None
+    test_calls: int = 0
+    """Of the ledger's calls, those that scored the last skill on the test split."""
 
 
 ModelFactory = Callable[[str, str, int], LLM]
@@ -57,26 +78,33 @@ def run_nights(
     gate: bool,
     models: ModelFactory,
     progress: Callable[[str], None] = lambda _m: None,
+    ledger: Ledger | None = None,
+    score_test: bool = True,
 ) -> list[NightResult]:
-    """``spec.nights`` consecutive nights, each starting from the last one's skill."""
+    """``spec.nights`` consecutive nights, each starting from the last one's skill; each
+    night scores the test split for its own report unless ``score_test`` is False (the
+    proof scores it once itself)."""
+    ledger = ledger if ledger is not None else Ledger()
     tasks = personas.tasks(p, spec.seed)
     skill = p.initial_skill()
     results = []
-    target = models(spec.target, "target", spec.seed)
+    target = MeteredLLM(models(spec.target, "target", spec.seed), "target", ledger)
+    config = replace(spec.config, score_test=score_test, concurrency=spec.concurrency)
     with tempfile.TemporaryDirectory(prefix="skillopt-prove-") as tmp:
         archive = Archive(Path(tmp) / "archive.sqlite3")
         try:
             for n in range(spec.nights):
                 progress(f"night {n + 1}/{spec.nights}{'' if gate else ' (gate off)'}")
+                optimizer = models(spec.optimizer, "optimizer", spec.seed * 7919 + n)
                 inputs = NightInputs(
                     tasks=tasks,
                     skill_text=skill,
                     skill_name=p.skill,
                     target=target,
-                    optimizer=models(spec.optimizer, "optimizer", spec.seed * 7919 + n),
+                    optimizer=MeteredLLM(optimizer, "optimizer", ledger),
                     night_id=f"prove-{p.name}-{spec.seed}-{n}",
                     project=f"persona:{p.name}",
-                    config=spec.config if gate else replace(spec.config, gate_test="accept-all"),
+                    config=config if gate else replace(config, gate_test="accept-all"),
                     memory=recall(archive, f"persona:{p.name}", p.skill),
                     seed=spec.seed * 100 + n,
                 )
@@ -87,6 +115,51 @@ def run_nights(
         finally:
             archive.close()
     return results
+
+
+def score_test(
+    p: personas.Persona, spec: ProofSpec, skill: str, models: ModelFactory, ledger: Ledger
+) -> float | None:
+    """The held-out test score of ``skill`` (``test_repeats`` samples of every test task)."""
+    tasks = [t for t in personas.tasks(p, spec.seed) if t.split == Split.TEST.value]
+    if not tasks:
+        return None
+    target = MeteredLLM(models(spec.target, "target", spec.seed), "target", ledger)
+    with ThreadPoolExecutor(max_workers=spec.concurrency) as pool:
+        rollouts = replay(
+            tasks,
+            skill,
+            target,
+            samples=spec.config.test_repeats,
+            executor=pool,
+            max_tokens=spec.config.max_tokens,
+            temperature=spec.config.temperature,
+        )
+    return mean_score(rollouts, spec.config.metric)
+
+
+def _arm(
+    p: personas.Persona,
+    spec: ProofSpec,
+    gate: bool,
+    models: ModelFactory,
+    progress: Callable[[str], None],
+) -> Arm:
+    arm = Arm([], Ledger())
+    arm.results = run_nights(p, spec, gate, models, progress, arm.ledger, score_test=False)
+    before = len(arm.ledger.calls)
+    arm.after_test = score_test(p, spec, arm.results[-1].skill_after, models, arm.ledger)
+    arm.test_calls = len(arm.ledger.calls) - before
+    return arm
+
+
+def _calls(ledger: Ledger) -> dict[str, int]:
+    roles = ledger.by_role()
+    return {
+        **{f"{role}_calls": roles.get(role, {}).get("calls", 0)
+           for role in ("target", "optimizer", "judge")},
+        "failed_calls": sum(row["errors"] for row in roles.values()),
+    }
 
 
 def _kind_counts(p: personas.Persona, results: list[NightResult]) -> dict[str, int]:
@@ -108,9 +181,15 @@ def prove(
     p = personas.load(spec.persona)
     models = models or _simulated_models(p)
     start = time.monotonic()
-    gated = run_nights(p, spec, spec.gate, models, progress)
-    ungated = run_nights(p, spec, False, models, progress) if spec.gate else gated
+    baseline = Ledger()
+    baseline_test = score_test(p, spec, p.initial_skill(), models, baseline)
+    arm = _arm(p, spec, spec.gate, models, progress)
+    twin = _arm(p, spec, False, models, progress) if spec.gate else arm
+    gated = arm.results
     decisions = [d for r in gated for d in r.decisions]
+    calls = _calls(arm.ledger)
+    calls["target_calls"] += len(baseline.calls)  # the first skill's test score
+    twin_calls = len(twin.ledger.calls) if spec.gate else 0
     summary: dict[str, Any] = {
         "persona": p.name,
         "seed": spec.seed,
@@ -118,21 +197,23 @@ def prove(
         "gate": spec.gate,
         "target": spec.target,
         "optimizer": spec.optimizer,
-        "baseline_test": _round(gated[0].baseline_test),
-        "after_test": _round(gated[-1].after_test),
-        "ungated_after_test": _round(ungated[-1].after_test),
+        "baseline_test": _round(baseline_test),
+        "after_test": _round(arm.after_test),
+        "ungated_after_test": _round(twin.after_test),
         "baseline_val": _round(gated[0].baseline_val),
         "after_val": _round(gated[-1].after_val),
         "edits_proposed": sum(s.proposed for r in gated for s in r.steps),
         "edits_accepted": sum(1 for d in decisions if d.accepted),
         **_kind_counts(p, gated),
         "firewall_rejected": sum(1 for d in decisions if d.stage == "firewall"),
-        "model_calls": sum(r.model_calls for r in gated)
-        + (sum(r.model_calls for r in ungated) if spec.gate else 0),
-        "cost_usd": round(
-            sum(r.cost_usd for r in gated) + (sum(r.cost_usd for r in ungated) if spec.gate else 0),
-            6,
-        ),
+        **calls,
+        "test_calls": len(baseline.calls) + arm.test_calls,
+        "ungated_calls": twin_calls,
+        "abstained_nights": sum(1 for r in gated if r.abstained),
+        "model_calls": calls["target_calls"] + calls["optimizer_calls"] + calls["judge_calls"]
+        + twin_calls,
+        "cost_usd": round(baseline.total_usd + arm.ledger.total_usd
+                          + (twin.ledger.total_usd if spec.gate else 0), 6),
         "stopped": next((r.stopped for r in gated if r.stopped), ""),
         "final_skill": gated[-1].skill_after,
         "seconds": round(time.monotonic() - start, 2),
