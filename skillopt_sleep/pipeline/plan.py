@@ -2,10 +2,12 @@
 
 ``night_calls`` is the one place the night's call pattern is written down for estimates; it
 reads the ``NightConfig`` the night runs with and follows ``night/run.py`` step by step.
-Change it with the night. Its assumptions, stated where a night's course is not known in
-advance: each step's optimizer fills its edit budget and every edit reaches the gate; one
-edit is accepted per step (an acceptance makes the next comparisons draw fresh samples of the
-new incumbent, and the train split is re-scored); the slow update proposes its two entries.
+Change it with the night (``tests/test_plan.py`` holds it within a fifth of real nights).
+Its assumptions, stated where a night's course is not known in advance: each step's
+optimizer fills its edit budget and every edit reaches the gate with a full set of
+validation pairs (the incumbent's pairs are shared, so an acceptance costs nothing extra);
+reflection scores one minibatch of ``train_batch`` train tasks per step, and the slow update
+one more, with one optimizer call each; the test split is scored before and after.
 A night with fewer validation tasks than the gate needs abstains and makes no call.
 
 ``plan`` is what ``run --dry-run`` prints and what a real run logs as its pre-flight estimate.
@@ -66,22 +68,24 @@ def night_calls(cfg: NightConfig, tasks: list[Task]) -> NightCalls:
     if replays and n_val < cfg.min_val_tasks:
         return NightCalls(abstains=f"only {n_val} validation tasks (need {cfg.min_val_tasks})")
     reps = max(cfg.val_repeats, -(-cfg.min_val_pairs // max(n_val, 1)))
-    val, test, train = n_val * reps, n_test * cfg.test_repeats, n_train * cfg.train_samples
+    batch = min(cfg.train_batch or n_train, n_train) * cfg.train_samples
+    val, test = n_val * reps, n_test * cfg.test_repeats
+    # Validation pairs are drawn once per skill version and shared by every candidate, so an
+    # accept costs no re-scoring: each gated edit costs its own side (the fixed tests draw
+    # every pair; the sequential one stops earlier, so for it this is an upper bound).
     per_gate = val if replays else 0
-    accepts = 1 if replays else 0  # with the gate off every edit is kept, none re-scored
+    slow = 1 if cfg.slow_update and n_train else 0
     by_split = {"train": 0, "validation": val, "test": test}  # the baseline
     optimizer = 0
     for t in range(cfg.steps):
         budget = edit_budget(t, cfg.steps, start=cfg.budget_start, end=cfg.budget_end,
                              schedule=cfg.schedule)
-        by_split["train"] += train  # the incumbent is new at every step (one acceptance)
-        optimizer += math.ceil(train / cfg.batch_size) + min(cfg.max_success_batches, 1)
-        by_split["validation"] += budget * per_gate + accepts * per_gate
-    if cfg.slow_update and n_train:
-        by_split["train"] += train  # today's skill on the train split
-        optimizer += 1
-        by_split["validation"] += 2 * per_gate
-    by_split["validation"] += val  # the chosen skill, on fresh samples
+        by_split["train"] += batch  # one seeded minibatch for reflection
+        optimizer += math.ceil(batch / cfg.batch_size)
+        by_split["validation"] += budget * per_gate
+    by_split["train"] += slow * batch  # the slow update's minibatch
+    optimizer += slow
+    by_split["validation"] += slow * per_gate + val  # its gate; the chosen skill at the end
     by_split["test"] += test
     rubric = {s: sum(t.split == s and t.judge.kind == "rubric" for t in tasks) for s in count}
     judge = sum(calls * rubric[s] // max(count[s], 1) for s, calls in by_split.items())
