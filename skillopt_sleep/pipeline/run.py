@@ -53,6 +53,8 @@ class RunOutcome:
     adopted: dict[str, int] = field(default_factory=dict)
     counts: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    skipped_skills: list[dict[str, Any]] = field(default_factory=list)
+    """Loaded skills no night trains: ``{"skill", "reason", "families", "routed_to"}``."""
 
     @property
     def ok(self) -> bool:
@@ -68,6 +70,7 @@ class RunOutcome:
             "counts": self.counts,
             "message": self.message,
             "ok": self.ok,
+            "skipped_skills": self.skipped_skills,
             "skills": [
                 {
                     "skill": n.skill,
@@ -193,6 +196,7 @@ class _Run:
         found, mined = collect_tasks(
             self.archive, self.state, self.settings, str(self.project), roots, self.ledger
         )
+        self.outcome.skipped_skills = mined.pop("skipped_skills", [])
         self.outcome.counts["mining"] = mined
         by_skill: dict[str, list[Task]] = defaultdict(list)
         for task in found:
