@@ -56,6 +56,18 @@ def test_adoption_refuses_plugin_skills_and_takes_real_folder_names(tmp_path: Pa
     assert adoption.target(tmp_path, "Research Notes") == tmp_path / "Research Notes/SKILL.md"
 
 
+def test_the_mcp_tools_take_real_folder_names_and_refuse_plugin_skills() -> None:
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from skillopt_sleep.cli.mcp_server import _skill
+
+    assert _skill("Research-Notes") == "Research-Notes"
+    assert _skill("Notizen Überblick") == "Notizen Überblick"
+    for bad in ("superpowers:brainstorming", "../x", "-rf"):
+        with pytest.raises(ToolError, match="invalid skill name"):
+            _skill(bad)
+
+
 def test_a_plugin_only_family_goes_to_the_nearest_writable_skill_and_says_so() -> None:
     skills = [SkillInfo("notes", "research notes", folder="Notes")]
     vectors = np.array([[1.0, 0.0]], dtype=np.float32)
