@@ -21,7 +21,8 @@ own metering of it at the built-in prices.
 
 Price classes: ``haiku`` = ``anthropic:claude-haiku-4-5`` target + ``openai:gpt-5-mini``
 optimizer; ``sonnet`` = ``anthropic:claude-sonnet-4-5`` + ``openai:gpt-5``. The caps are
-the defaults ($2 a night, $0.50 a skill). ``--concurrency N`` is passed to ``run`` when the
+the defaults ($2 a night, $0.50 a skill) unless ``--max-usd-per-skill`` is given (to see
+what a whole night would cost). ``--concurrency N`` is passed to ``run`` when the
 installed command has that option; when it does not, the bench says so and runs the night
 as the command runs it.
 """
@@ -104,12 +105,13 @@ class Responder:
         messages = _messages(request)
         key = json.dumps(messages, sort_keys=True)
         with self._lock:
-            repeat = self._seen[key]
-            self._seen[key] += 1
             wait = self._rng.uniform(*self.latency)
             failed = self._rng.random() < self.errors
             code = self._rng.choice(ERROR_CODES)
             self.served["error" if failed else "answer"] += 1
+            repeat = self._seen[key]
+            # A retried request is the same sample again: only an answer moves the seed on.
+            self._seen[key] += 0 if failed else 1
         if failed:
             return Hang(wait / 4, Status(code))
         answer = self.model.complete(messages, seed=repeat)  # type: ignore[arg-type]
@@ -170,6 +172,8 @@ def one_night(
                 command += ["--base-url", t_server.url]
             if concurrent:
                 command += ["--concurrency", str(concurrency)]
+            if args.max_usd_per_skill is not None:
+                command += ["--max-usd-per-skill", str(args.max_usd_per_skill)]
             say(f"{prices} prices, concurrency {concurrency}: running the night")
             start = time.monotonic()
             done = subprocess.run(command, capture_output=True, text=True, env=env,
@@ -230,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prices", default="haiku,sonnet", help="comma list of price classes")
     parser.add_argument("--deliverables", type=int, default=0,
                         help="keep only the persona's first N deliverables (0: all)")
+    parser.add_argument("--max-usd-per-skill", type=float, default=None,
+                        help="passed to run (default: the product's own cap, $0.50)")
     parser.add_argument("--embedder", default="minilm")
     parser.add_argument("--timeout", type=float, default=4 * 3600)
     parser.add_argument("--json", action="store_true")
