@@ -81,6 +81,33 @@ def test_a_plugin_only_family_goes_to_the_nearest_writable_skill_and_says_so() -
     assert route([["superpowers:x", "Notes"]], None, skills, None).skill == "Notes"
 
 
+def test_a_family_routed_to_a_raw_name_before_is_routed_again() -> None:
+    from dataclasses import replace
+
+    from skillopt_sleep import paths
+    from skillopt_sleep.archive.db import Archive
+    from skillopt_sleep.mine.catalog import Catalog, CatalogSettings
+    from skillopt_sleep.mine.embed import MockEmbedder
+    from skillopt_sleep.mine.families import FamilySettings
+    from skillopt_sleep.mine.requests import Request
+
+    archive = Archive(paths.archive_path())
+    mock = MockEmbedder(dim=4)
+    requests = [Request(f"r{i}", f"s{i}", "/p", "bump the version", reaction="correction",
+                        correction="no, use semver", skills_used=["Release Notes"])
+                for i in range(3)]
+    settings = CatalogSettings(family=FamilySettings(threshold=0.5))
+    first = Catalog(archive, mock, settings=settings).refresh(requests)
+    assert {t.skill for t in first.tasks} == {slug("Release Notes")}
+    # As an older version stored it: the raw loaded name, which no folder may carry.
+    first.tasks[0].skill = "superpowers:release"
+    Catalog(archive, mock, settings=settings).store.save_tasks(
+        [replace(t, skill="Release Notes") for t in first.tasks[1:]] + first.tasks[:1])
+    again = Catalog(archive, mock, settings=settings).refresh(requests)
+    assert again.report.counts["tasks_built"] >= 1
+    assert {t.skill for t in again.tasks} == {slug("Release Notes")}
+
+
 # --- the whole run -------------------------------------------------------------------------
 
 
