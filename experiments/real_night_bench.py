@@ -119,8 +119,10 @@ class Responder:
 
 
 def _supports(option: str, env: dict[str, str]) -> bool:
+    # Wide enough that rich never wraps an option name in the help table.
     done = subprocess.run([sys.executable, "-m", "skillopt_sleep", "run", "--help"],
-                          capture_output=True, text=True, env=env, timeout=120)
+                          capture_output=True, text=True, env=env | {"COLUMNS": "240"},
+                          timeout=120)
     return option in done.stdout
 
 
