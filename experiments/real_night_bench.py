@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,6 +44,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # tests/fakes is the loopback server, shared with the tests
@@ -149,39 +152,54 @@ def one_night(
     say: Callable[[str], None] = lambda _m: None,
 ) -> dict[str, Any]:
     """Run one night in a fresh sandbox; its figures."""
+    # The project path is part of every family id, and so of every split: a path fixed per
+    # persona and seed keeps one configuration's night the same from run to run.
+    base = Path(tempfile.gettempdir()) / f"skillopt-bench-{persona.name}-{args.seed}"
+    with FileLock(str(base) + ".lock"):
+        shutil.rmtree(base, ignore_errors=True)
+        try:
+            return _night_in(base, persona, prices, concurrency, args, say)
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+def _night_in(
+    base: Path, persona: personas.Persona, prices: str, concurrency: int,
+    args: argparse.Namespace, say: Callable[[str], None],
+) -> dict[str, Any]:
+    """Write the history under ``base``, start both servers, run the night, measure it."""
     target_spec, optimizer_spec = PRICES[prices]
-    with tempfile.TemporaryDirectory(prefix="skillopt-bench-") as tmp:
-        box = _sandbox(Path(tmp), persona, args.seed, args.embedder)
-        env = box["env"]
-        target = Responder(SimulatedTarget(persona, args.seed), args.latency, args.errors,
-                           seed=args.seed)
-        optimizer = Responder(SimulatedOptimizer(persona, args.seed), args.latency, args.errors,
-                              seed=args.seed + 1)
-        per_role = _supports("--target-base-url", env)
-        concurrent = _supports("--concurrency", env)
-        with FakeLLMServer(default=target) as t_server, \
-                FakeLLMServer(default=optimizer) as o_server:
-            command = [sys.executable, "-m", "skillopt_sleep", "run", "--json",
-                       "--project", str(box["project"]),
-                       "--target", target_spec, "--optimizer", optimizer_spec]
-            if per_role:
-                command += ["--target-base-url", t_server.url,
-                            "--optimizer-base-url", o_server.openai_base_url]
-            else:
-                # One URL for both roles: the optimizer's calls reach the target's server,
-                # which answers them by their wire (see ``_route``).
-                t_server.default = _route(target, optimizer)
-                command += ["--base-url", t_server.url]
-            if concurrent:
-                command += ["--concurrency", str(concurrency)]
-            if args.max_usd_per_skill is not None:
-                command += ["--max-usd-per-skill", str(args.max_usd_per_skill)]
-            say(f"{prices} prices, concurrency {concurrency}: running the night")
-            start = time.monotonic()
-            done = subprocess.run(command, capture_output=True, text=True, env=env,
-                                  timeout=args.timeout)
-            wall = time.monotonic() - start
-            requests = len(t_server.model_requests()) + len(o_server.model_requests())
+    box = _sandbox(base, persona, args.seed, args.embedder)
+    env = box["env"]
+    target = Responder(SimulatedTarget(persona, args.seed), args.latency, args.errors,
+                       seed=args.seed)
+    optimizer = Responder(SimulatedOptimizer(persona, args.seed), args.latency, args.errors,
+                          seed=args.seed + 1)
+    per_role = _supports("--target-base-url", env)
+    concurrent = _supports("--concurrency", env)
+    with FakeLLMServer(default=target) as t_server, \
+            FakeLLMServer(default=optimizer) as o_server:
+        command = [sys.executable, "-m", "skillopt_sleep", "run", "--json",
+                   "--project", str(box["project"]),
+                   "--target", target_spec, "--optimizer", optimizer_spec]
+        if per_role:
+            command += ["--target-base-url", t_server.url,
+                        "--optimizer-base-url", o_server.openai_base_url]
+        else:
+            # One URL for both roles: the optimizer's calls reach the target's server,
+            # which answers them by their wire (see ``_route``).
+            t_server.default = _route(target, optimizer)
+            command += ["--base-url", t_server.url]
+        if concurrent:
+            command += ["--concurrency", str(concurrency)]
+        if args.max_usd_per_skill is not None:
+            command += ["--max-usd-per-skill", str(args.max_usd_per_skill)]
+        say(f"{prices} prices, concurrency {concurrency}: running the night")
+        start = time.monotonic()
+        done = subprocess.run(command, capture_output=True, text=True, env=env,
+                              timeout=args.timeout)
+        wall = time.monotonic() - start
+        requests = len(t_server.model_requests()) + len(o_server.model_requests())
     if done.returncode != 0:
         raise RuntimeError(f"run failed (rc {done.returncode}): {done.stderr[-2000:]}")
     return _figures(json.loads(done.stdout), prices, concurrency, concurrent, wall, requests,
