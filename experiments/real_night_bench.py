@@ -23,8 +23,11 @@ Price classes: ``haiku`` = ``anthropic:claude-haiku-4-5`` target + ``openai:gpt-
 optimizer; ``sonnet`` = ``anthropic:claude-sonnet-4-5`` + ``openai:gpt-5``. The caps are
 the defaults ($2 a night, $0.50 a skill) unless ``--max-usd-per-skill`` is given (to see
 what a whole night would cost). ``--concurrency N`` is passed to ``run`` when the
-installed command has that option; when it does not, the bench says so and runs the night
-as the command runs it.
+installed command has that option; when it does not, the bench says so (``conc 8?``) and
+the night runs at the command's built-in concurrency.
+
+Identical prompts in flight at once get their seeds in arrival order, so with concurrent
+replays the calls and dollars vary by a few per cent from run to run.
 """
 
 from __future__ import annotations
@@ -224,7 +227,8 @@ def _figures(
         "prices": prices,
         "target": PRICES[prices][0],
         "optimizer": PRICES[prices][1],
-        "concurrency": concurrency if concurrent else 1,
+        # Without the option the night runs at whatever the command does on its own.
+        "concurrency": concurrency if concurrent else None,
         "concurrency_asked": concurrency,
         "wall_s": round(wall, 1),
         "calls": counts.get("calls", 0),
@@ -277,10 +281,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"persona {persona.name}: {rows[0]['sessions']} sessions, {rows[0]['tasks']} tasks; "
           f"latency {args.latency[0]}-{args.latency[1]} s, {args.errors:.0%} errors")
+    if any(r["concurrency"] is None for r in rows):
+        print("conc N?: this skillopt-sleep run has no --concurrency option; the night ran at "
+              "its built-in concurrency, whatever N was asked")
     print("prices  conc  wall s  calls  http  errors  dollars  accepted  stopped")
     for r in rows:
-        conc = str(r["concurrency"]) + ("" if r["concurrency"] == r["concurrency_asked"]
-                                        else f" (asked {r['concurrency_asked']}: no option)")
+        conc = (str(r["concurrency"]) if r["concurrency"] is not None
+                else f"{r['concurrency_asked']}?")
         accepted = sum(s["accepted"] or 0 for s in r["skills"])
         print(f"{r['prices']:<7} {conc:<5} {r['wall_s']:>7} {r['calls']:>6} "
               f"{r['http_requests']:>5} {r['errors_served']:>7} {r['usd']:>8.3f} "
