@@ -273,26 +273,37 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown price class {unknown[0]!r}; known: {', '.join(PRICES)}")
     levels = [int(c) for c in args.concurrency.split(",") if c]
-    say = (lambda _m: None) if args.json else (lambda m: print(m, file=sys.stderr))
-    rows = [one_night(persona, p, c, args, say) for p in classes for c in levels]
+
+    def say(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
     if args.json:
+        rows = [one_night(persona, p, c, args) for p in classes for c in levels]
         print(json.dumps({"persona": persona.name, "latency": args.latency,
                           "errors": args.errors, "nights": rows}))
         return 0
-    print(f"persona {persona.name}: {rows[0]['sessions']} sessions, {rows[0]['tasks']} tasks; "
-          f"latency {args.latency[0]}-{args.latency[1]} s, {args.errors:.0%} errors")
-    if any(r["concurrency"] is None for r in rows):
-        print("conc N?: this skillopt-sleep run has no --concurrency option; the night ran at "
-              "its built-in concurrency, whatever N was asked")
+    print(f"persona {persona.name}: latency {args.latency[0]}-{args.latency[1]} s, "
+          f"{args.errors:.0%} errors; nights one after another, each printed when done")
     print("prices  conc  wall s  calls  http  errors  dollars  accepted  stopped")
-    for r in rows:
-        conc = (str(r["concurrency"]) if r["concurrency"] is not None
-                else f"{r['concurrency_asked']}?")
-        accepted = sum(s["accepted"] or 0 for s in r["skills"])
-        print(f"{r['prices']:<7} {conc:<5} {r['wall_s']:>7} {r['calls']:>6} "
-              f"{r['http_requests']:>5} {r['errors_served']:>7} {r['usd']:>8.3f} "
-              f"{accepted:>9}  {'; '.join(r['stopped']) or '-'}")
+    unsupported = False
+    for p in classes:
+        for c in levels:
+            row = one_night(persona, p, c, args, say)
+            unsupported |= row["concurrency"] is None
+            print(_row(row), flush=True)
+    if unsupported:
+        print("conc N?: asked for N, but this skillopt-sleep run has no --concurrency option; "
+              "the night ran at its built-in concurrency")
     return 0
+
+
+def _row(r: dict[str, Any]) -> str:
+    """One night as a table row; ``8?``: asked for 8, but ``run`` has no such option."""
+    conc = str(r["concurrency"]) if r["concurrency"] is not None else f"{r['concurrency_asked']}?"
+    accepted = sum(s["accepted"] or 0 for s in r["skills"])
+    return (f"{r['prices']:<7} {conc:<5} {r['wall_s']:>7} {r['calls']:>6} "
+            f"{r['http_requests']:>5} {r['errors_served']:>7} {r['usd']:>8.3f} "
+            f"{accepted:>9}  {'; '.join(r['stopped']) or '-'}")
 
 
 if __name__ == "__main__":
