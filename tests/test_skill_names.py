@@ -11,7 +11,13 @@ import pytest
 from skillopt_sleep.config import Settings
 from skillopt_sleep.errors import StoreError
 from skillopt_sleep.harvest.build import skill_from_text
-from skillopt_sleep.mine.names import PLUGIN_REASON, folder_for, is_folder_name, slug
+from skillopt_sleep.mine.names import (
+    PLUGIN_REASON,
+    folder_for,
+    is_folder_name,
+    is_route,
+    slug,
+)
 from skillopt_sleep.mine.route import LEARNED_SKILL, SkillInfo, route
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.sim import persona as personas
@@ -35,6 +41,9 @@ def test_each_loaded_name_maps_to_one_folder_or_to_none_for_a_plugin() -> None:
     assert folder_for("🚀").startswith("skill-") and slug("🚀") == slug("🚀")
     assert all(is_folder_name(f or "") for f in (capital, folder_for("🚀"), "Research-Notes"))
     assert not any(is_folder_name(f) for f in ("a:b", "../x", ".hidden", "-rf", "a/b", ""))
+    # What a stored route may be: a folder on disk or a safe name, never a raw loaded name.
+    assert is_route("Research-Notes", on_disk) and is_route(capital) and is_route("release")
+    assert not is_route("Research-Notes") and not is_route("superpowers:brainstorming")
 
 
 def test_reads_of_plugin_skills_are_named_as_the_agent_names_them() -> None:

@@ -17,7 +17,7 @@ from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.mine.embed import Embedder
 from skillopt_sleep.mine.families import Family, FamilySettings
 from skillopt_sleep.mine.miner import Miner, MineReport
-from skillopt_sleep.mine.names import folder_for
+from skillopt_sleep.mine.names import is_route
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.route import SkillInfo, route
 from skillopt_sleep.mine.splits import DEFAULT_RATIOS
@@ -62,10 +62,9 @@ class Catalog:
     def refresh(self, requests: Sequence[Request]) -> CatalogResult:
         report = self.miner.mine(requests)
         result = CatalogResult(report=report)
-        # A family whose stored route is not a folder ``names`` would give (routed before
+        # A family whose stored route is not a folder routing would give (routed before
         # plugin skills and other real names were mapped) is routed again.
-        stored = {t.family_id for t in self.store.tasks()
-                  if t.skill and folder_for(t.skill, self.skills) == t.skill}
+        stored = {t.family_id for t in self.store.tasks() if is_route(t.skill or "", self.skills)}
         by_project: dict[str, list[Family]] = {}
         for family in report.families:
             by_project.setdefault(family.project, []).append(family)

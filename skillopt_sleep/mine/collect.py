@@ -15,7 +15,13 @@ from skillopt_sleep.config import Settings
 from skillopt_sleep.mine.catalog import Catalog, CatalogSettings
 from skillopt_sleep.mine.embed import make_embedder
 from skillopt_sleep.mine.families import FamilySettings
-from skillopt_sleep.mine.names import PLUGIN_REASON, Skipped, folder_for, is_plugin
+from skillopt_sleep.mine.names import (
+    PLUGIN_REASON,
+    Skipped,
+    folder_for,
+    is_plugin,
+    is_route,
+)
 from skillopt_sleep.mine.requests import requests_from_sessions
 from skillopt_sleep.mine.route import LEARNED_SKILL
 from skillopt_sleep.mine.skills import discover_skills
@@ -52,6 +58,8 @@ def collect_tasks(
     tasks = [t for t in result.tasks if t.project == project and t.meta.get("replayable", True)]
     for task in tasks:
         # A task stored before names were mapped may still name a plugin skill: never train it.
+        if is_route(task.skill or "", catalog.skills):
+            continue
         folder = folder_for(task.skill, catalog.skills) if task.skill else None
         if folder is None and task.skill and is_plugin(task.skill):
             task.meta["skipped_skills"] = [Skipped(task.skill, PLUGIN_REASON).to_dict()]

@@ -105,6 +105,13 @@ def folder_for(name: str, on_disk: Sequence[OnDisk] = ()) -> str | None:
     return name if is_safe(name) else slug(name)
 
 
+def is_route(folder: str, on_disk: Sequence[OnDisk] = ()) -> bool:
+    """Whether ``folder`` is something routing gives: a folder on disk, or a safe name (a
+    slug is one). A raw loaded name stored by an older version is not."""
+    return is_folder_name(folder) and (
+        is_safe(folder) or any(skill.folder == folder for skill in on_disk))
+
+
 def writable(
     loaded: Iterable[str], on_disk: Sequence[OnDisk] = ()
 ) -> tuple[list[str], list[Skipped]]:
