@@ -273,6 +273,11 @@ class MiningStore:
                 (project, space, state["indexed_seq"], state["mined_seq"], state["pool"],
                  state["added"]))
 
+    def task_routes(self) -> set[tuple[str, str]]:
+        """``(family id, skill)`` of every stored task: where each family was routed."""
+        return {(r[0], r[1]) for r in self.conn.execute(
+            "SELECT DISTINCT family_id, skill FROM tasks")}
+
     def task_family_ids(self) -> set[str]:
         """Families that have stored tasks."""
         return {r[0] for r in self.conn.execute("SELECT DISTINCT family_id FROM tasks")}

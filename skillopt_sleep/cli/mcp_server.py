@@ -35,10 +35,13 @@ from pydantic import Field
 
 from skillopt_sleep import paths
 from skillopt_sleep.errors import RoleUnavailable
+from skillopt_sleep.mine import names
 
 log = logging.getLogger("skillopt_sleep.mcp")
 
-SKILL_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+# A skill's folder as adopt writes it: one path component, capitals, spaces and unicode
+# allowed, no separator, ':' (plugin skills are read-only), leading '.' or '-'.
+SKILL_NAME = re.compile(r"^[^/\\:.\-\s\x00-\x1f][^/\\:\x00-\x1f]{0,254}$")
 NIGHT_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}$")
 COMMAND_TIMEOUT = 600.0
 HANDOFF_PENDING = 3
@@ -46,7 +49,8 @@ NIGHT_FAILED = RoleUnavailable.exit_code
 OUTPUT_TAIL = 4000
 
 SkillName = Annotated[str, Field(pattern=SKILL_NAME.pattern,
-                                 description="A skill's folder name, e.g. skillopt-sleep-learned")]
+                                 description="A skill's folder name, e.g. skillopt-sleep-learned "
+                                             "or Research-Notes")]
 NightId = Annotated[str, Field(pattern=NIGHT_ID.pattern,
                                description="A night id, YYYYMMDD-HHMMSS-<8 hex>")]
 
@@ -230,8 +234,9 @@ def _project(project: str | None) -> str | None:
 
 
 def _skill(name: str | None) -> str | None:
-    if name is not None and not SKILL_NAME.match(name):
-        raise ToolError(f"invalid skill name {name!r}: lowercase letters, digits and hyphens")
+    if name is not None and not (SKILL_NAME.match(name) and names.is_folder_name(name)):
+        raise ToolError(f"invalid skill name {name!r}: one folder name, no '/', '\\', ':' "
+                        "or leading '.' or '-'")
     return name
 
 

@@ -155,8 +155,20 @@ def _print_run(outcome: Any) -> None:
         )
     for skill, version in outcome.adopted.items():
         out.print(f"adopted {skill} as version {version}")
+    if outcome.skipped_skills:
+        out.print(skipped_line(outcome.skipped_skills), highlight=False)
     if outcome.message:
         out.print(outcome.message)
+
+
+def skipped_line(skipped: list[dict[str, Any]]) -> str:
+    """One line for every loaded skill the night did not train, with the reason."""
+    parts = [
+        f"{s['skill']} ({s['reason']}; {s['families']} famil"
+        f"{'y' if s['families'] == 1 else 'ies'} trained {', '.join(s['routed_to'])} instead)"
+        for s in skipped
+    ]
+    return f"skipped {len(skipped)} skill(s): " + "; ".join(parts)
 
 
 def _status_rows(found: Status) -> dict[str, list[dict[str, Any]]]:

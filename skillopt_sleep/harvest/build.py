@@ -26,13 +26,29 @@ MAX_ARG = 400
 MAX_TURNS = 2000
 MAX_FILES = 500
 
-_SKILL_PATH = re.compile(r"skills/([A-Za-z0-9._\-]{1,64})/SKILL\.md")
+# A skill folder may hold capitals, spaces and non-ASCII letters; quotes, separators and
+# shell punctuation end it.
+_SKILL_PATH = re.compile(r"""((?:[^\s/"'`]+/)*)skills/([^/\\"'`\n\r\t$|;&<>]{1,128})/SKILL\.md""")
+# Claude Code's plugin cache: ``plugins/cache/<marketplace>/<plugin>/<version>/skills/…``
+# and the marketplaces' clones: ``plugins/marketplaces/<marketplace>/plugins/<plugin>/skills/…``.
+_PLUGIN = re.compile(
+    r"(?:^|/)plugins/(?:cache/[^/]+/([^/]+)/[^/]+|marketplaces/(?:[^/]+/)*?([^/]+))/$"
+)
 
 
 def skill_from_text(text: str) -> str | None:
-    """The skill name in a path like ``…/skills/<name>/SKILL.md`` (a skill read), if any."""
+    """The skill in a path like ``…/skills/<name>/SKILL.md`` (a skill read), if any; a skill
+    read from a Claude Code plugin is named as the agent names it, ``plugin:name``."""
     match = _SKILL_PATH.search(text)
-    return match.group(1) if match else None
+    if not match:
+        return None
+    name = match.group(2).strip()
+    if name in ("", ".", ".."):
+        return None
+    plugin = _PLUGIN.search(match.group(1))
+    if plugin:
+        return f"{plugin.group(1) or plugin.group(2)}:{name}"
+    return name
 
 
 def _clip(text: str, limit: int) -> str:
@@ -239,7 +255,7 @@ def _skill_of(name: str, args: Any) -> str | None:
         return None
     if name == "Skill":
         value = args.get("skill") or args.get("command") or args.get("name")
-        return value.lstrip("/") if isinstance(value, str) and value else None
+        return (value.strip().lstrip("/") or None) if isinstance(value, str) else None
     for value in args.values():
         if isinstance(value, str) and "SKILL.md" in value:
             found = skill_from_text(value)

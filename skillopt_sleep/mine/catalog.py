@@ -17,6 +17,7 @@ from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.mine.embed import Embedder
 from skillopt_sleep.mine.families import Family, FamilySettings
 from skillopt_sleep.mine.miner import Miner, MineReport
+from skillopt_sleep.mine.names import is_route
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.route import SkillInfo, route
 from skillopt_sleep.mine.splits import DEFAULT_RATIOS
@@ -61,7 +62,10 @@ class Catalog:
     def refresh(self, requests: Sequence[Request]) -> CatalogResult:
         report = self.miner.mine(requests)
         result = CatalogResult(report=report)
-        stored = self.store.task_family_ids()
+        # A family whose stored route is not a folder routing would give (routed before
+        # plugin skills and other real names were mapped) is routed again.
+        stored = {fid for fid, skill in self.store.task_routes()
+                  if is_route(skill or "", self.skills)}
         by_project: dict[str, list[Family]] = {}
         for family in report.families:
             by_project.setdefault(family.project, []).append(family)
@@ -88,5 +92,5 @@ class Catalog:
         evidence = FamilyEvidence(family.id, family.project, split, members, vectors)
         decided = route([m.skills_used for m in members], vectors[medoid(vectors)],
                         self.skills, self.skill_vectors())
-        skill = next((s for s in self.skills if s.name == decided.skill), None)
+        skill = next((s for s in self.skills if s.folder == decided.skill), None)
         return build_tasks(evidence, decided, skill, self.llm, self.settings.variants)

@@ -2,7 +2,9 @@
 
 Read from the agents' skill roots (Claude Code's ``$CLAUDE_CONFIG_DIR/skills``, default
 ``~/.claude/skills``; Codex and Copilot's ``~/.agents/skills``) or from folders given.
-An unreadable or malformed skill is skipped, never fatal.
+An unreadable or malformed skill is skipped, never fatal, and so is a folder no night
+could write (``names.is_folder_name``). Each skill keeps its folder name beside its
+``name:``, since the two may differ and a night writes the folder.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from skillopt_sleep import paths
+from skillopt_sleep.mine.names import is_folder_name
 from skillopt_sleep.mine.route import SkillInfo
 
 
@@ -36,17 +39,19 @@ def read_skill(path: Path) -> SkillInfo | None:
     if not isinstance(meta, dict):
         return None
     name = str(meta.get("name") or path.parent.name)
-    return SkillInfo(name=name, description=str(meta.get("description") or ""), text=text)
+    return SkillInfo(name=name, description=str(meta.get("description") or ""), text=text,
+                     folder=path.parent.name)
 
 
 def discover_skills(roots: Iterable[Path] | None = None) -> list[SkillInfo]:
-    """Skills under ``roots`` (``<root>/<name>/SKILL.md``), one per name, first root wins."""
+    """Skills under ``roots`` (``<root>/<folder>/SKILL.md``), one per folder, first root
+    wins (each agent's root holds its own copy of a skill)."""
     found: dict[str, SkillInfo] = {}
     for root in default_roots() if roots is None else roots:
         if not root.is_dir():
             continue
         for path in sorted(root.glob("*/SKILL.md")):
-            skill = read_skill(path)
+            skill = read_skill(path) if is_folder_name(path.parent.name) else None
             if skill is not None:
-                found.setdefault(skill.name, skill)
+                found.setdefault(skill.folder, skill)
     return list(found.values())

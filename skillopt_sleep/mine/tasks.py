@@ -108,6 +108,7 @@ def build_tasks(
         "outcomes": _outcomes(members),
         "corrections": corrections[:10],
         "route": route.reason,
+        "skipped_skills": [s.to_dict() for s in route.skipped],
         "already_stated": _already_stated(judge.checks, skill),
     }
 

@@ -73,6 +73,8 @@ class RunOutcome:
     warnings: list[str] = field(default_factory=list)
     plan: dict[str, Any] | None = None
     """A dry run's plan (``pipeline.plan.plan``)."""
+    skipped_skills: list[dict[str, Any]] = field(default_factory=list)
+    """Loaded skills no night trains: ``{"skill", "reason", "families", "routed_to"}``."""
 
     @property
     def ok(self) -> bool:
@@ -91,6 +93,7 @@ class RunOutcome:
             "ok": self.ok,
             "failed": self.failed,
             "warnings": self.warnings,
+            "skipped_skills": self.skipped_skills,
             "skills": [
                 {
                     "skill": n.skill,
@@ -261,6 +264,7 @@ class _Run:
         found, mined = collect_tasks(
             self.archive, self.state, mining, str(self.project), roots, self.ledger
         )
+        self.outcome.skipped_skills = mined.pop("skipped_skills", [])
         self.outcome.counts["mining"] = mined
         by_skill: dict[str, list[Task]] = defaultdict(list)
         for task in found:

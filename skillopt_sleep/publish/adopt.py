@@ -28,6 +28,7 @@ from skillopt_sleep.archive.versions import (
 )
 from skillopt_sleep.errors import StaleSkillError, StoreError
 from skillopt_sleep.firewall import check_proposal
+from skillopt_sleep.mine import names
 from skillopt_sleep.publish.staging import load_manifest, proposal
 from skillopt_sleep.publish.transaction import (
     Change,
@@ -58,7 +59,6 @@ __all__ = [
 ]
 
 ABSENT = "absent before the first write"
-_NAME_OK = set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
 
 
 def user_roots() -> list[Path]:
@@ -83,8 +83,15 @@ def project_roots(project: Path) -> list[Path]:
 
 
 def check_name(skill: str) -> str:
-    if not skill or not set(skill) <= _NAME_OK or skill.startswith(".") or ".." in skill:
-        raise StoreError(f"invalid skill name {skill!r} (lowercase letters, digits, -_.)")
+    """``skill`` as a folder to write, refusing plugin skills and anything not one plain path
+    component (the rules, and how a loaded name becomes a folder: ``mine/names.py``)."""
+    if names.is_plugin(skill):
+        raise StoreError(f"skill {skill!r} is a plugin skill: {names.PLUGIN_REASON}")
+    if not names.is_folder_name(skill):
+        raise StoreError(
+            f"invalid skill name {skill!r} (one folder name: no '/', '\\', ':', control "
+            "characters, leading '.' or '-')"
+        )
     return skill
 
 

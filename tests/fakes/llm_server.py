@@ -13,6 +13,8 @@ too. Every request is recorded in ``requests``. By default any path ending in a 
 endpoint is served; ``strict=True`` serves only the real ones (``/v1/messages``,
 ``/v1/chat/completions``, ``/v1/responses``, ``/v1/models``…) and answers 404 elsewhere, as
 a real server does for a wrong base URL.
+The ``default`` may also be a callable (``experiments/real_night_bench.py`` answers every
+request that way, with latency and a few errors).
 
     with FakeLLMServer([Status(429), Text("hi")]) as server:
         client = anthropic.Anthropic(base_url=server.url, api_key="dummy")
@@ -93,11 +95,11 @@ class _Quiet(ThreadingHTTPServer):
 class FakeLLMServer:
     """Context manager: binds a free port on 127.0.0.1, serves in a thread, stops on exit."""
 
-    def __init__(self, script: list[Script] | None = None, default: Reply | None = None,
+    def __init__(self, script: list[Script] | None = None, default: Script | None = None,
                  strict: bool = False):
         self.strict = strict
         self._script: list[Script] = list(script or [])
-        self.default: Reply = default or Text("ok")
+        self.default: Script = default or Text("ok")
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -148,13 +150,15 @@ class FakeLLMServer:
         with self._lock:
             head = self._script[0] if self._script else None
             if head is None:
-                return self.default
-            if isinstance(head, ToolThenText):
+                head = self.default
+            elif isinstance(head, ToolThenText):
                 if not _has_tool_result(request):
                     return ToolUse(head.name, head.args)
                 self._script.pop(0)
                 return Text(head.text)
-            self._script.pop(0)
+            else:
+                self._script.pop(0)
+        # A callable answers outside the lock, so concurrent requests are answered together.
         return head(request) if callable(head) else head
 
     def sleep(self, seconds: float) -> None:

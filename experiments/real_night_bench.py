@@ -1,0 +1,310 @@
+"""A real night's wall time, calls and dollars: ``skillopt-sleep run`` against loopback models.
+
+    .venv/bin/python experiments/real_night_bench.py [--persona programmer] [--latency 2-8]
+        [--errors 0.03] [--concurrency 1,8] [--prices haiku,sonnet] [--deliverables N] [--json]
+    .venv/bin/python experiments/real_night_bench.py --latency 0.01-0.05   # a fast smoke run
+
+A persona's history is written as real Claude Code and Codex transcripts into a sandboxed
+home (``sim/transcripts.py``), then the real command ``skillopt-sleep run --json`` runs one
+night over it, its target an ``anthropic:`` model and its optimizer an ``openai:`` model,
+both reached through the real SDKs at fake servers on 127.0.0.1 (``tests/fakes``): one
+speaking the Anthropic Messages API, one OpenAI Chat Completions. Each call waits a random
+latency drawn uniformly from ``--latency`` seconds, and a fraction ``--errors`` of calls is
+answered 429, 500, 503 or 529 instead (the client's retry policy takes it from there).
+
+The answers come from the persona simulator (``sim/models.py``): the target server answers
+as the simulated target, the optimizer server as the simulated optimizer, so the night has
+rules to find and the gate real evidence to weigh. The wire carries no sampling seed, so
+the n-th identical prompt is answered with seed n. Token usage is what the server reports:
+the request's JSON length / 4 in, the answer's length / 4 out; dollars are the product's
+own metering of it at the built-in prices.
+
+Price classes: ``haiku`` = ``anthropic:claude-haiku-4-5`` target + ``openai:gpt-5-mini``
+optimizer; ``sonnet`` = ``anthropic:claude-sonnet-4-5`` + ``openai:gpt-5``. The caps are
+the defaults ($2 a night, $0.50 a skill) unless ``--max-usd-per-skill`` is given (to see
+what a whole night would cost). ``--concurrency N`` is passed to ``run`` when the
+installed command has that option; when it does not, the bench says so (``conc 8?``) and
+the night runs at the command's built-in concurrency.
+
+Identical prompts in flight at once get their seeds in arrival order, so with concurrent
+replays the calls and dollars vary by a few per cent from run to run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # tests/fakes is the loopback server, shared with the tests
+    sys.path.insert(0, str(ROOT))
+
+from skillopt_sleep.sim import persona as personas  # noqa: E402
+from skillopt_sleep.sim.models import SimulatedOptimizer, SimulatedTarget  # noqa: E402
+from skillopt_sleep.sim.transcripts import write_history  # noqa: E402
+from tests.fakes import FakeLLMServer, RecordedRequest  # noqa: E402
+from tests.fakes.llm_wire import Hang, Reply, Status, Text  # noqa: E402
+
+PRICES = {
+    "haiku": ("anthropic:claude-haiku-4-5", "openai:gpt-5-mini"),
+    "sonnet": ("anthropic:claude-sonnet-4-5", "openai:gpt-5"),
+}
+ERROR_CODES = (429, 500, 503, 529)
+
+
+def latency_range(text: str) -> tuple[float, float]:
+    """``"2-8"`` → (2.0, 8.0); one number is a fixed latency."""
+    low, _, high = text.partition("-")
+    lo, hi = float(low), float(high or low)
+    if lo < 0 or hi < lo:
+        raise argparse.ArgumentTypeError(f"latency must be LOW-HIGH seconds, not {text!r}")
+    return lo, hi
+
+
+def _messages(request: RecordedRequest) -> list[dict[str, str]]:
+    """The request's conversation as the simulator reads it: role and plain text."""
+    body = request.body if isinstance(request.body, dict) else {}
+
+    def text(content: Any) -> str:
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+        return ""
+
+    found = [{"role": "system", "content": text(body["system"])}] if body.get("system") else []
+    return found + [{"role": str(m.get("role", "user")), "content": text(m.get("content"))}
+                    for m in body.get("messages", []) if isinstance(m, dict)]
+
+
+@dataclass
+class Responder:
+    """Answers one server's requests as a simulated model, late and now and then wrongly."""
+
+    model: SimulatedTarget | SimulatedOptimizer
+    latency: tuple[float, float]
+    errors: float
+    seed: int = 0
+    served: Counter[str] = field(default_factory=Counter)
+    _seen: Counter[str] = field(default_factory=Counter)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+
+    def __call__(self, request: RecordedRequest) -> Reply:
+        messages = _messages(request)
+        key = json.dumps(messages, sort_keys=True)
+        with self._lock:
+            wait = self._rng.uniform(*self.latency)
+            failed = self._rng.random() < self.errors
+            code = self._rng.choice(ERROR_CODES)
+            self.served["error" if failed else "answer"] += 1
+            repeat = self._seen[key]
+            # A retried request is the same sample again: only an answer moves the seed on.
+            self._seen[key] += 0 if failed else 1
+        if failed:
+            return Hang(wait / 4, Status(code))
+        answer = self.model.complete(messages, seed=repeat)  # type: ignore[arg-type]
+        return Hang(wait, Text(answer.text))
+
+
+def _supports(option: str, env: dict[str, str]) -> bool:
+    # Wide enough that rich never wraps an option name in the help table.
+    done = subprocess.run([sys.executable, "-m", "skillopt_sleep", "run", "--help"],
+                          capture_output=True, text=True, env=env | {"COLUMNS": "240"},
+                          timeout=120)
+    return option in done.stdout
+
+
+def _sandbox(base: Path, persona: personas.Persona, seed: int, embedder: str) -> dict[str, Any]:
+    home, project = base / "home", base / "project"
+    home.mkdir(parents=True)
+    project.mkdir()
+    written = write_history(persona, seed, home, project)
+    (project / ".skillopt-sleep.toml").write_text(
+        f'embedder = "{embedder}"\nsources = ["claude-code", "codex"]\n'
+        f"skill_roots = {json.dumps([str(base / 'skills' / 'claude')])}\n",
+        encoding="utf-8",
+    )
+    env = dict(os.environ, HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"),
+               CODEX_HOME=str(home / ".codex"), SKILLOPT_SLEEP_HOME=str(base / "state"),
+               ANTHROPIC_API_KEY="bench-key", OPENAI_API_KEY="bench-key",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT),
+                                                         os.environ.get("PYTHONPATH")])))
+    return {"project": project, "env": env, "written": written}
+
+
+def one_night(
+    persona: personas.Persona, prices: str, concurrency: int, args: argparse.Namespace,
+    say: Callable[[str], None] = lambda _m: None,
+) -> dict[str, Any]:
+    """Run one night in a fresh sandbox; its figures."""
+    # The project path is part of every family id, and so of every split: a path fixed per
+    # persona and seed keeps one configuration's night the same from run to run.
+    base = Path(tempfile.gettempdir()) / f"skillopt-bench-{persona.name}-{args.seed}"
+    with FileLock(str(base) + ".lock"):
+        shutil.rmtree(base, ignore_errors=True)
+        try:
+            return _night_in(base, persona, prices, concurrency, args, say)
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+def _night_in(
+    base: Path, persona: personas.Persona, prices: str, concurrency: int,
+    args: argparse.Namespace, say: Callable[[str], None],
+) -> dict[str, Any]:
+    """Write the history under ``base``, start both servers, run the night, measure it."""
+    target_spec, optimizer_spec = PRICES[prices]
+    box = _sandbox(base, persona, args.seed, args.embedder)
+    env = box["env"]
+    target = Responder(SimulatedTarget(persona, args.seed), args.latency, args.errors,
+                       seed=args.seed)
+    optimizer = Responder(SimulatedOptimizer(persona, args.seed), args.latency, args.errors,
+                          seed=args.seed + 1)
+    per_role = _supports("--target-base-url", env)
+    concurrent = _supports("--concurrency", env)
+    with FakeLLMServer(default=target) as t_server, \
+            FakeLLMServer(default=optimizer) as o_server:
+        command = [sys.executable, "-m", "skillopt_sleep", "run", "--json",
+                   "--project", str(box["project"]),
+                   "--target", target_spec, "--optimizer", optimizer_spec]
+        if per_role:
+            command += ["--target-base-url", t_server.url,
+                        "--optimizer-base-url", o_server.openai_base_url]
+        else:
+            # One URL for both roles: the optimizer's calls reach the target's server,
+            # which answers them by their wire (see ``_route``).
+            t_server.default = _route(target, optimizer)
+            command += ["--base-url", t_server.url]
+        if concurrent:
+            command += ["--concurrency", str(concurrency)]
+        if args.max_usd_per_skill is not None:
+            command += ["--max-usd-per-skill", str(args.max_usd_per_skill)]
+        say(f"{prices} prices, concurrency {concurrency}: running the night")
+        start = time.monotonic()
+        done = subprocess.run(command, capture_output=True, text=True, env=env,
+                              timeout=args.timeout)
+        wall = time.monotonic() - start
+        requests = len(t_server.model_requests()) + len(o_server.model_requests())
+    if done.returncode != 0:
+        raise RuntimeError(f"run failed (rc {done.returncode}): {done.stderr[-2000:]}")
+    return _figures(json.loads(done.stdout), prices, concurrency, concurrent, wall, requests,
+                    target.served + optimizer.served, box["written"])
+
+
+def _route(target: Responder, optimizer: Responder) -> Callable[[RecordedRequest], Reply]:
+    def answer(request: RecordedRequest) -> Reply:
+        return target(request) if request.wire == "anthropic" else optimizer(request)
+
+    return answer
+
+
+def _figures(
+    run: dict[str, Any], prices: str, concurrency: int, concurrent: bool, wall: float,
+    requests: int, served: Counter[str], written: dict[str, int],
+) -> dict[str, Any]:
+    counts = run.get("counts", {})
+    cost = counts.get("cost_by_role", {})
+    skills = run.get("skills", [])
+    return {
+        "prices": prices,
+        "target": PRICES[prices][0],
+        "optimizer": PRICES[prices][1],
+        # Without the option the night runs at whatever the command does on its own.
+        "concurrency": concurrency if concurrent else None,
+        "concurrency_asked": concurrency,
+        "wall_s": round(wall, 1),
+        "calls": counts.get("calls", 0),
+        "http_requests": requests,
+        "errors_served": served["error"],
+        "usd": round(sum(cost.values()), 4),
+        "usd_by_role": {k: round(v, 4) for k, v in cost.items()},
+        "stopped": [s["stopped"] for s in skills if s.get("stopped")],
+        "skills": [{k: s.get(k) for k in ("skill", "accepted", "baseline_val", "after_val",
+                                          "model_calls", "cost_usd", "abstained")}
+                   for s in skills],
+        "sessions": written["claude-code"] + written["codex"],
+        "tasks": counts.get("mining", {}).get("tasks", 0),
+        "ok": run.get("ok", False),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--persona", default="programmer")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--latency", type=latency_range, default=(2.0, 8.0),
+                        help="seconds per call, uniform LOW-HIGH (default 2-8)")
+    parser.add_argument("--errors", type=float, default=0.03,
+                        help="fraction of calls answered 429/500/503/529 (default 0.03)")
+    parser.add_argument("--concurrency", default="1,8", help="comma list (default 1,8)")
+    parser.add_argument("--prices", default="haiku,sonnet", help="comma list of price classes")
+    parser.add_argument("--deliverables", type=int, default=0,
+                        help="keep only the persona's first N deliverables (0: all)")
+    parser.add_argument("--max-usd-per-skill", type=float, default=None,
+                        help="passed to run (default: the product's own cap, $0.50)")
+    parser.add_argument("--embedder", default="minilm")
+    parser.add_argument("--timeout", type=float, default=4 * 3600)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    persona = personas.load(args.persona)
+    if args.deliverables:
+        kept = dict(list(persona.deliverables.items())[: args.deliverables])
+        persona = replace(persona, deliverables=kept)
+    classes = [p for p in args.prices.split(",") if p]
+    unknown = [p for p in classes if p not in PRICES]
+    if unknown:
+        parser.error(f"unknown price class {unknown[0]!r}; known: {', '.join(PRICES)}")
+    levels = [int(c) for c in args.concurrency.split(",") if c]
+
+    def say(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    if args.json:
+        rows = [one_night(persona, p, c, args) for p in classes for c in levels]
+        print(json.dumps({"persona": persona.name, "latency": args.latency,
+                          "errors": args.errors, "nights": rows}))
+        return 0
+    print(f"persona {persona.name}: latency {args.latency[0]}-{args.latency[1]} s, "
+          f"{args.errors:.0%} errors; nights one after another, each printed when done")
+    print("prices  conc  wall s  calls  http  errors  dollars  accepted  stopped")
+    unsupported = False
+    for p in classes:
+        for c in levels:
+            row = one_night(persona, p, c, args, say)
+            unsupported |= row["concurrency"] is None
+            print(_row(row), flush=True)
+    if unsupported:
+        print("conc N?: asked for N, but this skillopt-sleep run has no --concurrency option; "
+              "the night ran at its built-in concurrency")
+    return 0
+
+
+def _row(r: dict[str, Any]) -> str:
+    """One night as a table row; ``8?``: asked for 8, but ``run`` has no such option."""
+    conc = str(r["concurrency"]) if r["concurrency"] is not None else f"{r['concurrency_asked']}?"
+    accepted = sum(s["accepted"] or 0 for s in r["skills"])
+    return (f"{r['prices']:<7} {conc:<5} {r['wall_s']:>7} {r['calls']:>6} "
+            f"{r['http_requests']:>5} {r['errors_served']:>7} {r['usd']:>8.3f} "
+            f"{accepted:>9}  {'; '.join(r['stopped']) or '-'}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
