@@ -100,21 +100,17 @@ def _plant(path: Path, planter: _Planter) -> None:
 
 def _four_formats(tmp: Path, offset: int) -> list[Any]:
     planter = _Planter(offset)
-    claude = claude_tree(tmp / "claude", "agentcmd__full-session-four.jsonl",
-                         "claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl")
+    claude = claude_tree(tmp / "claude", "bugfix_snapshots.jsonl", "slash_sidechain.jsonl")
     for path in claude.rglob("*.jsonl"):
         _plant(path, planter)
     codex_files = [
         codex_tree(tmp / "codex", name, f"0199{i:04d}-0000-7000-8000-00000000000{i}")
-        for i, name in enumerate([
-            "agentcmd__rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl",
-            "agent-history__compaction_codex_session_with_compaction.jsonl",
-        ])
+        for i, name in enumerate(["ide_context.jsonl", "compacted.jsonl"])
     ]
-    copilot = copilot_tree(tmp / "copilot", "copilot-session-viewer__session-demo_events.jsonl",
+    copilot = copilot_tree(tmp / "copilot", "subagent_skill.jsonl",
                            "11111111-2222-3333-4444-555555555555")
     vscode = vscode_tree(
-        tmp / "vscode", "copilot-session-viewer__chatSessions_test-vscode-session.jsonl",
+        tmp / "vscode", "oplog_cancelled.jsonl",
         "file:///path/to/demo",
     )
     for path in [*codex_files, copilot, vscode]:

@@ -11,17 +11,17 @@ import pytest
 from skillopt_sleep.config import Settings
 from skillopt_sleep.errors import StoreError
 from skillopt_sleep.harvest.build import skill_from_text
-from skillopt_sleep.mine.names import (
+from skillopt_sleep.mine.route import LEARNED_SKILL, SkillInfo, route
+from skillopt_sleep.publish import adopt as adoption
+from skillopt_sleep.sim import persona as personas
+from skillopt_sleep.sim.transcripts import write_history
+from skillopt_sleep.skill_names import (
     PLUGIN_REASON,
     folder_for,
     is_folder_name,
     is_route,
     slug,
 )
-from skillopt_sleep.mine.route import LEARNED_SKILL, SkillInfo, route
-from skillopt_sleep.publish import adopt as adoption
-from skillopt_sleep.sim import persona as personas
-from skillopt_sleep.sim.transcripts import write_history
 
 CACHE = "plugins/cache/superpowers-dev/superpowers/4.0.3/skills"
 
@@ -47,7 +47,7 @@ def test_each_loaded_name_maps_to_one_folder_or_to_none_for_a_plugin() -> None:
 
 
 def test_reads_of_plugin_skills_are_named_as_the_agent_names_them() -> None:
-    assert skill_from_text(f"/home/u/.claude/{CACHE}/writing-plans/SKILL.md") == (
+    assert skill_from_text(f"/path/to/home/.claude/{CACHE}/writing-plans/SKILL.md") == (
         "superpowers:writing-plans")
     assert skill_from_text(
         "/h/.claude/plugins/marketplaces/mkt/plugins/docs/skills/Write Docs/SKILL.md"

@@ -23,6 +23,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.slow
 
+# A PYTHONPATH pointing at a checkout would put the source tree back in front of the wheel.
+CLEAN = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+
 
 @pytest.fixture(scope="module")
 def wheel_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -30,29 +33,29 @@ def wheel_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
          "-w", str(root / "dist"), str(REPO)],
-        check=True, capture_output=True, text=True,
+        check=True, capture_output=True, text=True, env=CLEAN,
     )
     wheel = next((root / "dist").glob("skillopt_sleep-*.whl"))
     env = root / "env"
     venv.EnvBuilder(with_pip=True).create(env)
     python = env / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
-                    str(wheel)], check=True, capture_output=True, text=True)
+                    str(wheel)], check=True, capture_output=True, text=True, env=CLEAN)
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()"
-                           "['purelib'])"], check=True, capture_output=True, text=True)
+                           "['purelib'])"], check=True, capture_output=True, text=True,
+                          env=CLEAN)
     (Path(site.stdout.strip()) / "test-deps.pth").write_text(sysconfig.get_paths()["purelib"])
     return env
 
 
 def _run(env: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    return subprocess.run([str(env / "bin" / "skillopt-sleep"), *args], cwd=cwd, env=clean,
+    return subprocess.run([str(env / "bin" / "skillopt-sleep"), *args], cwd=cwd, env=CLEAN,
                           capture_output=True, text=True, timeout=300)
 
 
 def test_the_wheel_carries_the_package_and_its_personas(wheel_env: Path, tmp_path: Path) -> None:
     code = "import skillopt_sleep.sim.persona as p; print(p.__file__); print(p.available())"
-    out = subprocess.run([str(wheel_env / "bin" / "python"), "-c", code], cwd=tmp_path,
+    out = subprocess.run([str(wheel_env / "bin" / "python"), "-c", code], cwd=tmp_path, env=CLEAN,
                          capture_output=True, text=True, check=True).stdout.splitlines()
     assert str(wheel_env) in out[0] and str(REPO) not in out[0]
     assert out[1] == "['analyst', 'devops', 'programmer', 'researcher']"

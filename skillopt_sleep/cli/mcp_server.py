@@ -34,8 +34,8 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from skillopt_sleep import paths
+from skillopt_sleep import skill_names as names
 from skillopt_sleep.errors import RoleUnavailable
-from skillopt_sleep.mine import names
 
 log = logging.getLogger("skillopt_sleep.mcp")
 

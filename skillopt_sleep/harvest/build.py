@@ -168,6 +168,12 @@ class SessionBuilder:
             files_touched=files, skills_used=list(self.skills), path=path,
         )
 
+    def tail(self, text: str, limit: int) -> str:
+        """The last ``limit`` characters of ``text``, secrets masked first: a cut made before
+        masking can split a secret past its rule's anchor (``mongodb+srv://user:``) and let
+        the rest through."""
+        return self._redact(text)[-limit:]
+
     def _redact(self, text: str) -> str:
         clean, count = redact(text)
         self.stats.secrets_redacted += count

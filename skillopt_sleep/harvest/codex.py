@@ -157,7 +157,8 @@ class _Reader:
             if isinstance(code, int) and code != 0:
                 head = p.get("stderr") or p.get("aggregated_output") or ""
                 self.b.tool_result(str(p.get("call_id", "")), False,
-                                   f"exit {code}: {str(head)[-400:]}", Signal.NONZERO_EXIT)
+                                   f"exit {code}: {self.b.tail(str(head), 400)}",
+                                   Signal.NONZERO_EXIT)
 
     def user(self, text: str, when: datetime | None) -> None:
         if SENTINEL in text:
@@ -195,7 +196,8 @@ class _Reader:
     def output(self, call_id: str, output: Any) -> None:
         code, text = _exit_of(output)
         if code is not None and code != 0:
-            self.b.tool_result(call_id, False, f"exit {code}: {text[-400:]}", Signal.NONZERO_EXIT)
+            self.b.tool_result(call_id, False, f"exit {code}: {self.b.tail(text, 400)}",
+                               Signal.NONZERO_EXIT)
 
 
 def _exit_of(output: Any) -> tuple[int | None, str]:

@@ -9,20 +9,28 @@ Internal: the public API is ``skillopt_sleep.__all__``.
 
 from __future__ import annotations
 
-from skillopt_sleep.mine.catalog import Catalog, CatalogResult, CatalogSettings
-from skillopt_sleep.mine.embed import (
-    Embedder,
-    HashingEmbedder,
-    MockEmbedder,
-    SentenceTransformerEmbedder,
-    make_embedder,
-)
-from skillopt_sleep.mine.families import FamilySettings
-from skillopt_sleep.mine.miner import Miner, MineReport
-from skillopt_sleep.mine.recall import Neighbour, Recaller
-from skillopt_sleep.mine.requests import Request, requests_from_sessions
-from skillopt_sleep.mine.route import LEARNED_SKILL, SkillInfo
-from skillopt_sleep.mine.splits import DEFAULT_RATIOS, split_for
+import importlib
+from typing import Any
+
+# Names load on first use: light modules of this package (``names``, ``route``) are imported
+# by the faces and by adoption, which must not pay for faiss and the embedder.
+_WHERE = {
+    "Catalog": "catalog", "CatalogResult": "catalog", "CatalogSettings": "catalog",
+    "Embedder": "embed", "HashingEmbedder": "embed", "MockEmbedder": "embed",
+    "SentenceTransformerEmbedder": "embed", "make_embedder": "embed",
+    "FamilySettings": "families", "Miner": "miner", "MineReport": "miner",
+    "Neighbour": "recall", "Recaller": "recall", "Request": "requests",
+    "requests_from_sessions": "requests", "LEARNED_SKILL": "route", "SkillInfo": "route",
+    "DEFAULT_RATIOS": "splits", "split_for": "splits",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'skillopt_sleep.mine' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"skillopt_sleep.mine.{module}"), name)
+
 
 __all__ = [
     "DEFAULT_RATIOS",

@@ -17,13 +17,13 @@ from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.mine.embed import Embedder
 from skillopt_sleep.mine.families import Family, FamilySettings
 from skillopt_sleep.mine.miner import Miner, MineReport
-from skillopt_sleep.mine.names import is_route
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.route import SkillInfo, route
 from skillopt_sleep.mine.splits import DEFAULT_RATIOS
 from skillopt_sleep.mine.tasks import FamilyEvidence, build_tasks, medoid
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.records import Task
+from skillopt_sleep.skill_names import is_route
 
 
 @dataclass

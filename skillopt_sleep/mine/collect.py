@@ -15,19 +15,19 @@ from skillopt_sleep.config import Settings
 from skillopt_sleep.mine.catalog import Catalog, CatalogSettings
 from skillopt_sleep.mine.embed import make_embedder
 from skillopt_sleep.mine.families import FamilySettings
-from skillopt_sleep.mine.names import (
-    PLUGIN_REASON,
-    Skipped,
-    folder_for,
-    is_plugin,
-    is_route,
-)
 from skillopt_sleep.mine.requests import requests_from_sessions
 from skillopt_sleep.mine.route import LEARNED_SKILL
 from skillopt_sleep.mine.skills import discover_skills
 from skillopt_sleep.models.build import metered
 from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.records import Task
+from skillopt_sleep.skill_names import (
+    PLUGIN_REASON,
+    Skipped,
+    folder_for,
+    is_plugin,
+    is_route,
+)
 
 __all__ = ["collect_tasks", "skipped_skills"]
 

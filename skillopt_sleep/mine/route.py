@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from skillopt_sleep.mine.names import Skipped, writable
+from skillopt_sleep.skill_names import Skipped, writable
 
 LEARNED_SKILL = "skillopt-sleep-learned"
 MIN_SIMILARITY = 0.35

@@ -15,8 +15,8 @@ from pathlib import Path
 import yaml
 
 from skillopt_sleep import paths
-from skillopt_sleep.mine.names import is_folder_name
 from skillopt_sleep.mine.route import SkillInfo
+from skillopt_sleep.skill_names import is_folder_name
 
 
 def default_roots() -> list[Path]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from skillopt_sleep import paths
+from skillopt_sleep import skill_names as names
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.versions import (
     LedgerRow,
@@ -28,7 +29,6 @@ from skillopt_sleep.archive.versions import (
 )
 from skillopt_sleep.errors import StaleSkillError, StoreError
 from skillopt_sleep.firewall import check_proposal
-from skillopt_sleep.mine import names
 from skillopt_sleep.publish.staging import load_manifest, proposal
 from skillopt_sleep.publish.transaction import (
     Change,
@@ -84,7 +84,7 @@ def project_roots(project: Path) -> list[Path]:
 
 def check_name(skill: str) -> str:
     """``skill`` as a folder to write, refusing plugin skills and anything not one plain path
-    component (the rules, and how a loaded name becomes a folder: ``mine/names.py``)."""
+    component (the rules, and how a loaded name becomes a folder: ``skill_names.py``)."""
     if names.is_plugin(skill):
         raise StoreError(f"skill {skill!r} is a plugin skill: {names.PLUGIN_REASON}")
     if not names.is_folder_name(skill):
