@@ -22,10 +22,11 @@ def write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
+    """Make a rename inside ``folder`` durable (best effort where a folder cannot be opened)."""
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.versions import max_version
-from skillopt_sleep.atomic import write_atomic
+from skillopt_sleep.atomic import fsync_dir, write_atomic
 from skillopt_sleep.errors import StoreError
 
 __all__ = ["Change", "Snapshot", "recover", "snapshot", "sweep_orphans", "write_files"]
@@ -117,19 +117,6 @@ def _write_tmp(path: Path, data: bytes, mode: int | None) -> None:
         os.close(fd)
 
 
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _sweep(paths: list[Path]) -> None:
     """Remove every temp a write (this one or an older crashed one) left beside ``paths``."""
     for path in paths:
@@ -153,7 +140,7 @@ def _restore(prior: Snapshot) -> None:
     back.unlink(missing_ok=True)
     _write_tmp(back, prior.data, prior.mode)
     os.replace(back, prior.path)
-    _fsync_dir(prior.path.parent)
+    fsync_dir(prior.path.parent)
 
 
 def _apply(change: Change, txid: str) -> None:
@@ -161,7 +148,7 @@ def _apply(change: Change, txid: str) -> None:
         change.path.unlink(missing_ok=True)
     else:
         os.replace(_tmp(change.path, txid), change.path)
-    _fsync_dir(change.path.parent)
+    fsync_dir(change.path.parent)
 
 
 def write_files(
