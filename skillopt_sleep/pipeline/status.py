@@ -135,7 +135,10 @@ def disk_state(version: ledger.Version) -> dict[str, str]:
         if not path.is_file():
             found[target] = "absent" if version.reason == adoption.ABSENT else "missing"
         else:
-            same = sha256_text(path.read_text(encoding="utf-8")) == version.sha256
+            # Bytes decoded as they are: read_text would turn CRLF into LF and call a
+            # byte-exact CRLF copy "modified since".
+            text = path.read_bytes().decode("utf-8", errors="replace")
+            same = sha256_text(text) == version.sha256
             found[target] = "current" if same else "modified since"
     return found
 
