@@ -214,3 +214,20 @@ def test_a_state_dir_that_cannot_hold_the_lock_or_the_journal_is_one_clear_error
     with pytest.raises(StoreError, match="cannot write the journal"):
         adoption.adopt(world.archive(), world.night, w.SKILL, world.roots)
     assert w.disk(world) == _old(world) and w.temps(world) == []
+
+
+def test_the_next_run_recovers_an_interrupted_adoption(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch):
+    from skillopt_sleep.config import Settings
+    from skillopt_sleep.pipeline.run import run_once
+
+    world = w.build(tmp_path)
+    assert w.run(world, "adopt", crash_at=3).returncode == -9
+    assert w.temps(world)  # the crash left its temps (and its journal) behind
+    monkeypatch.setenv("SKILLOPT_SLEEP_HOME", str(world.base))
+    project = tmp_path / "project"
+    project.mkdir()
+    settings = Settings(target="simulated", optimizer="simulated", persona="researcher",
+                        sources=(), skill_roots=tuple(map(str, world.roots)))
+    run_once(project, settings=settings)
+    assert w.disk(world) in (_old(world), _new()) and w.temps(world) == []
