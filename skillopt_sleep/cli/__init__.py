@@ -3,9 +3,10 @@ defines ``register(app)``; ``app.py`` builds the typer app and calls them all.
 
 One module per area keeps ``app.py`` free of logic and lets each part own its commands:
 ``core`` (prove, lint), ``harvest``, ``mining`` (mine, tasks, recall), ``pipeline`` (run,
-status, report, adopt, rollback, versions), ``doctor``, ``daemon`` (daemon, enroll), ``mcp``.
+status, report), ``writeback`` (adopt, rollback, versions), ``doctor``, ``daemon`` (daemon,
+enroll), ``mcp``.
 """
 
 from __future__ import annotations
 
-MODULES = ("core", "harvest", "mining", "pipeline", "doctor", "daemon", "mcp")
+MODULES = ("core", "harvest", "mining", "pipeline", "writeback", "doctor", "daemon", "mcp")

@@ -1,4 +1,4 @@
-"""Pipeline commands: run, status, report, adopt, rollback, versions, doctor."""
+"""Pipeline commands: run, status, report (the write-back commands are in ``writeback``)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,8 @@ from rich.table import Table
 from skillopt_sleep import config, paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.cli._json import JsonOpt, emit
-from skillopt_sleep.errors import RoleUnavailable, StoreError
-from skillopt_sleep.publish import adopt as adoption
+from skillopt_sleep.errors import RoleUnavailable
 from skillopt_sleep.publish import staging
-from skillopt_sleep.publish.lock import night_lock
 from skillopt_sleep.publish.report.text import outcome
 from skillopt_sleep.records import NightResult, from_dict
 
@@ -27,7 +25,10 @@ if TYPE_CHECKING:  # loaded by the commands that use them, so --help stays fast
     from skillopt_sleep.pipeline.status import Status
 
 err = Console(stderr=True)
-def _project(project: str | None) -> Path:
+
+
+def project_dir(project: str | None) -> Path:
+    """The project a command acts on: ``project``'s, or the working directory's."""
     from skillopt_sleep.harvest.base import project_of
 
     return Path(project_of(project or str(Path.cwd())))
@@ -62,9 +63,7 @@ def run_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Harvest what is new, mine tasks, run the night, stage the proposal."""
-    from skillopt_sleep.pipeline.run import run_once
-
-    where = _project(project)
+    where = project_dir(project)
     cache = "replay-only" if replay_only else "record" if record else None
     flags = {
         "target": target,
@@ -77,27 +76,31 @@ def run_cmd(
         "max_usd_per_skill": max_usd_per_skill,
         "concurrency": concurrency,
     }
-    settings = config.load(where, flags=flags)
-    if as_json:
-        outcome = run_once(where, settings=settings, dry_run=dry_run, adopt=adopt)
-        emit(outcome.to_dict())
-    else:
-        with err.status("starting the night") as status:
-
-            def say(message: str) -> None:
-                err.print(f"[dim]{message}[/dim]")
-                status.update(message)
-
-            outcome = run_once(where, settings=settings, dry_run=dry_run, adopt=adopt,
-                               progress=say)
-        if outcome.plan is not None:
-            _print_plan(outcome)
-        else:
-            _print_run(outcome)
+    outcome = _run(where, config.load(where, flags=flags), dry_run, adopt, as_json)
     if outcome.failed:
         # One line on stderr that names the backend and the fix; the exit code says "failed".
         print(f"skillopt-sleep: night failed: {outcome.failed}", file=sys.stderr)
         raise typer.Exit(RoleUnavailable.exit_code)
+
+
+def _run(where: Path, settings: config.Settings, dry_run: bool, adopt: str | None,
+         as_json: bool) -> Any:
+    """One night, printed: one JSON object, or progress on stderr and a summary."""
+    from skillopt_sleep.pipeline.run import run_once
+
+    if as_json:
+        outcome = run_once(where, settings=settings, dry_run=dry_run, adopt=adopt)
+        emit(outcome.to_dict())
+        return outcome
+    with err.status("starting the night") as status:
+
+        def say(message: str) -> None:
+            err.print(f"[dim]{message}[/dim]")
+            status.update(message)
+
+        outcome = run_once(where, settings=settings, dry_run=dry_run, adopt=adopt, progress=say)
+    _print_plan(outcome) if outcome.plan is not None else _print_run(outcome)
+    return outcome
 
 
 def _print_plan(outcome: Any) -> None:
@@ -272,141 +275,8 @@ def report_cmd(
         webbrowser.open(html.as_uri())
 
 
-WaitOpt = Annotated[
-    float, typer.Option("--wait", metavar="SECONDS",
-                        help="wait this long for a running night, adopt or rollback")
-]
-
-
-def _pending_nights(archive: Archive, every: bool) -> list[tuple[Path, str]]:
-    """(night folder, skill) to adopt when no night is named: the newest pending night's
-    skills, or with ``every`` each pending skill from its newest pending night."""
-    from skillopt_sleep.pipeline.status import pending
-
-    waiting = pending(archive)
-    if not waiting:
-        raise StoreError(
-            "nothing is pending review (every changed night is adopted); "
-            "`skillopt-sleep status` shows what is adopted where"
-        )
-    chosen = waiting if every else [p for p in waiting if p.night_id == waiting[0].night_id]
-    seen: dict[str, Path] = {}
-    for p in chosen:
-        seen.setdefault(p.skill, paths.staging_dir() / p.night_id)
-    return [(folder, skill) for skill, folder in seen.items()]
-
-
-def _adopt(
-    archive: Archive, roots: list[Path], night: str | None, skill: str | None, every: bool
-) -> dict[str, Any]:
-    from skillopt_sleep.pipeline.status import staged_night
-
-    adoption.recover(archive)
-    if night:
-        night_id, done = adoption.adopt_night(archive, staged_night(night), roots, skill, every)
-        return {"night_id": night_id, "adopted": done}
-    picks = _pending_nights(archive, every)
-    if skill:
-        picks = [(f, s) for f, s in picks if s == skill] or [
-            (f, s) for f, s in _pending_nights(archive, True) if s == skill]
-        if not picks:
-            raise StoreError(f"no pending review for skill {skill!r}")
-    done = {s: adoption.adopt(archive, folder, s, roots) for folder, s in picks}
-    return {"night_id": max(folder.name for folder, _ in picks), "adopted": done,
-            "nights": {s: folder.name for folder, s in picks}}
-
-
-def adopt_cmd(
-    night: Annotated[
-        str | None, typer.Argument(help="night id (default: the newest pending review)")
-    ] = None,
-    skill: Annotated[str | None, typer.Option(help="adopt only this skill")] = None,
-    all_: Annotated[
-        bool, typer.Option("--all", help="every pending skill, each from its newest night")
-    ] = False,
-    project: Annotated[str | None, typer.Option(help="project (for project roots)")] = None,
-    wait: WaitOpt = 0.0,
-    as_json: JsonOpt = False,
-) -> None:
-    """Write a staged proposal into every skill dir as one all-or-nothing transaction."""
-    from skillopt_sleep.pipeline.run import skill_roots
-
-    where = _project(project)
-    roots = skill_roots(config.load(where), where)
-    with night_lock(paths.ensure(paths.state_dir()), wait, offer_wait=True):
-        archive = Archive(paths.archive_path())
-        try:
-            found = _adopt(archive, roots, night, skill, all_)
-        finally:
-            archive.close()
-    if as_json:
-        emit({**found, "roots": [str(r) for r in roots]})
-    else:
-        for name, version in found["adopted"].items():
-            typer.echo(f"adopted {name} v{version} into {', '.join(map(str, roots))}")
-
-
-def rollback_cmd(
-    skill: Annotated[
-        str | None, typer.Option(help="skill to restore (default: the last one written)")
-    ] = None,
-    to: Annotated[
-        int | None, typer.Option(help="version for every root (default: undo the last write)")
-    ] = None,
-    project: Annotated[str | None, typer.Option(help="project (for project roots)")] = None,
-    wait: WaitOpt = 0.0,
-    as_json: JsonOpt = False,
-) -> None:
-    """Undo a skill's last write: each root back to its own earlier bytes, or absence."""
-    from skillopt_sleep.pipeline.run import skill_roots
-
-    where = _project(project)
-    roots = skill_roots(config.load(where), where)
-    with night_lock(paths.ensure(paths.state_dir()), wait, offer_wait=True):
-        archive = Archive(paths.archive_path())
-        try:
-            adoption.recover(archive)
-            skill = skill or adoption.last_written(archive)
-            version = adoption.rollback(archive, skill, roots, to)
-        finally:
-            archive.close()
-    if as_json:
-        emit({"skill": skill, "version": version, "restored": to})
-    else:
-        typer.echo(f"restored {skill} (recorded as v{version})")
-
-
-def versions_cmd(
-    skill: Annotated[str, typer.Option(help="skill name")], as_json: JsonOpt = False
-) -> None:
-    """Every recorded version of a skill."""
-    archive = Archive(paths.archive_path())
-    try:
-        found = adoption.versions(archive, skill)
-    finally:
-        archive.close()
-    for v in found:
-        row = {
-            "skill": v.skill,
-            "version": v.version,
-            "sha256": v.sha256,
-            "night_id": v.night_id,
-            "reason": v.reason,
-            "targets": v.targets,
-            "created_at": v.created_at,
-        }
-        emit(row) if as_json else typer.echo(
-            f"v{v.version} {v.created_at} {v.reason} {v.sha256[:12]}"
-        )
-    if as_json:
-        emit({"summary": {"skill": skill, "versions": len(found)}})
-
-
 def register(app: typer.Typer) -> None:
     """Add the pipeline commands to ``app``."""
     app.command("run")(run_cmd)
     app.command("status")(status_cmd)
     app.command("report")(report_cmd)
-    app.command("adopt")(adopt_cmd)
-    app.command("rollback")(rollback_cmd)
-    app.command("versions")(versions_cmd)
