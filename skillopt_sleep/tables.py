@@ -159,7 +159,7 @@ MODELS = Table("model backend", "models", [
         "Responses API via the openai SDK", "openai-responses:MODEL"),
     Row("claude-code", "skillopt_sleep.models.agent_cli:CLAUDE_CODE",
         "the real Claude Code harness (claude -p)", "claude-code[:MODEL]"),
-    Row("codex", "skillopt_sleep.models.agent_cli:CODEX",
+    Row("codex", "skillopt_sleep.models.codex_cli:CODEX",
         "the real Codex harness (codex exec)", "codex[:MODEL]"),
     Row("handoff", "skillopt_sleep.models.handoff:BACKEND",
         "prompts written to files for your own agent to answer"),

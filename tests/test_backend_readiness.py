@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from skillopt_sleep.models.agent_cli import ClaudeCodeLLM, CodexLLM
+from skillopt_sleep.models.agent_cli import ClaudeCodeLLM
 from skillopt_sleep.models.base import BackendOptions, Readiness
+from skillopt_sleep.models.codex_cli import CodexLLM
 from skillopt_sleep.models.pricing import price_for
 from skillopt_sleep.models.registry import backend
 from tests._clis import cli

@@ -177,11 +177,12 @@ def test_failure_rate_warnings_start_above_ten_percent() -> None:
 
 
 def test_an_agent_cli_that_cannot_reach_its_endpoint_is_unreachable_not_transient() -> None:
-    from skillopt_sleep.models.agent_cli import TransientAgentError, _failure
+    from skillopt_sleep.models.agent_cli import TransientAgentError, agent_failure
 
-    refused = _failure("claude-code", "API Error: Unable to connect (ECONNREFUSED 127.0.0.1:9)")
+    refused = agent_failure("claude-code",
+                            "API Error: Unable to connect (ECONNREFUSED 127.0.0.1:9)")
     assert isinstance(refused, Unreachable) and refused.why == "refused"
-    not_found = _failure("claude-code", "API Error: 404 model not found", 404)
+    not_found = agent_failure("claude-code", "API Error: 404 model not found", 404)
     assert isinstance(not_found, Unreachable) and not_found.why == "not-found"
-    assert isinstance(_failure("claude-code", "API Error: 529 overloaded", 529),
+    assert isinstance(agent_failure("claude-code", "API Error: 529 overloaded", 529),
                       TransientAgentError)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from skillopt_sleep.errors import AuthError, ModelError
-from skillopt_sleep.models.agent_cli import ClaudeCodeLLM, CodexLLM
+from skillopt_sleep.models.agent_cli import ClaudeCodeLLM
+from skillopt_sleep.models.codex_cli import CodexLLM
 from skillopt_sleep.models.pricing import price_for
 from skillopt_sleep.models.registry import build_llm
 from skillopt_sleep.models.retry import RetryPolicy

@@ -85,7 +85,8 @@ def test_simulated_plays_target_and_optimizer() -> None:
 
 
 def test_agent_cli_specs_build_with_and_without_a_model() -> None:
-    from skillopt_sleep.models.agent_cli import ClaudeCodeLLM, CodexLLM
+    from skillopt_sleep.models.agent_cli import ClaudeCodeLLM
+    from skillopt_sleep.models.codex_cli import CodexLLM
 
     assert isinstance(build_llm("claude-code"), ClaudeCodeLLM)
     named = build_llm("claude-code:claude-haiku-4-5")

@@ -1,4 +1,5 @@
-"""Replay through the real agent harnesses: ``claude-code[:MODEL]`` and ``codex[:MODEL]``.
+"""Replay through the real agent harnesses: the shared frame, and ``claude-code[:MODEL]``
+(``codex[:MODEL]`` is in ``codex_cli.py``).
 
 ``claude -p --output-format json --verbose`` and ``codex exec --json`` run once per call in
 an isolated temp home and working dir (``agent_home``), with the prompt on stdin tagged
@@ -33,7 +34,6 @@ import re
 import shutil
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +65,7 @@ class TransientAgentError(ModelError):
     """A harness run that failed for a reason worth retrying (rate limit, overload, network)."""
 
 
-def _failure(name: str, message: str, status: int | None = None) -> ModelError:
+def agent_failure(name: str, message: str, status: int | None = None) -> ModelError:
     text = f"{name}: {message.strip()[:500]}"
     if status in (401, 403) or (status is None and _AUTH.search(message)):
         return AuthError(f"{text} (log in to the CLI, or set its API key)")
@@ -79,7 +79,7 @@ def _failure(name: str, message: str, status: int | None = None) -> ModelError:
     return ModelError(text)
 
 
-class _AgentCLI:
+class AgentCLI:
     binary = ""
     backend = ""
     config_name = ""
@@ -183,7 +183,7 @@ class _AgentCLI:
 # --- Claude Code --------------------------------------------------------------------------
 
 
-class ClaudeCodeLLM(_AgentCLI):
+class ClaudeCodeLLM(AgentCLI):
     """``claude -p`` in an isolated config dir; the login's credentials file is carried."""
 
     binary = "claude"
@@ -263,11 +263,11 @@ class ClaudeCodeLLM(_AgentCLI):
         events = agent_events.json_events(result.stdout)
         final = next((e for e in reversed(events) if e.get("type") == "result"), None)
         if final is None:
-            raise _failure(self.name, result.stderr or result.stdout or
+            raise agent_failure(self.name, result.stderr or result.stdout or
                            f"exit {result.returncode}, no result")
         if final.get("is_error"):
             status = final.get("api_error_status")
-            raise _failure(self.name, str(final.get("result") or final.get("subtype")),
+            raise agent_failure(self.name, str(final.get("result") or final.get("subtype")),
                            status if isinstance(status, int) else None)
         raw = final.get("usage") or {}
         usage = Usage(
@@ -281,105 +281,6 @@ class ClaudeCodeLLM(_AgentCLI):
                             float(reported) if isinstance(reported, int | float) else None)
 
 
-# --- Codex ----------------------------------------------------------------------------------
-
-
-class CodexLLM(_AgentCLI):
-    """``codex exec --json`` with a temp ``CODEX_HOME``; its auth and config are carried."""
-
-    binary = "codex"
-    backend = "codex"
-    config_name = ".codex"
-    carried = ("auth.json", "config.toml")
-    key_env = "SKILLOPT_SLEEP_CODEX_KEY"
-
-    def _source(self) -> Path:
-        return paths.codex_home()
-
-    def _precheck(self) -> None:
-        source = self._source()
-        if self.base_url or any(os.environ.get(k) for k in ("OPENAI_API_KEY", "CODEX_API_KEY")):
-            return
-        config = source / "config.toml"
-        custom = config.is_file() and "model_provider" in config.read_text(errors="replace")
-        if not custom and not (source / "auth.json").is_file():
-            raise AuthError(f"{self.name}: Codex is not logged in (no {source / 'auth.json'}, "
-                            "no OPENAI_API_KEY); run `codex login`")
-
-    install_hint = "install Codex (npm install -g @openai/codex) or put its folder on PATH"
-
-    def _login(self, exe: str) -> Finding:
-        if self.base_url:
-            from skillopt_sleep.models.openai import credentials
-
-            return replace(credentials(self.base_url), what="login")
-        for key in ("OPENAI_API_KEY", "CODEX_API_KEY"):
-            if os.environ.get(key):
-                return Finding("login", "ok", f"{key} is set")
-        config = self._source() / "config.toml"
-        if config.is_file() and "model_provider" in config.read_text(errors="replace"):
-            return Finding("login", "ok", f"a model provider set in {config} (not checked here)")
-        try:
-            done = self._status([exe, "login", "status"])
-        except (OSError, TimeoutError) as exc:
-            return Finding("login", "error", f"`codex login status` failed: {exc}")
-        said = (done.stdout or done.stderr).strip().splitlines()
-        if done.returncode == 0:
-            return Finding("login", "ok", said[0] if said else "logged in")
-        return Finding("login", "error", f"Codex is not logged in (no {self._source()}/auth.json"
-                       "); run `codex login`, or set OPENAI_API_KEY")
-
-    def _reach(self, url: str) -> Finding:
-        from skillopt_sleep.models.openai import probe
-
-        return probe(url, True)[-1]
-
-    def _command(self, exe: str, system: str, tools: list[str],
-                 box: agent_home.Sandbox) -> list[str]:
-        command = [exe, "exec", "--json", "--skip-git-repo-check", "-C", str(box.work),
-                   "-s", "workspace-write" if tools else "read-only",
-                   "-c", 'approval_policy="never"']
-        if self.model:
-            command += ["-m", self.model]
-        if system:
-            command += ["-c", f"developer_instructions={json.dumps(system)}"]
-        if self.base_url:
-            provider = "model_providers.skillopt"
-            command += ["-c", 'model_provider="skillopt"',
-                        "-c", f'{provider}.name="skillopt"',
-                        "-c", f"{provider}.base_url={json.dumps(self.base_url)}",
-                        "-c", f'{provider}.wire_api="responses"',
-                        "-c", f'{provider}.env_key="{self.key_env}"',
-                        "-c", f"{provider}.request_max_retries=0",
-                        "-c", f"{provider}.stream_max_retries=0"]
-        return [*command, "-"]
-
-    def _env(self, box: agent_home.Sandbox) -> dict[str, str]:
-        env = agent_home.base_env(box.home)
-        env["CODEX_HOME"] = str(box.home / self.config_name)
-        env[self.key_env] = os.environ.get("OPENAI_API_KEY") or "local-server"
-        return env
-
-    def _parse(self, result: agent_home.Run) -> Completion:
-        events = agent_events.json_events(result.stdout)
-        texts: list[str] = []
-        calls: list[ToolCall] = []
-        usage = Usage()
-        for event in events:
-            kind = event.get("type")
-            if kind in ("turn.failed", "error"):
-                error = event.get("error") or {}
-                message = error.get("message") if isinstance(error, dict) else None
-                raise _failure(self.name, str(message or event.get("message") or event))
-            if kind == "turn.completed":
-                usage = usage + agent_events.codex_usage(event.get("usage") or {})
-            if kind == "item.completed":
-                agent_events.codex_item(event.get("item") or {}, texts, calls)
-        if not texts and result.returncode != 0:
-            raise _failure(self.name, result.stderr or f"exit {result.returncode}")
-        return self._finish(texts[-1] if texts else "", calls, usage, None)
-
-
 UNKNOWABLE = ("whether the login still works at the provider (an expired or revoked one), "
               "the model name and the quota (doctor --live asks)")
 
@@ -391,20 +292,9 @@ def _claude_code(options: BackendOptions) -> ClaudeCodeLLM:
                          policy=options.policy)
 
 
-def _codex(options: BackendOptions) -> CodexLLM:
-    url = options.base_url
-    return CodexLLM(options.model or None, price=options.price,
-                    base_url=endpoints.openai_base(url) if url else None, policy=options.policy)
-
-
 def _check_claude_code(options: BackendOptions, reach: bool) -> Readiness:
     return _claude_code(options).readiness(reach)
 
 
-def _check_codex(options: BackendOptions, reach: bool) -> Readiness:
-    return _codex(options).readiness(reach)
-
-
 CLAUDE_CODE = Backend(_claude_code, check=_check_claude_code, endpoint="anthropic",
                       concurrency=2)
-CODEX = Backend(_codex, check=_check_codex, endpoint="openai", concurrency=2)
