@@ -107,6 +107,13 @@ class Archive:
         rows = self.conn.execute(query, (*args, limit)).fetchall()
         return [(status, from_dict(NightResult, json.loads(data))) for status, data in rows]
 
+    def count_nights(self, project: str, skill: str) -> int:
+        """How many nights of ``project`` trained ``skill`` (a count; no result is decoded)."""
+        row = self.conn.execute(
+            "SELECT COUNT(*) FROM nights WHERE project = ? AND skill = ?", (project, skill)
+        ).fetchone()
+        return int(row[0])
+
     # --- rejected-edit buffer -----------------------------------------------------------
 
     def add_rejected(self, project: str, skill: str, night_id: str, d: GateDecision) -> None:

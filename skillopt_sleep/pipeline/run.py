@@ -336,8 +336,7 @@ class _Run:
     def _seed(self, skill: str) -> int:
         """Each night of a skill samples afresh: the configured seed, then the night's rank
         among this project's nights for the skill (so a rerun of the same history repeats)."""
-        earlier = sum(1 for _, r in self.archive.nights(str(self.project), limit=100_000)
-                      if r.skill == skill)
+        earlier = self.archive.count_nights(str(self.project), skill)
         return self.settings.seed * 100_003 + earlier
 
 
