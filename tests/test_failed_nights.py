@@ -127,7 +127,7 @@ def test_calls_that_start_failing_mid_night_stop_it(world: dict) -> None:  # noq
     (skill,) = outcome["skills"]
     assert skill["failures_by_role"]["target"]["calls"] == answered
     report = json.loads(cli(world, "report", "--json").stdout)
-    assert report["status"] == "failed" and report["results"][0]["failed"]
+    assert report["status"] == "failed" and report["skills"][0]["failed"]
 
 
 def test_persistent_500s_stop_the_night_after_five_in_a_row(

@@ -7,9 +7,22 @@ import sys
 from typing import Annotated
 
 import typer
+from click import Context
+from typer.core import TyperOption
 
 from skillopt_sleep.cli import MODULES
 from skillopt_sleep.errors import SkillOptError
+
+_value_type = TyperOption.display_type_rich
+
+
+def _flag_type(option: TyperOption, ctx: Context) -> str | None:
+    """A flag takes no value, so its help shows no ``<bool>`` placeholder (typer 0.29 prints
+    one for every flag, ``--help`` included)."""
+    return None if option.is_flag else _value_type(option, ctx)
+
+
+TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
 
 app = typer.Typer(
     name="skillopt-sleep",

@@ -10,13 +10,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from skillopt_sleep.cli._console import console
 from skillopt_sleep.config import MIN_LIFT
 from skillopt_sleep.errors import SkillOptError
 from skillopt_sleep.tables import BUDGET_SCHEDULES, GATE_TESTS
 
 # The night, the simulator and scipy load only when a command needs them: every process
 # imports this module (the idle daemon included) and should stay small.
-err = Console(stderr=True)
 
 
 def _models(spec: Any, persona_name: str) -> Any:
@@ -43,7 +43,7 @@ def _models(spec: Any, persona_name: str) -> Any:
     return factory
 
 
-def _print_summary(s: dict[str, Any], console: Console) -> None:
+def _print_summary(s: dict[str, Any], out: Console) -> None:
     table = Table(title=f"proof: persona {s['persona']}, seed {s['seed']}, {s['nights']} nights")
     table.add_column("measure")
     table.add_column("value", justify="right")
@@ -62,7 +62,7 @@ def _print_summary(s: dict[str, Any], console: Console) -> None:
     ]
     for name, value in rows:
         table.add_row(name, str(value))
-    console.print(table)
+    out.print(table)
 
 
 Opt = typer.Option
@@ -138,34 +138,39 @@ def prove_cmd(
     _prove(spec, assert_improves, as_json)
 
 
+def _dim(message: str) -> None:
+    console(stderr=True).print(f"[dim]{message}[/dim]")
+
+
 def _prove(spec: Any, assert_improves: bool, as_json: bool) -> None:
     from skillopt_sleep.sim.prove import check, prove
 
-    show = (lambda m: err.print(f"[dim]{m}[/dim]")) if not as_json else (lambda m: None)
+    show = _dim if not as_json else (lambda m: None)
     summary = prove(spec, _models(spec, spec.persona), progress=show)
     if as_json:
         typer.echo(json.dumps({k: v for k, v in summary.items() if k != "final_skill"}))
     else:
-        _print_summary(summary, Console())
+        _print_summary(summary, console())
     if summary["no_valid_edits"] and not as_json:
-        err.print(f"[yellow]no valid edits[/yellow]: {summary['no_valid_edits']}")
+        console(stderr=True).print(f"[yellow]no valid edits[/yellow]: "
+                                   f"{summary['no_valid_edits']}")
     if assert_improves:
         check(summary)
         if not as_json:
-            Console().print(f"[green]proof holds:[/green] test lift {summary['lift']:+.3f} "
+            console().print(f"[green]proof holds:[/green] test lift {summary['lift']:+.3f} "
                             f"≥ {MIN_LIFT}, no harmful edit accepted")
 
 
 def _prove_full(spec: Any, as_json: bool) -> None:
     from skillopt_sleep.sim.prove_full import prove_full
 
-    show = (lambda m: err.print(f"[dim]{m}[/dim]")) if not as_json else (lambda m: None)
+    show = _dim if not as_json else (lambda m: None)
     summary = prove_full(spec, progress=show)
     if as_json:
         typer.echo(json.dumps(summary))
         return
     verdict = "[green]full proof holds[/green]" if spec.assert_improves else "full proof done"
-    Console().print(
+    console().print(
         f"{verdict} for {summary['persona']}: "
         f"{summary['written']['claude-code'] + summary['written']['codex']} sessions harvested, "
         f"{summary['mining'].get('families', 0)} families, "
@@ -177,7 +182,7 @@ def _prove_full(spec: Any, as_json: bool) -> None:
         soft_wrap=True,
     )
     for line in summary["abstained"]:
-        err.print(f"[yellow]abstained[/yellow] {line}")
+        console(stderr=True).print(f"[yellow]abstained[/yellow] {line}")
     where = "kept in " + summary["sandbox"] if summary["sandbox"] else "removed with the sandbox"
     typer.echo(f"report: {summary['report']} ({where})")
 

@@ -15,18 +15,16 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from skillopt_sleep import config, paths
+from skillopt_sleep.cli._console import console
 from skillopt_sleep.cli._json import JsonOpt, emit
 from skillopt_sleep.errors import SkillOptError
-
-err = Console(stderr=True)
 
 
 def _say(message: str) -> None:
     """Progress on stderr: plain lines when piped, so logs and CI show them too."""
-    if not err.is_terminal:
+    if not console(stderr=True).is_terminal:
         print(message, file=sys.stderr, flush=True)
 
 
@@ -83,6 +81,7 @@ def _embedder_check(name: str) -> str:
     started = time.monotonic()
     _say(f"loading the embedding model ({name})")
     try:
+        err = console(stderr=True)
         with err.status(f"loading the embedding model ({name})…") if err.is_terminal \
                 else nullcontext():
             vectors = make_embedder(name).embed(["run the tests"])
@@ -153,7 +152,7 @@ def doctor_cmd(
 
 
 def _print(checks: dict[str, Any]) -> None:
-    out = Console()
+    out = console()
     out.print(f"state_dir: {checks['state_dir']}\nconfig: {checks['config']}")
     for name, count in checks["sources"].items():
         out.print(f"source {name}: {count} transcript(s) in {', '.join(checks['folders'][name])}")

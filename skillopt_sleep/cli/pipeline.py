@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import webbrowser
 from dataclasses import asdict
@@ -10,21 +9,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from skillopt_sleep import config, paths
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.cli._console import console
 from skillopt_sleep.cli._json import JsonOpt, emit
 from skillopt_sleep.errors import RoleUnavailable
-from skillopt_sleep.publish import staging
-from skillopt_sleep.publish.report.text import outcome
-from skillopt_sleep.records import NightResult, from_dict
 
 if TYPE_CHECKING:  # loaded by the commands that use them, so --help stays fast
     from skillopt_sleep.pipeline.status import Status
 
-err = Console(stderr=True)
 
 
 def project_dir(project: str | None) -> Path:
@@ -92,6 +87,7 @@ def _run(where: Path, settings: config.Settings, dry_run: bool, adopt: str | Non
         outcome = run_once(where, settings=settings, dry_run=dry_run, adopt=adopt)
         emit(outcome.to_dict())
         return outcome
+    err = console(stderr=True)
     with err.status("starting the night") as status:
 
         def say(message: str) -> None:
@@ -104,7 +100,7 @@ def _run(where: Path, settings: config.Settings, dry_run: bool, adopt: str | Non
 
 
 def _print_plan(outcome: Any) -> None:
-    out, plan = Console(), outcome.plan
+    out, plan = console(), outcome.plan
     mined = outcome.counts.get("mining", {})
     out.print(f"{outcome.message}\nharvested {outcome.counts.get('harvest', {}).get('sessions', 0)}"
               f" session(s); {mined.get('tasks', 0)} replayable task(s)")
@@ -134,7 +130,7 @@ def _print_plan(outcome: Any) -> None:
 
 
 def _print_run(outcome: Any) -> None:
-    out = Console()
+    out = console()
     for skill in outcome.to_dict()["skills"]:
         if skill["failed"]:
             out.print(f"{skill['skill'] or 'the night'}: [red]failed[/red] (no scores)")
@@ -186,7 +182,7 @@ def _status_rows(found: Status) -> dict[str, list[dict[str, Any]]]:
 
 
 def _print_status(found: dict[str, list[dict[str, Any]]]) -> None:
-    out = Console()
+    out = console()
     for a in found["alert"]:  # first, before anything else: nobody has fixed it for days
         out.print(f"[bold red]ALERT[/bold red]: {a['alert']}", soft_wrap=True)
     out.print(f"state: {paths.state_dir()}")
@@ -246,33 +242,27 @@ def status_cmd(as_json: JsonOpt = False) -> None:
 def report_cmd(
     night: Annotated[str | None, typer.Argument(help="night id (default: latest)")] = None,
     open_: Annotated[bool, typer.Option("--open", help="open in a browser")] = False,
+    full: Annotated[bool, typer.Option(
+        "--full", help="with --json: every result as report.json holds it (100 KB and more), "
+        "not the summary of at most 8 KB")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """The night's HTML report."""
+    """The night's HTML report (--json: a summary per skill, at most 8 KB)."""
     from skillopt_sleep.pipeline.status import staged_night
+    from skillopt_sleep.publish.digest import night_digest
 
+    if full and not as_json:
+        raise typer.BadParameter("--full goes with --json", param_hint="--full")
     folder = staged_night(night)
     html = folder / "report.html"
     if as_json:
-        results = json.loads((folder / "report.json").read_text(encoding="utf-8"))
-        failed = staging.load_manifest(folder).failed
-        emit(
-            {
-                "night_id": folder.name,
-                "report": str(html),
-                "status": "failed" if failed else "ok",
-                "failed": failed,
-                "skills": [{"skill": r.get("skill"), "outcome": outcome(from_dict(NightResult, r))}
-                           for r in results],
-                "warnings": [f"{r.get('skill')}: {w}" for r in results
-                             for w in r.get("warnings") or []],
-                "results": results,
-            }
-        )
+        emit(night_digest(folder, full=full))
     else:
         typer.echo(str(html))
-    if open_:
-        webbrowser.open(html.as_uri())
+    if open_ and not webbrowser.open(html.as_uri()):
+        print(f"skillopt-sleep: no browser could be opened; open {html} yourself",
+              file=sys.stderr)
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

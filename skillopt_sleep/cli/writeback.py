@@ -14,9 +14,11 @@ from typing import Annotated
 import typer
 
 from skillopt_sleep import config, paths
+from skillopt_sleep.archive import versions as ledger
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.cli._json import JsonOpt, emit
 from skillopt_sleep.cli.pipeline import project_dir
+from skillopt_sleep.errors import StoreError
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish.lock import night_lock
 
@@ -83,11 +85,20 @@ def rollback_cmd(
     with _locked(project, wait) as (archive, roots):
         adoption.recover(archive)
         skill = skill or adoption.last_written(archive)
+        before = max((v.version for v in adoption.versions(archive, skill)), default=0)
         version = adoption.rollback(archive, skill, roots, to)
+        written = [v for v in adoption.versions(archive, skill) if v.version > before]
+    # Each new ledger row names what it restored ("rollback to v2", "rollback to absence");
+    # a rollback whose roots held different copies writes one row per copy.
+    restored = [{"reason": v.reason, "version": v.version, "targets": v.targets}
+                for v in written]
     if as_json:
-        emit({"skill": skill, "version": version, "restored": to})
-    else:
-        typer.echo(f"restored {skill} (recorded as v{version})")
+        emit({"skill": skill, "version": version, "restored": to, "rows": restored})
+        return
+    for row in restored:
+        what = row["reason"].removeprefix("rollback to ")
+        typer.echo(f"restored {skill} to {what} (recorded as v{row['version']}) in "
+                   f"{', '.join(row['targets'])}")
 
 
 def versions_cmd(
@@ -97,8 +108,12 @@ def versions_cmd(
     archive = Archive(paths.archive_path())
     try:
         found = adoption.versions(archive, skill)
+        known = [] if found else ledger.skills(archive)
     finally:
         archive.close()
+    if not found:
+        raise StoreError(f"no recorded versions of skill {skill!r} (skills with versions: "
+                         f"{', '.join(known) or 'none yet'})")
     for v in found:
         row = {
             "skill": v.skill,
@@ -114,8 +129,6 @@ def versions_cmd(
         )
     if as_json:
         emit({"summary": {"skill": skill, "versions": len(found)}})
-
-
 
 
 def register(app: typer.Typer) -> None:

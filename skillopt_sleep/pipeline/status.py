@@ -113,14 +113,42 @@ class Status:
 
 
 def pending(archive: Archive) -> list[PendingReview]:
-    """Staged skills that changed and were not adopted, newest night first."""
+    """Each skill's newest staged change that nobody adopted, newest night first.
+
+    An older proposal for the same skill is superseded, not pending: it was trained on a
+    skill that has moved on since, and listing it forever would hide what is current. So
+    is a proposal older than the skill's latest adoption. ``adopt NIGHT`` still takes one.
+    """
     done = ledger.adopted_nights(archive)
-    rows = []
-    for m in staging.nights(paths.staging_dir()):
+    latest = _latest_adoption(done)
+    rows, seen = [], set()
+    for m in staging.nights(paths.staging_dir()):  # newest first
         for s in m.skills:
-            if s.changed and (m.night_id, s.name) not in done:
+            if not s.changed or s.name in seen:
+                continue
+            seen.add(s.name)
+            if (m.night_id, s.name) not in done and m.night_id > latest.get(s.name, ""):
                 rows.append(PendingReview(night_id=m.night_id, skill=s.name, accepted=s.accepted))
     return rows
+
+
+def _latest_adoption(done: set[tuple[str, str]]) -> dict[str, str]:
+    """Skill -> the newest night adopted for it (night ids sort by their time)."""
+    latest: dict[str, str] = {}
+    for night, skill in done:
+        latest[skill] = max(night, latest.get(skill, ""))
+    return latest
+
+
+def night_state(recorded: str, night_id: str, skill: str, done: set[tuple[str, str]],
+                waiting: set[tuple[str, str]]) -> str:
+    """What a night's proposal is now: the archive records ``staged`` when it stages, and
+    only adoption or a newer proposal changes what that means."""
+    if recorded not in ("staged", "adopted"):
+        return recorded
+    if (night_id, skill) in done:
+        return "adopted"
+    return "staged" if (night_id, skill) in waiting else "superseded"
 
 
 def disk_state(version: ledger.Version) -> dict[str, str]:
@@ -145,12 +173,15 @@ def disk_state(version: ledger.Version) -> dict[str, str]:
 
 def status(archive: Archive) -> Status:
     """The newest nights, the pending reviews and every versioned skill's newest version."""
+    done = ledger.adopted_nights(archive)
+    waiting = pending(archive)
+    keys = {(p.night_id, p.skill) for p in waiting}
     nights = [
         NightSummary(
             night_id=r.night_id,
             skill=r.skill,
             project=r.project,
-            status=st,
+            status=night_state(st, r.night_id, r.skill, done, keys),
             accepted=len(r.accepted),
             baseline_val=None if r.failed or r.abstained else r.baseline_val,
             after_val=None if r.failed or r.abstained else r.after_val,
@@ -173,7 +204,7 @@ def status(archive: Archive) -> Status:
         for s in ledger.skills(archive)
         for v in ledger.versions(archive, s)[-1:]
     ]
-    return Status(nights=nights, pending=pending(archive), adopted=adopted,
+    return Status(nights=nights, pending=waiting, adopted=adopted,
                   failing=failing(archive))
 
 

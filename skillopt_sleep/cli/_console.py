@@ -1,0 +1,27 @@
+"""The rich consoles every command prints through: the terminal's own width on a terminal,
+and no wrapping or truncation at all when the output goes to a pipe or a file.
+
+Rich assumes 80 columns when stdout is not a terminal and hard-wraps there, which breaks a
+night id or a path in two for anyone who pipes the output into ``grep`` or a log.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+UNWRAPPED = 100_000
+"""The width a piped console lays tables out in: wide enough that nothing wraps."""
+
+
+def console(*, stderr: bool = False) -> Console:
+    """A console for stdout (or stderr), decided when called: under a test runner or a
+    redirect the streams change after import, so never keep one at module level."""
+    found = Console(stderr=stderr)
+    if found.is_terminal:
+        return found
+    return Console(stderr=stderr, soft_wrap=True, width=UNWRAPPED)
+
+
+def is_terminal(*, stderr: bool = True) -> bool:
+    """Whether progress (spinners, status lines) belongs on this stream."""
+    return Console(stderr=stderr).is_terminal

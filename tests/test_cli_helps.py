@@ -1,0 +1,150 @@
+"""The CLI as a new user meets it: output that pipes intact, honest exit codes, messages that
+say what happened (versions, rollback, report --open), and a status that follows adoption."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skillopt_sleep.publish import adopt as adoption
+from skillopt_sleep.publish import staging
+from skillopt_sleep.records import NightResult
+from tests import _writeback_world as w
+
+REPO = Path(__file__).resolve().parents[1]
+NEWER = "20261123-030000-abcdef12"
+
+
+@pytest.fixture
+def world(isolated_home: Path, tmp_path: Path) -> dict:
+    """The two-root world under a long path (so a line is wider than 80 columns), one
+    night recorded in the archive as the pipeline records it, and a project naming the roots."""
+    base = isolated_home / ("a-folder-name-long-enough-to-push-lines-past-eighty-columns" * 2)
+    built = w.build(base)
+    archive = built.archive()
+    try:
+        archive.record_night(NightResult(night_id=w.NIGHT, skill=w.SKILL, project="/p",
+                                         skill_after=w.NEW), "staged")
+    finally:
+        archive.close()
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".skillopt-sleep.toml").write_text(
+        f"skill_roots = {json.dumps([str(r) for r in built.roots])}\n", encoding="utf-8")
+    env = dict(os.environ, SKILLOPT_SLEEP_HOME=str(base), PYTHONPATH=str(REPO))
+    return {"world": built, "project": project, "env": env}
+
+
+def cli(world: dict, *args: str, env: dict[str, str] | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "skillopt_sleep", *args], capture_output=True,
+                          text=True, env=env or world["env"], cwd=world["project"], timeout=60,
+                          check=False)
+
+
+def _stage_newer_fix(world: w.World) -> None:
+    """A newer night with another proposal for the same skill."""
+    _, live = adoption.read_live(world.roots, w.SKILL)
+    result = NightResult(night_id=NEWER, skill=w.SKILL, skill_before="",
+                         skill_after=w.NEW + "- Keep it short.\n")
+    staging.stage(world.state / "nights", NEWER, "/p", [result], {w.SKILL: live}, "")
+
+
+def _status(world: dict) -> list[dict]:
+    done = cli(world, "status", "--json")
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_piped_output_keeps_paths_and_ids_on_one_line(world: dict) -> None:
+    assert cli(world, "adopt", "--project", str(world["project"])).returncode == 0
+    done = cli(world, "status")
+    assert done.returncode == 0, done.stderr
+    target = str(world["world"].roots[0] / w.SKILL / "SKILL.md")
+    (line,) = [x for x in done.stdout.splitlines() if x.startswith("adopted ")]
+    assert target in line and len(line) > 200
+
+
+def test_on_a_terminal_lines_fit_its_width(world: dict) -> None:
+    script = shutil.which("script")
+    if script is None:
+        pytest.skip("script(1) is not installed")
+    assert cli(world, "adopt", "--project", str(world["project"])).returncode == 0
+    command = f"stty cols 70; {sys.executable} -m skillopt_sleep status"
+    done = subprocess.run([script, "-q", "-c", command, "/dev/null"], capture_output=True,
+                          text=True, env=world["env"], cwd=world["project"], timeout=60)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout.replace("\r", ""))
+    lines = [x for x in text.splitlines() if x.strip()]
+    assert len(lines) > 2 and max(len(x) for x in lines) <= 70
+
+
+def test_help_shows_no_placeholder_for_flags(world: dict) -> None:
+    done = cli(world, "versions", "--help")
+    assert "--json" in done.stdout and "<bool>" not in done.stdout
+    assert "<str>" in done.stdout  # options that take a value still say what kind
+
+
+def test_versions_of_an_unknown_skill_is_an_error_naming_the_known_ones(world: dict) -> None:
+    assert cli(world, "adopt", "--project", str(world["project"])).returncode == 0
+    done = cli(world, "versions", "--skill", "nope")
+    assert done.returncode == 1 and done.stdout == ""
+    assert "no recorded versions of skill 'nope'" in done.stderr and "fix" in done.stderr
+
+
+def test_rollback_says_which_version_each_root_went_back_to(world: dict) -> None:
+    project = ["--project", str(world["project"])]
+    assert cli(world, "adopt", *project).returncode == 0
+    done = cli(world, "rollback", *project)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    # Two roots held different copies: v1 and v2 recorded them before the adoption (v3).
+    assert lines[0].startswith("restored fix to v1 (recorded as v4) in ")
+    assert lines[1].startswith("restored fix to v2 (recorded as v5) in ")
+    again = json.loads(cli(world, "rollback", *project, "--to", "3", "--json").stdout)
+    assert [r["reason"] for r in again["rows"]] == ["rollback to v3"]
+    assert again["version"] == 6
+
+
+def test_status_says_adopted_after_adoption(world: dict) -> None:
+    (night,) = [r for r in _status(world) if r.get("kind") == "night"]
+    assert night["status"] == "staged"
+    assert cli(world, "adopt", "--project", str(world["project"])).returncode == 0
+    rows = _status(world)
+    (night,) = [r for r in rows if r.get("kind") == "night"]
+    assert night["status"] == "adopted"
+    assert not [r for r in rows if r.get("kind") == "pending"]
+    assert "adopted, 0 accepted" in cli(world, "status").stdout
+
+
+def test_an_older_proposal_is_superseded_not_pending_forever(world: dict) -> None:
+    _stage_newer_fix(world["world"])
+    rows = _status(world)
+    (waiting,) = [r for r in rows if r.get("kind") == "pending"]
+    assert waiting["night_id"] == NEWER
+    (older,) = [r for r in rows if r.get("kind") == "night"]
+    assert older["night_id"] == w.NIGHT and older["status"] == "superseded"
+    # Adopting the newer one leaves nothing pending; the older can still be named.
+    assert cli(world, "adopt", "--project", str(world["project"])).returncode == 0
+    assert not [r for r in _status(world) if r.get("kind") == "pending"]
+    named = cli(world, "adopt", w.NIGHT, "--project", str(world["project"]))
+    assert named.returncode != 0 and "changed since" in named.stderr
+
+
+def test_report_open_without_a_browser_exits_non_zero(world: dict, tmp_path: Path) -> None:
+    # Only $BROWSER, a command that fails, and no other browser on PATH.
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    env = {k: v for k, v in world["env"].items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.update(PATH=str(empty), BROWSER="false")
+    done = cli(world, "report", "--open", env=env)
+    assert done.returncode == 1
+    report = str(world["world"].night / "report.html")
+    assert done.stdout.strip() == report
+    assert "no browser could be opened" in done.stderr and report in done.stderr
