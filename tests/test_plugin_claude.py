@@ -168,7 +168,7 @@ def test_install_from_a_local_marketplace_copy(claude: Path, tmp_path: Path) -> 
     home, env = _install(claude, tmp_path)
     listed = _run([str(claude), "plugin", "list", "--json"], env)
     (entry,) = [p for p in json.loads(listed.stdout) if p["id"] == "skillopt-sleep@skillopt-sleep"]
-    assert entry["enabled"] and entry["version"] == "0.1.0"
+    assert entry["enabled"] and entry["version"] == "0.1.1"
     cached = Path(entry["installPath"])
     assert cached.is_relative_to(home)
     for rel in ["commands/skillopt-sleep.md", "skills/skillopt-sleep-review/SKILL.md",
@@ -313,3 +313,96 @@ def test_the_pipeline_reads_what_the_hook_queued(tmp_path: Path) -> None:
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["counts"]["harvest"]["queued"] == 1
+
+
+# --- a bare /skillopt-sleep: the opt-in personal command ------------------------------------
+
+
+def _alias(home: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_CONFIG_DIR"}
+    env.update(HOME=str(home), PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, "-m", "skillopt_sleep", "claude-alias", *args],
+                          env=env, capture_output=True, text=True, timeout=60, input=stdin)
+
+
+def test_the_packaged_command_is_the_plugins_own() -> None:
+    # The wheel carries a copy (the plugin folder is not in it); they must never drift.
+    packaged = REPO / "skillopt_sleep" / "cli" / "claude_command.md"
+    assert packaged.read_bytes() == (PLUGIN / "commands" / "skillopt-sleep.md").read_bytes()
+
+
+def test_alias_install_and_uninstall(tmp_path: Path) -> None:
+    path = tmp_path / ".claude" / "commands" / "skillopt-sleep.md"
+    done = _alias(tmp_path, "install")
+    assert done.returncode == 0, done.stderr
+    assert str(path) in done.stdout
+    text = path.read_text(encoding="utf-8")
+    command = (PLUGIN / "commands" / "skillopt-sleep.md").read_text(encoding="utf-8")
+    assert text.replace("<!-- written by `skillopt-sleep claude-alias install`; "
+                        "`skillopt-sleep claude-alias uninstall` removes it -->\n", "") == command
+    assert _frontmatter(path)["allowed-tools"] == _frontmatter(
+        PLUGIN / "commands" / "skillopt-sleep.md")["allowed-tools"]
+    assert "already installed" in _alias(tmp_path, "install").stdout
+    done = _alias(tmp_path, "uninstall")
+    assert done.returncode == 0 and not path.exists() and path.parent.is_dir()
+    assert "nothing to remove" in _alias(tmp_path, "uninstall").stdout
+
+
+def test_alias_never_replaces_the_users_own_file_unasked(tmp_path: Path) -> None:
+    path = tmp_path / ".claude" / "commands" / "skillopt-sleep.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("my own command\n", encoding="utf-8")
+    refused = _alias(tmp_path, "install")
+    assert refused.returncode != 0 and "--force" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert path.read_text(encoding="utf-8") == "my own command\n"
+    refused = _alias(tmp_path, "uninstall")
+    assert refused.returncode != 0 and "not written by skillopt-sleep" in refused.stderr
+    assert path.read_text(encoding="utf-8") == "my own command\n"
+    assert "would write" in _alias(tmp_path, "install", "--force", "--dry-run").stdout
+    assert path.read_text(encoding="utf-8") == "my own command\n"
+    done = _alias(tmp_path, "install", "--force")
+    assert done.returncode == 0, done.stderr
+    (backup,) = path.parent.glob("skillopt-sleep.md.*.bak")
+    assert backup.read_text(encoding="utf-8") == "my own command\n"
+    assert "skillopt-sleep-launcher status --json" in path.read_text(encoding="utf-8")
+
+
+def test_alias_follows_claude_config_dir(tmp_path: Path) -> None:
+    env = dict(os.environ, HOME=str(tmp_path / "home"), CLAUDE_CONFIG_DIR=str(tmp_path / "cc"),
+               PYTHONPATH=str(REPO))
+    subprocess.run([sys.executable, "-m", "skillopt_sleep", "claude-alias", "install"], env=env,
+                   check=True, capture_output=True, timeout=60)
+    assert (tmp_path / "cc" / "commands" / "skillopt-sleep.md").is_file()
+    assert not (tmp_path / "home" / ".claude").exists()
+
+
+def _slash(claude: Path, env: dict[str, str], project: Path, prompt: str) -> str:
+    """What the model received for ``prompt`` typed as a session's first message."""
+    with FakeLLMServer(default=Text("ok")) as server:
+        run_env = dict(env, ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="dummy")
+        result = _run([str(claude), "-p", prompt], run_env, cwd=project)
+        requests = server.model_requests()
+    assert result.returncode == 0, result.stdout + result.stderr
+    (request,) = requests
+    return json.dumps(request.body["messages"])
+
+
+COMMAND_REACHED = "skillopt-sleep-launcher status --json"
+
+
+@pytest.mark.realcli
+def test_real_claude_resolves_the_namespaced_command_and_the_bare_alias(
+        claude: Path, tmp_path: Path) -> None:
+    home, env = _install(claude, tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    # The plugin's own command is namespaced; a bare name is plain text to the model.
+    assert COMMAND_REACHED in _slash(claude, env, project, "/skillopt-sleep:skillopt-sleep status")
+    bare = _slash(claude, env, project, "/skillopt-sleep status")
+    assert COMMAND_REACHED not in bare and "/skillopt-sleep status" in bare
+    assert _alias(home, "install").returncode == 0
+    sent = _slash(claude, env, project, "/skillopt-sleep status")
+    assert COMMAND_REACHED in sent and "Arguments: `status`" in sent
+    assert _alias(home, "uninstall").returncode == 0
+    assert COMMAND_REACHED not in _slash(claude, env, project, "/skillopt-sleep status")

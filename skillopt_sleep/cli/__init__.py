@@ -9,4 +9,5 @@ enroll), ``mcp``.
 
 from __future__ import annotations
 
-MODULES = ("core", "harvest", "mining", "pipeline", "writeback", "doctor", "daemon", "mcp")
+MODULES = ("core", "harvest", "mining", "pipeline", "writeback", "doctor", "daemon", "mcp",
+           "claude_alias")

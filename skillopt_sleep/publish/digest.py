@@ -20,7 +20,7 @@ from skillopt_sleep.records import GateDecision, NightResult, from_dict
 __all__ = ["DIGEST_BYTES", "night_digest"]
 
 DIGEST_BYTES = 8192
-"""The most a digest may weigh, as UTF-8 JSON."""
+"""The most a digest may weigh, printed as JSON."""
 
 _TEXT_LIMITS = (600, 240, 100)
 """Edit texts are cut to these lengths in turn until the digest fits."""
@@ -110,4 +110,5 @@ def _drop_edits(digest: dict[str, Any], limit: int) -> dict[str, Any]:
 
 
 def _size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
+    """Bytes as the CLI prints it (``json.dumps``' defaults: non-ASCII escaped)."""
+    return len(json.dumps(value, default=str).encode("utf-8"))
