@@ -148,3 +148,26 @@ def test_report_open_without_a_browser_exits_non_zero(world: dict, tmp_path: Pat
     report = str(world["world"].night / "report.html")
     assert done.stdout.strip() == report
     assert "no browser could be opened" in done.stderr and report in done.stderr
+
+
+def test_harvest_says_why_headless_sessions_are_not_listed(tmp_path: Path,
+                                                           isolated_home: Path) -> None:
+    from tests._harvest_layout import claude_tree
+
+    claude_tree(tmp_path / "claude", "cli-2.1.330_print.jsonl")
+    env = dict(os.environ, SKILLOPT_SLEEP_HOME=str(isolated_home), PYTHONPATH=str(REPO),
+               CLAUDE_CONFIG_DIR=str(tmp_path / "claude"), HOME=str(tmp_path))
+
+    def harvest(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "skillopt_sleep", "harvest",
+                               "--source", "claude-code", *args], capture_output=True,
+                              text=True, env=env, timeout=120, check=True)
+
+    first = harvest()
+    assert first.stdout == ""
+    assert "1 headless session(s)" in first.stderr and "--include-headless" in first.stderr
+    # The file is archived now: a second pass lists nothing new, and says where to look.
+    again = harvest("--include-headless")
+    assert again.stdout == "" and "--next-night" in again.stderr
+    listed = harvest("--include-headless", "--next-night")
+    assert listed.stdout.startswith("claude-code") and len(listed.stdout.splitlines()) == 1

@@ -287,3 +287,58 @@ def test_copilot_config_snippets_start_the_server(name: str, key: str, tmp_path:
             assert {t.name for t in (await s.list_tools()).tools} == TOOLS
 
     _run_async(body)
+
+
+def test_harvest_preview_shows_what_an_earlier_harvest_archived(tmp_path: Path,
+                                                               isolated_home: Path) -> None:
+    # The daemon's watcher (here: a harvest run before) archives the sessions first; the
+    # preview must still show them, since no night has learned from them yet.
+    claude_tree(tmp_path / "claude", "bugfix_snapshots.jsonl")
+    env = _env(tmp_path, isolated_home)
+    before = subprocess.run([sys.executable, "-m", "skillopt_sleep", "harvest", "--json"],
+                            env=env, capture_output=True, text=True, timeout=120, check=True)
+    harvested = [json.loads(x) for x in before.stdout.splitlines()][:-1]
+    assert harvested
+
+    async def body() -> None:
+        async with _session(env) as session:
+            preview = await session.call_tool("sleep_harvest_preview", {"limit": 5})
+        data = preview.structured_content
+        assert data is not None and data["total"] == len(harvested), _text(preview)
+        assert data["summary"]["files_unchanged"] >= 1 and data["summary"]["next_night"]
+        assert {s["session_id"] for s in data["sessions"]} <= {h["session_id"]
+                                                               for h in harvested}
+
+    _run_async(body)
+
+
+def test_report_tool_returns_a_summary_unless_asked_for_everything(
+        tmp_path: Path, isolated_home: Path) -> None:
+    from skillopt_sleep.cli.mcp_server import SUMMARY_BYTES
+    from skillopt_sleep.publish import staging
+    from tests.test_report_digest import NIGHT, _night
+
+    results = [_night("fix", 3, 200), _night("docs", 25, 3000)]
+    staging.stage(isolated_home / "state" / "nights", NIGHT, "/p", results,
+                  {r.skill: {} for r in results}, "<html></html>")
+
+    async def body() -> None:
+        async with _session(_env(tmp_path, isolated_home)) as session:
+            brief = (await session.call_tool("sleep_report", {})).structured_content
+            full = (await session.call_tool("sleep_report", {"full": True})).structured_content
+        assert brief is not None and full is not None
+        assert len(json.dumps(brief).encode()) <= SUMMARY_BYTES + 64  # + exit_code
+        assert "results" not in brief and brief["report_path"].endswith("report.html")
+        assert len(full["results"]) == 2 and len(json.dumps(full)) > 20 * SUMMARY_BYTES
+
+    _run_async(body)
+
+
+def test_fit_drops_list_items_from_the_end_and_counts_them() -> None:
+    from skillopt_sleep.cli.mcp_server import fit
+
+    result = {"items": [{"n": i, "text": "x" * 500} for i in range(40)], "summary": {"a": 1}}
+    cut = fit(result, 8192)
+    assert len(json.dumps(cut)) <= 8192 and cut["summary"] == {"a": 1}
+    assert [i["n"] for i in cut["items"]] == list(range(len(cut["items"])))
+    assert cut["omitted"] == 40 - len(cut["items"]) > 0

@@ -25,6 +25,8 @@ __all__ = [
     "save_batch",
     "save_checkpoint",
     "save_sessions",
+    "session_projects",
+    "unlearned_sessions",
 ]
 
 _FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -82,12 +84,14 @@ def _calls_json(calls: list[ToolCall]) -> str:
 def load_sessions(
     archive: Archive, project: str | None = None, since: datetime | None = None, *,
     include_headless: bool = False, source: str | None = None,
+    harvested_after: datetime | None = None,
 ) -> Iterator[Session]:
     """Archived sessions, oldest first, with their turns.
 
     ``project`` is a project identity (as harvested: git root or cwd, real path);
-    ``since`` keeps sessions that ended at or after it. Headless sessions (``claude -p``,
-    ``codex exec``…) are left out unless ``include_headless``.
+    ``since`` keeps sessions that ended at or after it; ``harvested_after`` those archived
+    after that moment. Headless sessions (``claude -p``, ``codex exec``…) are left out
+    unless ``include_headless``.
     """
     query = ("SELECT source, session_id, project, started_at, ended_at, format_version,"
              " headless, path, files_json, skills_json FROM sessions WHERE 1=1")
@@ -103,6 +107,9 @@ def load_sessions(
     if source is not None:
         query += " AND source = ?"
         args.append(source)
+    if harvested_after is not None:
+        query += " AND harvested_at > ?"
+        args.append(_ts(harvested_after))
     query += " ORDER BY ended_at, source, session_id"
     rows = archive.conn.execute(query, args).fetchall()
     for row in rows:
@@ -132,6 +139,25 @@ def _call(data: dict[str, Any]) -> ToolCall:
     # Built directly: the generic ``from_dict`` walk dominated loading a session to resume.
     return ToolCall(name=data.get("name", "?"), ok=bool(data.get("ok", True)),
                     args=dict(data.get("args") or {}), error_head=data.get("error_head", ""))
+
+
+def session_projects(archive: Archive) -> list[str]:
+    """Every project that has archived sessions."""
+    rows = archive.conn.execute("SELECT DISTINCT project FROM sessions ORDER BY project")
+    return [r[0] for r in rows]
+
+
+def unlearned_sessions(archive: Archive, project: str | None = None,
+                       since: datetime | None = None, *,
+                       include_headless: bool = False) -> Iterator[Session]:
+    """What the next night learns from that no night has: each project's sessions archived
+    after its last night started (every archived session of a project with no night yet),
+    whoever archived them (``harvest``, ``run``, the daemon's watcher)."""
+    for name in [project] if project is not None else session_projects(archive):
+        last = archive.nights(name, limit=1)
+        after = last[0][1].started_at if last else None
+        yield from load_sessions(archive, name, since, include_headless=include_headless,
+                                 harvested_after=after)
 
 
 def count_sessions(archive: Archive) -> dict[str, int]:

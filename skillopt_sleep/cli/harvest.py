@@ -59,11 +59,16 @@ def harvest_command(
     rescan: Annotated[
         bool, typer.Option("--rescan", help="Ignore checkpoints and read every file again.")
     ] = False,
+    next_night: Annotated[bool, typer.Option(
+        "--next-night", help="List every session the next night will learn from (archived "
+        "since the project's last night, by any harvest or the daemon), not only new ones.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="JSON Lines output.")] = False,
 ) -> None:
     """Harvest new agent sessions into the archive and print them."""
     from skillopt_sleep.archive.db import Archive
     from skillopt_sleep.archive.ingest import harvest
+    from skillopt_sleep.archive.sessions import unlearned_sessions
     from skillopt_sleep.harvest.base import HarvestStats, parse_since
     from skillopt_sleep.harvest.sources import Filter, make_source
 
@@ -72,12 +77,21 @@ def harvest_command(
     stats = HarvestStats()
     sources = [make_source(n, path, stats=stats) for n in names]
     archive = Archive(archive_path())
+    listed = 0
     try:
-        for session in harvest(archive, sources, wanted, rescan=rescan):
+        found = harvest(archive, sources, wanted, rescan=rescan)
+        if next_night:  # what this pass found is archived; list it with the rest below
+            for _ in found:
+                pass
+            found = (s for s in unlearned_sessions(archive, wanted.project, wanted.since,
+                                                   include_headless=include_headless)
+                     if s.source in names)
+        for session in found:
+            listed += 1
             _print_session(session, as_json)
     finally:
         archive.close()
-    _print_summary(stats, as_json)
+    _print_summary(stats, as_json, listed, next_night)
 
 
 def _names(source: str, path: Path | None) -> list[str]:
@@ -107,15 +121,33 @@ def _print_session(session: Session, as_json: bool) -> None:
     )
 
 
-def _print_summary(stats: HarvestStats, as_json: bool) -> None:
-    summary = stats.as_dict()
+def _print_summary(stats: HarvestStats, as_json: bool, listed: int, next_night: bool) -> None:
+    summary = stats.as_dict() | {"listed": listed, "next_night": next_night}
+    hints = _hints(stats, listed, next_night)
     if as_json:
-        sys.stdout.write(json.dumps({"summary": summary}, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps({"summary": summary | {"hints": hints}},
+                                    ensure_ascii=False) + "\n")
         return
     by_source = ", ".join(f"{k} {v}" for k, v in summary["sessions_by_source"].items()) or "none"
     typer.echo(
-        f"harvested: {by_source}; files read {summary['files_read']}, unchanged "
-        f"{summary['files_unchanged']}, failed {summary['files_failed']}; lines skipped "
-        f"{summary['lines_skipped']}; secrets redacted {summary['secrets_redacted']}",
+        f"harvested: {by_source}; listed {listed}; files read {summary['files_read']}, "
+        f"unchanged {summary['files_unchanged']}, failed {summary['files_failed']}; lines "
+        f"skipped {summary['lines_skipped']}; secrets redacted {summary['secrets_redacted']}",
         err=True,
     )
+    for hint in hints:
+        typer.echo(f"hint: {hint}", err=True)
+
+
+def _hints(stats: HarvestStats, listed: int, next_night: bool) -> list[str]:
+    """Why fewer sessions were listed than harvested, and the flag that shows them."""
+    hints = []
+    headless = stats.dropped.get("headless", 0)
+    if headless:
+        hints.append(f"{headless} headless session(s) (claude -p, codex exec, copilot -p) were "
+                     "archived but not listed: add --include-headless")
+    if not listed and stats.files_unchanged and not next_night:
+        hints.append(f"{stats.files_unchanged} file(s) unchanged since an earlier harvest: "
+                     "their sessions are already archived (--next-night lists what the next "
+                     "night will learn from; --rescan reads every file again)")
+    return hints

@@ -47,6 +47,8 @@ COMMAND_TIMEOUT = 600.0
 HANDOFF_PENDING = 3
 NIGHT_FAILED = RoleUnavailable.exit_code
 OUTPUT_TAIL = 4000
+SUMMARY_BYTES = 8192
+"""What a tool returns by default: a summary an agent's context can hold."""
 
 SkillName = Annotated[str, Field(pattern=SKILL_NAME.pattern,
                                  description="A skill's folder name, e.g. skillopt-sleep-learned "
@@ -106,8 +108,10 @@ def failure_message(command: str, code: int, stderr: str) -> str:
     return f"`skillopt-sleep {command}` failed with exit code {code}: {detail}"
 
 
-async def run_cli(*args: str, timeout: float = COMMAND_TIMEOUT) -> dict[str, Any]:
-    """Run one CLI command to completion; a failure becomes a ``ToolError`` for the model."""
+async def run_cli(*args: str, timeout: float = COMMAND_TIMEOUT,
+                  limit: int | None = SUMMARY_BYTES) -> dict[str, Any]:
+    """Run one CLI command to completion; a failure becomes a ``ToolError`` for the model.
+    The result is cut to ``limit`` bytes (None: whole), see ``fit``."""
     proc = await asyncio.create_subprocess_exec(
         *cli_argv(*args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE)
@@ -130,7 +134,23 @@ async def run_cli(*args: str, timeout: float = COMMAND_TIMEOUT) -> dict[str, Any
     result["exit_code"] = code
     if code == HANDOFF_PENDING:
         result["status"] = "handoff_pending"
+    return fit(result, limit)
+
+
+def fit(result: dict[str, Any], limit: int | None = SUMMARY_BYTES) -> dict[str, Any]:
+    """At most ``limit`` bytes of JSON for an agent's context: list items are dropped from
+    the end (oldest last, as the commands print them) and counted in ``omitted``."""
+    items = result.get("items")
+    if limit is None or not isinstance(items, list):
+        return result
+    while items and _size(result) > limit:
+        items.pop()
+        result["omitted"] = result.get("omitted", 0) + 1
     return result
+
+
+def _size(value: Any) -> int:
+    return len(json.dumps(value, default=str).encode("utf-8"))
 
 
 # --- background nights ----------------------------------------------------------------------
@@ -294,9 +314,15 @@ def _night_tools(server: MCPServer, jobs: Jobs) -> None:
         return jobs.get(job_id).describe()
 
     @server.tool(annotations=READ_ONLY)
-    async def sleep_report(night: NightId | None = None) -> dict[str, Any]:
-        """A night's summary per skill and the path of its report (default: the last night)."""
-        return await run_cli("report", *_night(night), "--json")
+    async def sleep_report(
+        night: NightId | None = None,
+        full: Annotated[bool, Field(description="Every decision and task answer (100 KB and "
+                                                "more) instead of the summary")] = False,
+    ) -> dict[str, Any]:
+        """A night's summary per skill (scores before → after, accepted edits with their
+        evidence, at most 8 KB) and where its full report is (default: the last night)."""
+        return await run_cli("report", *_night(night), "--json", *(["--full"] if full else []),
+                             limit=None if full else SUMMARY_BYTES)
 
     @server.tool(annotations=RECORDS_SESSIONS)
     async def sleep_harvest_preview(
@@ -305,15 +331,16 @@ def _night_tools(server: MCPServer, jobs: Jobs) -> None:
         since: Annotated[str | None, Field(description="ISO time with a zone")] = None,
         limit: Annotated[int, Field(ge=1, le=200, description="Sessions to list")] = 20,
     ) -> dict[str, Any]:
-        """The sessions the next night would learn from (records new ones in the archive)."""
-        args = ["harvest", "--source", source, "--json"]
+        """The sessions the next night will learn from: those archived since the project's
+        last night, by this call (it records new ones) or earlier by the daemon or a harvest."""
+        args = ["harvest", "--source", source, "--next-night", "--json"]
         folder = _project(project)
         args += ["--project", folder] if folder else []
         args += ["--since", since] if since else []
-        result = await run_cli(*args)
+        result = await run_cli(*args, limit=None)  # each session whole, turns and all
         items = result.get("items") or []
-        return {"sessions": [_session_line(s) for s in items[:limit]],
-                "shown": min(limit, len(items)), "total": len(items),
+        shown = fit({"items": [_session_line(s) for s in items[:limit]]})
+        return {"sessions": shown["items"], "shown": len(shown["items"]), "total": len(items),
                 "summary": result.get("summary")}
 
 
