@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
-from click import Context
 from typer.core import TyperOption
 
 from skillopt_sleep.cli import MODULES
@@ -16,13 +15,13 @@ from skillopt_sleep.errors import SkillOptError
 _value_type = TyperOption.display_type_rich
 
 
-def _flag_type(option: TyperOption, ctx: Context) -> str | None:
+def _flag_type(option: TyperOption, ctx: Any) -> str | None:
     """A flag takes no value, so its help shows no ``<bool>`` placeholder (typer 0.29 prints
     one for every flag, ``--help`` included)."""
     return None if option.is_flag else _value_type(option, ctx)
 
 
-TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
+TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign,assignment]
 
 app = typer.Typer(
     name="skillopt-sleep",

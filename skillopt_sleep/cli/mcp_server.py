@@ -132,8 +132,8 @@ async def run_cli(*args: str, timeout: float = COMMAND_TIMEOUT,
         raise ToolError(failure_message(args[0], code, stderr))
     result = parse_output(stdout)
     result["exit_code"] = code
-    if code == HANDOFF_PENDING:
-        result["status"] = "handoff_pending"
+    if code == HANDOFF_PENDING:  # ``run`` says so itself (waiting_for_answers, pending)
+        result.setdefault("status", "handoff_pending")
     return fit(result, limit)
 
 
@@ -191,7 +191,7 @@ class Job:
         if code is not None:
             info["result"] = parse_output(self.stdout_path.read_text("utf-8", "replace"))
             if code == HANDOFF_PENDING:
-                info["status"] = "handoff_pending"
+                info["status"] = info["result"].get("status", "handoff_pending")
             elif code == NIGHT_FAILED:  # a model could not answer: the night is recorded failed
                 info["status"] = "night_failed"
                 info["why"] = info["result"].get("failed") or _tail(self.stderr_path, 1)

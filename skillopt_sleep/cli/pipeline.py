@@ -15,7 +15,7 @@ from skillopt_sleep import config, paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.cli._console import console
 from skillopt_sleep.cli._json import JsonOpt, emit
-from skillopt_sleep.errors import RoleUnavailable
+from skillopt_sleep.errors import HandoffPending, RoleUnavailable
 
 if TYPE_CHECKING:  # loaded by the commands that use them, so --help stays fast
     from skillopt_sleep.pipeline.status import Status
@@ -72,6 +72,8 @@ def run_cmd(
         "concurrency": concurrency,
     }
     outcome = _run(where, config.load(where, flags=flags), dry_run, adopt, as_json)
+    if outcome.waiting is not None:  # a state, not an error: the exit code says "run again"
+        raise typer.Exit(HandoffPending.exit_code)
     if outcome.failed:
         # One line on stderr that names the backend and the fix; the exit code says "failed".
         print(f"skillopt-sleep: night failed: {outcome.failed}", file=sys.stderr)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -90,8 +90,8 @@ def rollback_cmd(
         written = [v for v in adoption.versions(archive, skill) if v.version > before]
     # Each new ledger row names what it restored ("rollback to v2", "rollback to absence");
     # a rollback whose roots held different copies writes one row per copy.
-    restored = [{"reason": v.reason, "version": v.version, "targets": v.targets}
-                for v in written]
+    restored: list[dict[str, Any]] = [
+        {"reason": v.reason, "version": v.version, "targets": v.targets} for v in written]
     if as_json:
         emit({"skill": skill, "version": version, "restored": to, "rows": restored})
         return

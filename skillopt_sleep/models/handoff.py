@@ -71,10 +71,11 @@ class HandoffLLM:
                 (self.pending_dir / f"{key}.md").unlink(missing_ok=True)
                 return Completion(text=text)
         self._write_pending(key, messages, max_tokens=max_tokens, seed=seed)
-        count = len(list(self.pending_dir.glob("*.md")))
+        # Other calls may still be writing theirs: a run recounts when it stops.
+        count = len(unanswered(self.directory))
         raise HandoffPending(
-            f"{count} prompt(s) waiting for an answer in {self.pending_dir}; write each answer "
-            f"to {self.answers_dir}/<same name> and run the command again")
+            f"waiting for {count} answer(s) in {self.pending_dir}; write each answer to "
+            f"{self.answers_dir}/<same name> and run the command again")
 
     def _write_pending(self, key: str, messages: Sequence[Message], *, max_tokens: int,
                        seed: int) -> None:
@@ -89,6 +90,21 @@ class HandoffLLM:
         for message in messages:
             parts += [f"## {message.get('role', 'user')}", "", message.get("content", ""), ""]
         _atomic_write(self.pending_dir / f"{key}.md", "\n".join(parts))
+
+
+def unanswered(directory: Path) -> list[Path]:
+    """The prompts in ``directory/pending`` with no (non-empty) answer yet: a prompt whose
+    answer is written stays in ``pending`` until a run reads the answer."""
+    answers = directory / "answers"
+    return sorted(p for p in (directory / "pending").glob("*.md")
+                  if not _answered(answers / p.name))
+
+
+def _answered(path: Path) -> bool:
+    try:
+        return bool(path.read_text(encoding="utf-8").strip())
+    except OSError:
+        return False
 
 
 def _atomic_write(path: Path, text: str) -> None:

@@ -30,7 +30,7 @@ from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.ingest import harvest_new
 from skillopt_sleep.config import Settings
-from skillopt_sleep.errors import ConfigError, RoleUnavailable
+from skillopt_sleep.errors import ConfigError, HandoffPending, RoleUnavailable
 from skillopt_sleep.harvest.base import project_of
 from skillopt_sleep.judges.build import JudgeFor, build_judge_for, default_judge_for
 from skillopt_sleep.mine.collect import collect_tasks
@@ -40,7 +40,7 @@ from skillopt_sleep.models.guard import CallGuard
 from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.run import NightInputs, run_night
-from skillopt_sleep.pipeline import failures
+from skillopt_sleep.pipeline import failures, handoff
 from skillopt_sleep.pipeline.plan import night_config, plan
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
@@ -75,6 +75,8 @@ class RunOutcome:
     """A dry run's plan (``pipeline.plan.plan``)."""
     skipped_skills: list[dict[str, Any]] = field(default_factory=list)
     """Loaded skills no night trains: ``{"skill", "reason", "families", "routed_to"}``."""
+    waiting: handoff.Waiting | None = None
+    """The night stopped for hand-off answers (``status`` ``waiting_for_answers``)."""
 
     @property
     def ok(self) -> bool:
@@ -112,7 +114,13 @@ class RunOutcome:
                 }
                 for n in self.nights
             ],
-        } | ({"plan": self.plan} if self.plan is not None else {})
+        } | ({"plan": self.plan} if self.plan is not None else {}) | self._waiting()
+
+    def _waiting(self) -> dict[str, Any]:
+        if self.waiting is None:
+            return {}
+        return {"status": "waiting_for_answers", "pending": self.waiting.pending,
+                "handoff": self.waiting.to_dict()}
 
 
 def night_id(
@@ -200,8 +208,9 @@ class _Run:
             # the live skills (the lock is held). A dry run's state is a throwaway copy whose
             # journal must never reach the real skill dirs.
             adoption.recover(self.archive)
+        by_skill: dict[str, list[Task]] = {}
         try:
-            by_skill, roots = self.tasks()
+            by_skill, roots = self._resume() or self.tasks()
             if self.outcome.dry_run:
                 self.outcome.plan = plan(self.settings, self.checks, by_skill, roots)
                 self.outcome.message = ("dry run: no model called, nothing staged, "
@@ -211,11 +220,19 @@ class _Run:
                 self.outcome.message = ("no recurring, replayable tasks yet; "
                                         "nothing to train tonight")
                 return
-            self._name_night(nights_root)
+            if not self.outcome.night_id:
+                self._name_night(nights_root)
             live = self.train(by_skill, roots)
         except RoleUnavailable as exc:
+            if not self.outcome.dry_run:
+                handoff.clear()
             self._fail(nights_root, exc)
             return
+        except HandoffPending:
+            self._wait(by_skill)
+            return
+        if not self.outcome.dry_run:
+            handoff.clear()
         self.outcome.warnings = failures.run_warnings(self.ledger, self.outcome.nights)
         # Staged first, recorded second: a night in the archive always has its directory.
         staged = _stage(self.archive, nights_root, self.outcome, live)
@@ -230,6 +247,28 @@ class _Run:
                     version = adoption.adopt(self.archive, staged, result.skill, roots)
                     self.outcome.adopted[result.skill] = version
                     self.archive.record_night(result, "adopted")
+
+    def _resume(self) -> tuple[dict[str, list[Task]], list[Path]] | None:
+        """The tasks of a night waiting for hand-off answers, without harvest or mining."""
+        if self.outcome.dry_run:
+            return None
+        found = handoff.load(str(self.project), self.settings)
+        if found is None:
+            return None
+        self.outcome.night_id, by_skill = found
+        self.outcome.counts["resumed"] = self.outcome.night_id
+        self.say(f"resuming night {self.outcome.night_id} with its "
+                 f"{sum(map(len, by_skill.values()))} tasks (no harvest, no mining)")
+        return by_skill, skill_roots(self.settings, self.project)
+
+    def _wait(self, by_skill: dict[str, list[Task]]) -> None:
+        """Stopped for hand-off answers: keep the night's tasks so the next run resumes it."""
+        out = self.outcome
+        if by_skill and out.night_id and not out.dry_run:
+            handoff.save(str(self.project), out.night_id, by_skill)
+        out.nights = []  # nothing of a waiting night is recorded or staged
+        out.waiting = handoff.waiting(out.night_id if by_skill else "")
+        out.message = out.waiting.message
 
     def _name_night(self, nights_root: Path) -> None:
         known = {r.night_id for _, r in self.archive.nights(str(self.project), limit=20)}
@@ -295,11 +334,13 @@ class _Run:
                 try:
                     result = self._night(skill, text, skill_tasks, models)
                 except RoleUnavailable as exc:
+                    self._remember()
                     self.outcome.nights.append(failures.annotate(failures.failed_result(
                         self.outcome.night_id, skill, str(self.project), text, started, exc),
                         ledger))
                     raise
                 self.outcome.nights.append(failures.annotate(result, ledger))
+        self._remember()
         self.outcome.counts["calls"] = len(ledger.calls)
         self.outcome.counts["cost_by_role"] = ledger.cost_by_role()
         return live
@@ -329,9 +370,14 @@ class _Run:
             seed=self._seed(skill),
             progress=self.say,
         )
-        result = run_night(inputs)
-        remember(self.archive, result)
-        return result
+        return run_night(inputs)
+
+    def _remember(self) -> None:
+        """The finished nights' memory (rejected edits, meta notes), stored only once every
+        skill's night ran: a night stopped for hand-off answers is run again from the start,
+        and must recall what it recalled the first time to ask the same questions."""
+        for result in self.outcome.nights:
+            remember(self.archive, result)
 
     def _seed(self, skill: str) -> int:
         """Each night of a skill samples afresh: the configured seed, then the night's rank

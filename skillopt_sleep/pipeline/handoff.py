@@ -1,0 +1,103 @@
+"""A night that waits for hand-off answers, and its resumption.
+
+With the ``handoff`` backend every model call is a prompt file the user's own agent
+answers; a run stops at the first unanswered call (exit code 3) and the next run asks again.
+A night that had to harvest and mine before each of those re-runs would pay for both every
+time, and a task set that moved in between (new sessions, new families) would ask new
+questions, so the answers written never line up. So a waiting night keeps its tasks and id
+in ``<state>/handoff/resume.json``; the next run for that project resumes them without
+harvesting or mining, and the file goes once the night ends (staged, failed, or with no
+hand-off role configured any more).
+
+Waiting is a state, not an error: ``Waiting`` says how many prompts have no answer yet,
+counted from the files when the run stops (not when the first prompt was written).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from skillopt_sleep import paths
+from skillopt_sleep.atomic import write_atomic
+from skillopt_sleep.config import Settings
+from skillopt_sleep.models.build import role_specs
+from skillopt_sleep.models.handoff import default_dir, unanswered
+from skillopt_sleep.records import Task, from_dict, to_dict
+
+__all__ = ["Waiting", "clear", "load", "save", "uses_handoff", "waiting"]
+
+RESUME = "resume.json"
+
+
+@dataclass
+class Waiting:
+    """A night stopped for hand-off answers: how many prompts have none, and where."""
+
+    pending: int
+    pending_dir: str
+    answers_dir: str
+    resumes: str
+    """The night id the next run resumes ("" when nothing can be resumed)."""
+
+    @property
+    def message(self) -> str:
+        return (f"waiting for {self.pending} answer(s): answer each prompt in "
+                f"{self.pending_dir} by writing {self.answers_dir}/<same file name>, then run "
+                "the same command again" + (f" (it resumes night {self.resumes} without "
+                                            "harvesting or mining again)" if self.resumes else ""))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def uses_handoff(settings: Settings) -> bool:
+    """Whether any role a night may call answers through hand-off files."""
+    return any(spec.split(":", 1)[0] == "handoff" for spec in role_specs(settings).values())
+
+
+def _file() -> Path:
+    return default_dir() / RESUME
+
+
+def save(project: str, night_id: str, by_skill: dict[str, list[Task]]) -> None:
+    """Keep the waiting night's id and tasks for the next run of ``project``."""
+    data = {"project": project, "night_id": night_id,
+            "tasks": {skill: [to_dict(t) for t in tasks] for skill, tasks in by_skill.items()}}
+    write_atomic(paths.ensure(default_dir()) / RESUME, json.dumps(data).encode("utf-8"))
+
+
+def load(project: str, settings: Settings) -> tuple[str, dict[str, list[Task]]] | None:
+    """The waiting night of ``project`` to resume (its id and tasks), if there is one and a
+    hand-off role is still configured; a file left by a night that no longer can resume
+    is removed."""
+    path = _file()
+    if not path.is_file():
+        return None
+    if not uses_handoff(settings):
+        clear()
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("project") != project:
+            return None
+        tasks = {skill: [from_dict(Task, t) for t in rows]
+                 for skill, rows in data["tasks"].items()}
+        return str(data["night_id"]), tasks
+    except (ValueError, KeyError, TypeError):  # unreadable: harvest and mine afresh
+        clear()
+        return None
+
+
+def clear() -> None:
+    """The waiting night ended (or cannot resume): the next run starts afresh."""
+    _file().unlink(missing_ok=True)
+
+
+def waiting(resumes: str) -> Waiting:
+    """The hand-off folder's state now: prompts without an answer, counted from the files."""
+    folder = default_dir()
+    return Waiting(pending=len(unanswered(folder)), pending_dir=str(folder / "pending"),
+                   answers_dir=str(folder / "answers"), resumes=resumes)
