@@ -181,16 +181,37 @@ def load(
 
 
 def write_user(updates: dict[str, Any]) -> Path:
-    """Merge ``updates`` into the user config.toml (validated), and return its path."""
-    import tomli_w
+    """Merge ``updates`` into the user config.toml (validated), and return its path.
+
+    The file is edited, not rewritten: the user's comments, key order and formatting
+    stay (``tomlkit``). A table in ``updates`` replaces that table's keys, so a key it no
+    longer holds (an unenrolled project) goes, and what the table's other keys carry stays.
+    """
+    import tomlkit
 
     path = paths.config_file()
     current = read_toml(path)
     current.update(updates)
     _layer(current, str(path))
     _validate(current)
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    document = tomlkit.parse(text)
+    for key, value in updates.items():
+        _merge(document, key, value)
     paths.ensure(path.parent)
     tmp = path.with_suffix(".toml.tmp")
-    tmp.write_bytes(tomli_w.dumps(current).encode("utf-8"))
+    tmp.write_bytes(tomlkit.dumps(document).encode("utf-8"))
     os.replace(tmp, path)
     return path
+
+
+def _merge(table: Any, key: str, value: Any) -> None:
+    """Set ``table[key] = value`` in place, recursing into tables that exist on both sides."""
+    existing = table.get(key)
+    if not (isinstance(value, dict) and isinstance(existing, dict)):
+        table[key] = value
+        return
+    for gone in [k for k in existing if k not in value]:
+        del existing[gone]
+    for sub, item in value.items():
+        _merge(existing, sub, item)

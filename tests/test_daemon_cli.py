@@ -68,9 +68,40 @@ def test_enroll_and_unenroll_record_the_project(tmp_path: Path, env: dict[str, s
     assert spec.returncode == 2 and "unknown model backend" in spec.stderr
     gone = _cli("unenroll", "--project", str(project), env=env)
     assert gone.returncode == 0, gone.stderr
-    assert _config(isolated_home)["projects"] == {}
+    assert _config(isolated_home).get("projects", {}) == {}
     twice = _cli("unenroll", "--project", str(project), env=env)
     assert twice.returncode != 0 and "is not enrolled" in twice.stderr
+
+
+USER_CONFIG = """\
+# my settings, written by hand
+target = "simulated"  # cheap while I try it
+
+# the nightly caps I chose
+max_usd_per_night = 1.5
+
+[projects."/elsewhere"]  # an older project
+hour = 2
+"""
+
+
+def test_enroll_keeps_the_users_comments(tmp_path: Path, env: dict[str, str],
+                                         isolated_home: Path) -> None:
+    config = isolated_home / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(USER_CONFIG, encoding="utf-8")
+    project = tmp_path / "proj"
+    project.mkdir()
+    done = _cli("enroll", "--project", str(project), "--hour", "4", env=env)
+    assert done.returncode == 0, done.stderr
+    text = config.read_text(encoding="utf-8")
+    assert text.startswith(USER_CONFIG.split("[projects")[0])  # comments and order kept
+    assert "[projects.\"/elsewhere\"]  # an older project" in text
+    assert _config(isolated_home)["projects"][str(project)]["hour"] == 4  # type: ignore[index]
+    assert _cli("unenroll", "--project", str(project), env=env).returncode == 0
+    text = config.read_text(encoding="utf-8")
+    assert "# the nightly caps I chose" in text and str(project) not in text
+    assert _config(isolated_home)["projects"] == {"/elsewhere": {"hour": 2}}
 
 
 def _wait_for(condition: object, seconds: float = 20.0) -> bool:
