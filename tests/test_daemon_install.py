@@ -72,9 +72,10 @@ def test_systemd_unit_written_verified_and_removed(home: Path) -> None:
     broken.unlink()
     verify = _verify(analyze, unit)
     assert verify.returncode == 0, verify.stdout + verify.stderr
-    assert inst.uninstall(run=_no_systemctl) == [str(unit)]
+    removed = inst.uninstall(run=_no_systemctl)
+    assert removed[0] == str(unit) and str(unit.parent) in removed  # and the folders it made
     assert _files(home) == before
-    assert not unit.exists()
+    assert not unit.exists() and not (home / ".config").exists()
 
 
 def test_launchd_plist_is_valid_and_removed(home: Path) -> None:
@@ -87,8 +88,9 @@ def test_launchd_plist_is_valid_and_removed(home: Path) -> None:
                                         "daemon", "run", *FLAGS]
     assert "ANTHROPIC_API_KEY" not in data["EnvironmentVariables"]
     assert any("launchctl" in h for h in done.hints)
-    assert inst.uninstall(run=_no_systemctl) == [str(path)]
-    assert not path.exists()
+    removed = inst.uninstall(run=_no_systemctl)
+    assert removed[0] == str(path) and str(home / "Library") in removed
+    assert not path.exists() and not (home / "Library").exists()
 
 
 @pytest.fixture
@@ -148,8 +150,61 @@ def test_cli_dry_run_writes_nothing_and_unknown_kind_is_an_error(home: Path,
     assert no_load.returncode == 2 and "must be above 0" in no_load.stderr
     bad = _cli("daemon", "install", "--kind", "upstart", env=env)
     assert bad.returncode == 2 and "choose one of systemd, launchd, cron" in bad.stderr
+    # Not on macOS: the plist is written but cannot be loaded here, and the exit code says so.
     real = _cli("daemon", "install", "--kind", "launchd", env=env)
-    assert real.returncode == 0 and "launchctl print" in real.stdout
+    assert real.returncode == 1 and "launchctl print" in real.stdout
+    assert "written but not enabled" in real.stderr
     gone = _cli("daemon", "uninstall", env=env)
     assert gone.returncode == 0 and "removed" in gone.stdout
     assert _files(home) == before
+
+
+def _tree(root: Path) -> set[str]:
+    """Every file and folder under ``root``."""
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+def _fake_systemctl(tmp_path: Path, code: int) -> dict[str, str]:
+    """``PATH`` with a ``systemctl`` that records its calls and exits ``code``."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir(exist_ok=True)
+    tool = bindir / "systemctl"
+    tool.write_text(f"#!/bin/sh\necho \"$@\" >> {tmp_path / 'calls'}\n"
+                    f"[ {code} = 0 ] || echo 'Failed to connect to bus: No medium found' >&2\n"
+                    f"exit {code}\n")
+    tool.chmod(0o755)
+    return {"PATH": f"{bindir}:{os.environ['PATH']}"}
+
+
+def test_install_exits_non_zero_when_enabling_fails(home: Path, tmp_path: Path,
+                                                     isolated_home: Path) -> None:
+    env = os.environ | {"HOME": str(home)} | _fake_systemctl(tmp_path, 1)
+    done = _cli("daemon", "install", "--kind", "systemd", env=env)
+    assert done.returncode == 1, done.stderr
+    assert "could not enable it (Failed to connect to bus" in done.stdout
+    assert "systemctl --user enable --now" in done.stdout
+    assert (home / ".config" / "systemd" / "user" / inst.UNIT_NAME).is_file()
+    assert _cli("daemon", "uninstall", env=env).returncode == 0
+
+
+def test_install_then_uninstall_leaves_no_folder_behind(home: Path, tmp_path: Path,
+                                                        isolated_home: Path) -> None:
+    env = os.environ | {"HOME": str(home)} | _fake_systemctl(tmp_path, 0)
+    before_home, before_state = _tree(home), _tree(isolated_home)
+    done = _cli("daemon", "install", "--kind", "systemd", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "enable --now skillopt-sleep.service" in (tmp_path / "calls").read_text()
+    assert _tree(home) != before_home
+    gone = _cli("daemon", "uninstall", env=env)
+    assert gone.returncode == 0, gone.stderr
+    assert f"removed {home / '.config' / 'systemd'}" in gone.stdout
+    assert _tree(home) == before_home and _tree(isolated_home) == before_state
+    assert "disable --now skillopt-sleep.service" in (tmp_path / "calls").read_text()
+
+
+def test_uninstall_keeps_a_folder_the_user_put_something_in(home: Path) -> None:
+    inst.install("systemd", [], run=_no_systemctl)
+    mine = home / ".config" / "systemd" / "user" / "my-own.service"
+    mine.write_text("[Unit]\n")
+    removed = inst.uninstall(run=_no_systemctl)
+    assert mine.is_file() and str(home / ".config" / "systemd" / "user") not in removed

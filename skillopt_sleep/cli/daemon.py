@@ -262,6 +262,11 @@ def install_command(
     typer.echo(done.content.rstrip("\n"))
     for hint in done.hints:
         typer.echo(hint)
+    if not dry_run and not done.enabled:
+        # Written but not running: a script or a user reading only the exit code must know.
+        typer.echo(f"skillopt-sleep: the {done.kind} service is written but not enabled; "
+                   "see the line above", err=True)
+        raise typer.Exit(1)
 
 
 @daemon_app.command("uninstall")

@@ -57,6 +57,8 @@ class Installed:
     content: str
     enabled: bool = False
     hints: list[str] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)
+    """Folders the install made (deepest first): ``uninstall`` removes those left empty."""
 
 
 def default_kind() -> str:
@@ -193,20 +195,44 @@ def install(kind: str | None = None, flags: Sequence[str] = (), *, dry_run: bool
         done.hints = ["dry run: nothing written"]
         return done
     _write(done, run)
-    write_atomic(paths.ensure(paths.config_dir()) / _manifest().name,
-                 json.dumps(asdict(done), indent=1).encode("utf-8"))
+    _make_dirs(_manifest().parent, done.created)
+    write_atomic(_manifest(), json.dumps(asdict(done), indent=1).encode("utf-8"))
     return done
+
+
+def _make_dirs(folder: Path, created: list[str]) -> None:
+    """``mkdir -p folder``, noting in ``created`` each folder that did not exist."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        path.mkdir()
+    created[:0] = [str(path) for path in missing]  # deepest first, before older entries
+
+
+def _remove_dirs(created: list[str]) -> list[str]:
+    """Remove the folders an install made, deepest first, where nothing else lives now."""
+    removed = []
+    for folder in sorted(created, key=lambda f: -len(Path(f).parts)):
+        try:
+            Path(folder).rmdir()
+        except OSError:  # gone already, or the user keeps something there now
+            continue
+        removed.append(folder)
+    return removed
 
 
 def _write(done: Installed, run: Runner) -> None:
     if done.kind == "cron":
         lines = [line for line in _crontab(run) if not line.endswith(CRON_MARK)]
         _write_crontab([*lines, done.content], run)
+        done.enabled = True  # the crontab is the schedule: nothing more to enable
         done.hints = ["inspect: crontab -l", "it starts at the next boot; start it now with:"
                       " skillopt-sleep daemon run &"]
         return
     path = Path(done.path)
-    paths.ensure(path.parent)
+    _make_dirs(path.parent, done.created)
     write_atomic(path, done.content.encode("utf-8"))
     if done.kind == "systemd":
         done.enabled, done.hints = _enable_systemd(run)
@@ -241,4 +267,4 @@ def uninstall(*, run: Runner = _run) -> list[str]:
         if done.kind == "systemd":
             run(["systemctl", "--user", "daemon-reload"])
     _manifest().unlink(missing_ok=True)
-    return removed
+    return removed + _remove_dirs(done.created)
