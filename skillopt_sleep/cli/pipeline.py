@@ -55,6 +55,9 @@ def run_cmd(
     replay_only: Annotated[
         bool, typer.Option("--replay-only", help="answer only from recorded calls")
     ] = False,
+    persona: Annotated[str | None, typer.Option(
+        help="the persona the simulated backend plays: a shipped persona's name or a persona "
+             ".toml path (config key persona)")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Harvest what is new, mine tasks, run the night, stage the proposal."""
@@ -70,6 +73,7 @@ def run_cmd(
         "max_usd_per_night": max_usd_per_night,
         "max_usd_per_skill": max_usd_per_skill,
         "concurrency": concurrency,
+        "persona": persona,
     }
     outcome = _run(where, config.load(where, flags=flags), dry_run, adopt, as_json)
     if outcome.waiting is not None:  # a state, not an error: the exit code says "run again"

@@ -1,6 +1,6 @@
-"""A night answered through hand-off files, as the user runs it: waiting is a state with a
-correct count of unanswered prompts, and each re-run resumes the same night without
-harvesting or mining again."""
+"""``run`` as the user runs it. A night answered through hand-off files: waiting is a state
+with a correct count of unanswered prompts, and each re-run resumes the same night without
+harvesting or mining again. ``--persona`` for the simulated backend."""
 
 from __future__ import annotations
 
@@ -71,3 +71,15 @@ def test_a_night_no_longer_on_handoff_starts_afresh(world: dict) -> None:  # noq
     done = json.loads(cli(world, "run", "--json").stdout)
     assert "resumed" not in done["counts"] and done["counts"]["harvest"]
     assert not resume.exists() and done["staged"]
+
+
+def test_run_takes_the_persona_the_simulated_backend_plays(world: dict) -> None:  # noqa: F811
+    config = world["project"] / ".skillopt-sleep.toml"
+    config.write_text("\n".join(line for line in config.read_text().splitlines()
+                                if not line.startswith("persona")) + "\n")
+    missing = cli(world, "run", check=False)
+    assert missing.returncode == 2 and "needs a persona (--persona NAME" in missing.stderr
+    unknown = cli(world, "run", "--persona", "nope", check=False)
+    assert unknown.returncode == 2 and "unknown persona 'nope'" in unknown.stderr
+    done = json.loads(cli(world, "run", "--persona", "researcher", "--json").stdout)
+    assert done["staged"] and done["skills"]
