@@ -8,7 +8,8 @@ per session): two thirds are paraphrases of the labelled set's recurring tasks
 from a vocabulary, so the pending pool (requests no family holds) grows with history as
 it does for a real user. Then, in a fresh state dir, it runs
 
-- ``first_s``: ``skillopt-sleep mine --requests history.jsonl --embedder hashing --json``;
+- ``first_s``: ``skillopt-sleep mine --requests history.jsonl --embedder hashing --json
+  --state DIR`` (its own archive and index, kept for the second run);
 - ``second_s``: the same command on 1 % more requests (new sessions only);
 - ``second_ratio``: ``second_s / first_s`` (target ≤ 0.05);
 - ``peak_rss_mb``: the larger peak RSS of the two runs (``wait4`` of each child);
@@ -96,14 +97,16 @@ def one_size(n: int, cli: list[str], threshold: float | None) -> dict[str, float
         first_file = write(state / "history.jsonl", history(n))
         more = max(1, n // 100)
         second_file = write(state / "more.jsonl", history(more, start=n))
-        mine = [*cli, "mine", "--embedder", "hashing", "--json"]
+        # ``mine`` is a preview unless told where to keep its own state (never the nights').
+        kept = state / "mine-state"
+        mine = [*cli, "mine", "--embedder", "hashing", "--json", "--state", str(kept)]
         if threshold is not None:
             mine += ["--threshold", str(threshold)]
         mine.append("--requests")
         first_s, rss1 = run([*mine, str(first_file)], env)
         second_s, rss2 = run([*mine, str(second_file)], env)
-        db = sqlite3.connect(state / "home" / "state" / "archive.sqlite3") \
-            if (state / "home" / "state" / "archive.sqlite3").exists() else None
+        db = sqlite3.connect(kept / "archive.sqlite3") \
+            if (kept / "archive.sqlite3").exists() else None
         families = db.execute("SELECT COUNT(*) FROM families").fetchone()[0] if db else -1
         if db:
             db.close()

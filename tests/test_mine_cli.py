@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.mining import MiningStore
 from skillopt_sleep.records import Session, Turn
 
 
@@ -45,8 +47,31 @@ def test_mine_requests_file(tmp_path: Path, isolated_home: Path) -> None:
     assert out["summary"]["bad_lines"] == 1 and "requests.jsonl:5" in first.stderr
     again = json.loads(_run("mine", "--requests", str(path), "--embedder", "hashing", "--json",
                             home=isolated_home).stdout)
-    assert again["summary"]["embedded"] == 0
     assert [f["family_id"] for f in again["families"]] == [f["family_id"] for f in out["families"]]
+    # A preview: the families are not stored, so nothing embedded was either.
+    assert again["summary"]["preview"] and again["summary"]["embedded"] > 0
+    archive = Archive(paths.archive_path())
+    try:
+        assert MiningStore(archive).families() == []
+    finally:
+        archive.close()
+
+
+def test_mine_state_keeps_its_own_archive_never_the_nights(tmp_path: Path,
+                                                            isolated_home: Path) -> None:
+    path = tmp_path / "requests.jsonl"
+    path.write_text("\n".join(json.dumps({"id": str(i), "session_id": f"s{i}", "project": "/p",
+                                          "text": "run the unit tests"}) for i in range(3)))
+    kept = tmp_path / "kept"
+    args = ("mine", "--requests", str(path), "--embedder", "hashing", "--json", "--state",
+            str(kept))
+    first = json.loads(_run(*args, home=isolated_home).stdout)["summary"]
+    again = json.loads(_run(*args, home=isolated_home).stdout)["summary"]
+    assert not first["preview"] and first["embedded"] > 0 and again["embedded"] == 0
+    assert (kept / "archive.sqlite3").is_file() and not paths.archive_path().exists()
+    refused = _run("mine", "--requests", str(path), "--state", str(isolated_home / "state"),
+                   home=isolated_home)
+    assert refused.returncode == 2 and "the state the nights read" in refused.stderr
 
 
 def test_mine_rejects_bad_flags(tmp_path: Path, isolated_home: Path) -> None:
@@ -74,6 +99,51 @@ def _archive_sessions(home: Path) -> None:
     archive.close()
 
 
+def _store_tasks_as_a_night_does(ratios: tuple[int, int, int]) -> None:
+    from skillopt_sleep.archive.sessions import load_sessions
+    from skillopt_sleep.mine.catalog import Catalog, CatalogSettings
+    from skillopt_sleep.mine.embed import make_embedder
+    from skillopt_sleep.mine.requests import requests_from_sessions
+
+    archive = Archive(paths.archive_path())
+    try:
+        requests = list(requests_from_sessions(load_sessions(archive)))
+        Catalog(archive, make_embedder("hashing"),
+                settings=CatalogSettings(ratios=ratios)).refresh(requests)
+    finally:
+        archive.close()
+
+
+def _dump(home: Path) -> tuple[list[str], dict[str, bytes]]:
+    """The archive's rows and the index's files: what the next night starts from."""
+    conn = sqlite3.connect(paths.archive_path())
+    try:
+        rows = list(conn.iterdump())
+    finally:
+        conn.close()
+    index = home / "state" / "index"
+    files = {str(f.relative_to(index)): f.read_bytes() for f in index.rglob("*") if f.is_file()}
+    return rows, files
+
+
+def test_tasks_and_mine_leave_what_the_next_night_reads_unchanged(isolated_home: Path,
+                                                                  tmp_path: Path) -> None:
+    _archive_sessions(isolated_home)
+    _store_tasks_as_a_night_does(ratios=(2, 1, 7))  # a night ran: families and an index exist
+    before = _dump(isolated_home)
+    assert before[1], "the night wrote an index"
+    for args in (["tasks", "--threshold", "0.5"], ["tasks", "--include-headless"],
+                 ["tasks", "--split-ratios", "1:0:0", "--json"]):
+        done = _run(*args, "--embedder", "hashing", home=isolated_home)
+        assert done.returncode == 0, done.stderr
+    requests = tmp_path / "r.jsonl"
+    requests.write_text(json.dumps({"id": "x", "session_id": "z", "project": "/p",
+                                    "text": "deploy the docs"}) + "\n")
+    done = _run("mine", "--requests", str(requests), "--embedder", "hashing", home=isolated_home)
+    assert done.returncode == 0 and "a preview: nothing was stored" in done.stderr
+    assert _dump(isolated_home) == before
+
+
 def test_tasks_and_recall_from_the_archive(isolated_home: Path) -> None:
     _archive_sessions(isolated_home)
     done = _run("tasks", "--embedder", "hashing", "--json", "--split-ratios", "1:0:0",
@@ -88,6 +158,11 @@ def test_tasks_and_recall_from_the_archive(isolated_home: Path) -> None:
     checks = main["judge"]["checks"]  # type: ignore[index]
     assert {"op": "contains", "text": "pytest -q"} in [
         {k: v for k, v in c.items() if k != "why"} for c in checks]
+    # ``tasks`` stored nothing: recall knows what a night stored, and says so.
+    before = _run("recall", "--task", str(main["id"]), "--embedder", "hashing",
+                  home=isolated_home)
+    assert before.returncode == 2 and "a night stored" in before.stderr
+    _store_tasks_as_a_night_does(ratios=(1, 0, 0))
     recall = _run("recall", "--task", str(main["id"]), "-k", "3", "--embedder", "hashing",
                   "--json", home=isolated_home)
     assert recall.returncode == 0, recall.stderr

@@ -43,6 +43,16 @@ class Archive:
         self._lock = threading.RLock()
         self._migrate()
 
+    def copy_to(self, path: Path) -> Archive:
+        """A consistent copy of the whole archive at ``path`` (SQLite's online backup, so a
+        night writing at the same time is never half copied), opened."""
+        target = sqlite3.connect(path)
+        try:
+            self.conn.backup(target)
+        finally:
+            target.close()
+        return Archive(path)
+
     def close(self) -> None:
         self.conn.close()
 

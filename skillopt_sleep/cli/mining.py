@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.errors import ConfigError
-from skillopt_sleep.paths import archive_path
+from skillopt_sleep.paths import archive_path, state_dir
 from skillopt_sleep.records import Split, Task, to_dict
 
 if TYPE_CHECKING:  # the mining modules load only when a command runs
@@ -80,6 +85,44 @@ def _emit(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
+PREVIEW_NOTE = ("a preview: nothing was stored, so the next night mines with its own settings "
+                "(recall finds the tasks a night stored)")
+
+
+@contextmanager
+def _preview(into: Path | None = None) -> Iterator[tuple[Archive, Path]]:
+    """A throwaway copy of the archive and the family index to mine into (or, with
+    ``into``, an archive and index of their own in that folder, kept between runs).
+
+    ``mine`` and ``tasks`` take their own threshold, embedder, filters and skill roots; had
+    they stored what they found, the next night would start from families formed by other
+    settings (``tasks`` then ``run`` gave 62 families and no accepted edit, ``run`` alone 34
+    and one), so they never write the real state."""
+    if into is not None:
+        if into.resolve() == state_dir().resolve():
+            raise ConfigError(f"--state {into}: that is the state the nights read; "
+                              "give another folder")
+        kept = Archive(paths.ensure(into) / "archive.sqlite3")
+        try:
+            yield kept, into / "index"
+        finally:
+            kept.close()
+        return
+    with tempfile.TemporaryDirectory(prefix="skillopt-preview-") as tmp:
+        index = Path(tmp) / "index"
+        if (state_dir() / "index").is_dir():
+            shutil.copytree(state_dir() / "index", index)
+        real = Archive(archive_path())
+        try:
+            copy = real.copy_to(Path(tmp) / "archive.sqlite3")
+        finally:
+            real.close()
+        try:
+            yield copy, index
+        finally:
+            copy.close()
+
+
 def _settings(threshold: float | None, min_sessions: int | None, ratios: str) -> CatalogSettings:
     """Family settings from the flags, else from config, the same keys the night reads."""
     from skillopt_sleep import config
@@ -105,17 +148,22 @@ def mine_command(
     threshold: ThresholdOption = None,
     min_sessions: MinSessionsOption = None,
     split_ratios: RatiosOption = "2:1:7",
+    into: Annotated[Path | None, typer.Option(
+        "--state", help="Mine into this folder's own archive and index, kept between runs "
+        "(never the nights' state); default: a throwaway copy.")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Group requests into recurring task families (stored in the archive)."""
+    """Group requests into recurring task families (a preview: the nights' state is never
+    written)."""
     from skillopt_sleep.mine.requests import read_requests
 
     settings = _settings(threshold, min_sessions, split_ratios)
     found, problems = read_requests(requests)
     for problem in problems:
         typer.echo(f"skipped: {problem}", err=True)
-    families, counts = _mine_families(found, embedder, settings)
-    summary = counts | {"bad_lines": len(problems), "listed": len(families)}
+    families, counts = _mine_families(found, embedder, settings, into)
+    summary = counts | {"bad_lines": len(problems), "listed": len(families),
+                        "preview": into is None}
     if as_json:
         _emit({"families": families, "summary": summary})
         return
@@ -125,19 +173,20 @@ def mine_command(
             f"{f['representative'][:70]}"
         )
     typer.echo(", ".join(f"{k} {v}" for k, v in summary.items()), err=True)
+    typer.echo(PREVIEW_NOTE if into is None else f"stored in {into}", err=True)
 
 
 def _mine_families(
-    found: list[Request], embedder: str, settings: CatalogSettings
+    found: list[Request], embedder: str, settings: CatalogSettings, into: Path | None
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Mine ``found`` into the archive: the families holding any of them, and the counts."""
     from skillopt_sleep.mine.embed import make_embedder
     from skillopt_sleep.mine.miner import Miner
     from skillopt_sleep.mine.tasks import medoid
 
-    archive = Archive(archive_path())
-    try:
-        miner = Miner(archive, make_embedder(embedder), settings.family, settings.ratios)
+    with _preview(into) as (archive, index):
+        miner = Miner(archive, make_embedder(embedder), settings.family, settings.ratios,
+                      index_base=index)
         report = miner.mine(found)
         wanted = {r.id for r in found}
         texts = {r.id: r.text for r in found}
@@ -161,8 +210,6 @@ def _mine_families(
                     "new": family.new,
                 }
             )
-    finally:
-        archive.close()
     return families, dict(report.counts)
 
 
@@ -197,7 +244,8 @@ def tasks_command(
     split_ratios: RatiosOption = "2:1:7",
     as_json: JsonOption = False,
 ) -> None:
-    """Mine the archived sessions into tasks and list them with their judges and splits."""
+    """Mine the archived sessions into tasks and list them with their judges and splits
+    (a preview: nothing is stored, the next night mines with its own settings)."""
     if split is not None and split not in {s.value for s in Split}:
         raise ConfigError(f"--split must be train, validation or test, got {split!r}")
     settings = _settings(threshold, min_sessions, split_ratios)
@@ -207,7 +255,8 @@ def tasks_command(
         for t in result.tasks
         if (split is None or t.split == split) and (project is None or t.project == project)
     ]
-    summary = dict(result.report.counts) | {"tasks": len(shown), "uncovered": result.uncovered}
+    summary = dict(result.report.counts) | {"tasks": len(shown), "uncovered": result.uncovered,
+                                            "preview": True}
     for task in shown:
         _print_task(task, as_json)
     if as_json:
@@ -216,6 +265,7 @@ def tasks_command(
         typer.echo(
             f"{len(shown)} tasks; families no skill covers: {len(result.uncovered)}", err=True
         )
+        typer.echo(PREVIEW_NOTE, err=True)
 
 
 def _refresh_catalog(
@@ -231,15 +281,11 @@ def _refresh_catalog(
     from skillopt_sleep.mine.embed import make_embedder
     from skillopt_sleep.mine.skills import discover_skills
 
-    archive = Archive(archive_path())
-    try:
+    with _preview() as (archive, index):
         requests = _load_requests(archive, project, since, include_headless)
-        catalog = Catalog(
-            archive, make_embedder(embedder), settings=settings, skills=discover_skills(skills_dir)
-        )
+        catalog = Catalog(archive, make_embedder(embedder), settings=settings,
+                          skills=discover_skills(skills_dir), index_base=index)
         return catalog.refresh(requests)
-    finally:
-        archive.close()
 
 
 def _print_task(task: Task, as_json: bool) -> None:
@@ -274,7 +320,8 @@ def recall_command(
         found = MiningStore(archive).task(task)
         if found is None:
             raise ConfigError(
-                f"no task {task!r} in the archive; list them with `skillopt-sleep tasks`"
+                f"no task {task!r} in the archive: recall knows the tasks a night stored "
+                "(`skillopt-sleep run`); `skillopt-sleep tasks` previews them"
             )
         neighbours = Recaller(archive, make_embedder(embedder)).recall(found, k, scope)
     finally:
