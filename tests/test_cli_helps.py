@@ -171,3 +171,21 @@ def test_harvest_says_why_headless_sessions_are_not_listed(tmp_path: Path,
     assert again.stdout == "" and "--next-night" in again.stderr
     listed = harvest("--include-headless", "--next-night")
     assert listed.stdout.startswith("claude-code") and len(listed.stdout.splitlines()) == 1
+
+
+def test_slow_steps_show_progress_on_a_terminal_and_nothing_when_piped(
+        tmp_path: Path, isolated_home: Path) -> None:
+    script = shutil.which("script")
+    if script is None:
+        pytest.skip("script(1) is not installed")
+    env = dict(os.environ, SKILLOPT_SLEEP_HOME=str(isolated_home), PYTHONPATH=str(REPO),
+               HOME=str(tmp_path), CLAUDE_CONFIG_DIR=str(tmp_path / "claude"))
+    command = [sys.executable, "-m", "skillopt_sleep", "tasks", "--embedder", "hashing"]
+    tty = subprocess.run([script, "-q", "-c", " ".join(command), "/dev/null"],
+                         capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert "mining the archived sessions (hashing embeddings)" in tty.stdout
+    piped = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120,
+                           cwd=tmp_path)
+    assert piped.returncode == 0, piped.stderr
+    assert "mining the archived sessions" not in piped.stderr
+    assert "\x1b[" not in piped.stderr + piped.stdout  # no control characters in logs

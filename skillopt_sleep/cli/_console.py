@@ -7,6 +7,9 @@ night id or a path in two for anyone who pipes the output into ``grep`` or a log
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
 from rich.console import Console
 
 UNWRAPPED = 100_000
@@ -25,3 +28,15 @@ def console(*, stderr: bool = False) -> Console:
 def is_terminal(*, stderr: bool = True) -> bool:
     """Whether progress (spinners, status lines) belongs on this stream."""
     return Console(stderr=stderr).is_terminal
+
+
+@contextmanager
+def working(message: str) -> Iterator[Callable[[str], None]]:
+    """A spinner on stderr naming the slow step under way, on a terminal; nothing when
+    stderr is a pipe or a file (no control characters in logs). Yields ``update(message)``."""
+    err = Console(stderr=True)
+    if not err.is_terminal:
+        yield lambda _message: None
+        return
+    with err.status(message) as status:
+        yield lambda text: status.update(text)

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from skillopt_sleep import config, paths
-from skillopt_sleep.cli._console import console
+from skillopt_sleep.cli._console import console, working
 from skillopt_sleep.cli._json import JsonOpt, emit
 from skillopt_sleep.errors import SkillOptError
 
@@ -56,6 +56,11 @@ def _backends(settings: config.Settings, live: bool) -> dict[str, Any]:
             if rows[role]["live"].startswith("error"):
                 rows[role]["status"] = rows[role]["live"]
     return rows
+
+
+def _checked_backends(settings: config.Settings, live: bool) -> dict[str, Any]:
+    with working("checking the configured models (CLIs, logins, endpoints)"):
+        return _backends(settings, live)
 
 
 def _live_call(spec: str, role: str, settings: config.Settings, url: str | None) -> str:
@@ -127,14 +132,15 @@ def doctor_cmd(
 
     Exits 1 when a configured backend or the embedding model is in error."""
     settings = config.load(Path.cwd())
-    found, folders = _sources()
+    with working("scanning the agents' transcript folders"):
+        found, folders = _sources()
     _say("checking the configured models")
     checks: dict[str, Any] = {
         "state_dir": str(paths.state_dir()),
         "config": str(paths.config_file()),
         "sources": found,
         "folders": folders,
-        "backends": _backends(settings, live),
+        "backends": _checked_backends(settings, live),
         "embedding_model": _embedder_check(settings.embedder),
         "lock": _lock_check(),
     }

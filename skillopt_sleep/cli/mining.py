@@ -15,6 +15,7 @@ import typer
 
 from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.cli._console import working
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.paths import archive_path, state_dir
 from skillopt_sleep.records import Split, Task, to_dict
@@ -161,7 +162,8 @@ def mine_command(
     found, problems = read_requests(requests)
     for problem in problems:
         typer.echo(f"skipped: {problem}", err=True)
-    families, counts = _mine_families(found, embedder, settings, into)
+    with working(f"mining {len(found)} request(s) ({embedder} embeddings)"):
+        families, counts = _mine_families(found, embedder, settings, into)
     summary = counts | {"bad_lines": len(problems), "listed": len(families),
                         "preview": into is None}
     if as_json:
@@ -249,7 +251,9 @@ def tasks_command(
     if split is not None and split not in {s.value for s in Split}:
         raise ConfigError(f"--split must be train, validation or test, got {split!r}")
     settings = _settings(threshold, min_sessions, split_ratios)
-    result = _refresh_catalog(project, since, include_headless, skills_dir, embedder, settings)
+    with working(f"mining the archived sessions ({embedder} embeddings)"):
+        result = _refresh_catalog(project, since, include_headless, skills_dir, embedder,
+                                  settings)
     shown = [
         t
         for t in result.tasks
@@ -323,7 +327,8 @@ def recall_command(
                 f"no task {task!r} in the archive: recall knows the tasks a night stored "
                 "(`skillopt-sleep run`); `skillopt-sleep tasks` previews them"
             )
-        neighbours = Recaller(archive, make_embedder(embedder)).recall(found, k, scope)
+        with working(f"finding the {k} nearest past tasks ({embedder} embeddings)"):
+            neighbours = Recaller(archive, make_embedder(embedder)).recall(found, k, scope)
     finally:
         archive.close()
     for n in neighbours:
