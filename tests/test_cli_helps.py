@@ -189,3 +189,18 @@ def test_slow_steps_show_progress_on_a_terminal_and_nothing_when_piped(
     assert piped.returncode == 0, piped.stderr
     assert "mining the archived sessions" not in piped.stderr
     assert "\x1b[" not in piped.stderr + piped.stdout  # no control characters in logs
+
+
+def test_rollback_of_a_new_skill_says_the_file_was_removed(world: dict) -> None:
+    built: w.World = world["world"]
+    _, live = adoption.read_live(built.roots, "docs")
+    new = "---\nname: docs\ndescription: d\n---\nWrite docs.\n"
+    staging.stage(built.state / "nights", NEWER, "/p",
+                  [NightResult(night_id=NEWER, skill="docs", skill_after=new)], {"docs": live},
+                  "")
+    project = ["--project", str(world["project"])]
+    assert cli(world, "adopt", NEWER, "--skill", "docs", *project).returncode == 0
+    done = cli(world, "rollback", "--skill", "docs", *project)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("restored docs to v1 (no skill file: removed) (recorded as v3)")
+    assert not any((r / "docs" / "SKILL.md").exists() for r in built.roots)

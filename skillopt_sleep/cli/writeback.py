@@ -87,16 +87,19 @@ def rollback_cmd(
         skill = skill or adoption.last_written(archive)
         before = max((v.version for v in adoption.versions(archive, skill)), default=0)
         version = adoption.rollback(archive, skill, roots, to)
-        written = [v for v in adoption.versions(archive, skill) if v.version > before]
+        history = adoption.versions(archive, skill)
     # Each new ledger row names what it restored ("rollback to v2", "rollback to absence");
     # a rollback whose roots held different copies writes one row per copy.
+    absent = {f"v{v.version}" for v in history if v.reason == adoption.ABSENT}
     restored: list[dict[str, Any]] = [
-        {"reason": v.reason, "version": v.version, "targets": v.targets} for v in written]
+        {"reason": v.reason, "version": v.version, "targets": v.targets}
+        for v in history if v.version > before]
     if as_json:
         emit({"skill": skill, "version": version, "restored": to, "rows": restored})
         return
     for row in restored:
         what = row["reason"].removeprefix("rollback to ")
+        what += " (no skill file: removed)" if what in absent else ""
         typer.echo(f"restored {skill} to {what} (recorded as v{row['version']}) in "
                    f"{', '.join(row['targets'])}")
 
