@@ -73,3 +73,14 @@ def test_the_wheel_alone_runs_the_proof_and_doctor(wheel_env: Path, tmp_path: Pa
     # model from the installed package and inspects every source does not.
     assert report["embedding_model"].startswith("ok"), doctor.stdout + doctor.stderr
     assert set(report["sources"]) == {"claude-code", "codex", "copilot-vscode", "copilot-cli"}
+
+
+def test_the_wheel_carries_the_claude_command_for_the_alias(wheel_env: Path,
+                                                            tmp_path: Path) -> None:
+    env = CLEAN | {"HOME": str(tmp_path / "home")}
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    done = subprocess.run([str(wheel_env / "bin" / "skillopt-sleep"), "claude-alias", "install"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    alias = tmp_path / "home" / ".claude" / "commands" / "skillopt-sleep.md"
+    assert "skillopt-sleep-launcher status --json" in alias.read_text(encoding="utf-8")
