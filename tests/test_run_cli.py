@@ -38,7 +38,7 @@ def test_waiting_is_a_state_and_a_rerun_resumes_without_harvest(world: dict) -> 
     assert first.returncode == 3, first.stderr
     assert "error" not in first.stderr.lower()
     out = json.loads(first.stdout)
-    assert out["status"] == "waiting_for_answers"
+    assert out["status"] == "waiting_for_answers" and out["ok"] is False
     assert out["pending"] == len(_unanswered(world["state"])) >= 1
     assert out["counts"]["harvest"]["sessions"] > 0 and out["counts"]["mining"]
     assert out["handoff"]["resumes"] == out["night_id"] and not out["staged"]

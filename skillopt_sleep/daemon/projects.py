@@ -53,7 +53,8 @@ def pipeline_job(project: Path, settings: Settings, adopt: str) -> NightReport:
         log.warning("%s: %s", project, warning)
     stopped = "; ".join(f"{n.skill}: {n.stopped}" for n in outcome.nights if n.stopped)
     # A failed night adopted nothing (the pipeline stages no proposal for it).
-    return NightReport(bool(outcome.ok), outcome.to_dict(), outcome.failed or stopped)
+    waiting = outcome.message if outcome.waiting is not None else ""
+    return NightReport(bool(outcome.ok), outcome.to_dict(), outcome.failed or stopped or waiting)
 
 
 @dataclass

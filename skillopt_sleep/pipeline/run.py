@@ -80,7 +80,9 @@ class RunOutcome:
 
     @property
     def ok(self) -> bool:
-        return not self.failed and not any(n.stopped for n in self.nights)
+        """The night ran to its end: not failed, not stopped, not waiting for answers."""
+        return (not self.failed and self.waiting is None
+                and not any(n.stopped for n in self.nights))
 
     def to_dict(self) -> dict[str, Any]:
         return {
