@@ -83,3 +83,19 @@ def test_run_takes_the_persona_the_simulated_backend_plays(world: dict) -> None:
     assert unknown.returncode == 2 and "unknown persona 'nope'" in unknown.stderr
     done = json.loads(cli(world, "run", "--persona", "researcher", "--json").stdout)
     assert done["staged"] and done["skills"]
+
+
+def test_a_waiting_night_is_kept_for_its_own_project_only(isolated_home: Path) -> None:
+    from skillopt_sleep.config import Settings
+    from skillopt_sleep.pipeline import handoff
+    from skillopt_sleep.records import JudgeSpec, Task
+
+    task = Task(id="t:0", family_id="t", intent="run the tests", judge=JudgeSpec(kind="rules"))
+    handoff.save("/a", "20261125-000000-aaaaaaaa", {"learned": [task]})
+    on_handoff = Settings(target="handoff")
+    assert handoff.load("/b", Settings(target="simulated")) is None  # B's own run, no handoff
+    handoff.clear("/b")  # B's night ended
+    night, tasks = handoff.load("/a", on_handoff) or ("", {})
+    assert night == "20261125-000000-aaaaaaaa" and tasks["learned"][0] == task
+    assert handoff.load("/a", Settings(target="simulated")) is None  # A left handoff
+    assert handoff.load("/a", on_handoff) is None

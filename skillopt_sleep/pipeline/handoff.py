@@ -71,29 +71,38 @@ def save(project: str, night_id: str, by_skill: dict[str, list[Task]]) -> None:
 
 def load(project: str, settings: Settings) -> tuple[str, dict[str, list[Task]]] | None:
     """The waiting night of ``project`` to resume (its id and tasks), if there is one and a
-    hand-off role is still configured; a file left by a night that no longer can resume
-    is removed."""
+    hand-off role is still configured; a file that can no longer resume is removed."""
     path = _file()
     if not path.is_file():
-        return None
-    if not uses_handoff(settings):
-        clear()
         return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("project") != project:
+            return None  # another project's night: it resumes when that project runs
+        if not uses_handoff(settings):
+            clear(project)
             return None
         tasks = {skill: [from_dict(Task, t) for t in rows]
                  for skill, rows in data["tasks"].items()}
         return str(data["night_id"]), tasks
-    except (ValueError, KeyError, TypeError):  # unreadable: harvest and mine afresh
-        clear()
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        clear()  # unreadable: harvest and mine afresh
         return None
 
 
-def clear() -> None:
-    """The waiting night ended (or cannot resume): the next run starts afresh."""
-    _file().unlink(missing_ok=True)
+def clear(project: str | None = None) -> None:
+    """The waiting night of ``project`` ended (or cannot resume; None: whichever it is): the
+    next run starts afresh. Another project's waiting night is left to resume."""
+    path = _file()
+    if project is not None:
+        try:
+            if json.loads(path.read_text(encoding="utf-8")).get("project") != project:
+                return
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError, AttributeError):
+            pass  # unreadable: it can resume nothing
+    path.unlink(missing_ok=True)
 
 
 def waiting(resumes: str) -> Waiting:

@@ -227,14 +227,14 @@ class _Run:
             live = self.train(by_skill, roots)
         except RoleUnavailable as exc:
             if not self.outcome.dry_run:
-                handoff.clear()
+                handoff.clear(str(self.project))
             self._fail(nights_root, exc)
             return
         except HandoffPending:
             self._wait(by_skill)
             return
         if not self.outcome.dry_run:
-            handoff.clear()
+            handoff.clear(str(self.project))
         self.outcome.warnings = failures.run_warnings(self.ledger, self.outcome.nights)
         # Staged first, recorded second: a night in the archive always has its directory.
         staged = _stage(self.archive, nights_root, self.outcome, live)
