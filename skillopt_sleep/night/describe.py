@@ -3,7 +3,8 @@
 A night that knows the other installed skills (``TriggerSetup``) first measures how the
 target routes tasks with the skill's current frontmatter ``description`` (``trigger.py``).
 When the train tasks show misses (own tasks routed elsewhere or nowhere) or false triggers
-(other skills' tasks routed here), the optimizer is asked for better descriptions. Each
+(other skills' tasks routed here), or the validation tasks do, the optimizer is asked for
+better descriptions; it is shown the train tasks only. Each
 proposal must stay within bounds (one line, at most ``max_chars``), pass the edit
 firewall's content rules, and change only the ``description`` value (``set_description``:
 never ``name``, never another key, never a byte of the body). It is then gated on the
@@ -168,8 +169,13 @@ class Describer:
         train = self.router.picks(doc.description, self._jobs(Split.TRAIN.value, 1))
         missed = [p for p in train if p.usable and p.own and p.picked != self.skill]
         false_hits = [p for p in train if p.usable and not p.own and p.picked == self.skill]
+        # The gate's own first pairs say whether asking can pay off at all; the optimizer
+        # still sees the train tasks only, so validation never shapes a proposal.
+        val = self.router.picks(doc.description, self._jobs(Split.VALIDATION.value,
+                                                            self.cfg.val_repeats))
+        wrong = any(p.usable and (p.own != (p.picked == self.skill)) for p in val)
         decisions: list[DescriptionDecision] = []
-        if missed or false_hits:
+        if missed or false_hits or wrong:
             proposals = self._ask(doc, missed, false_hits)
             doc = self._gate(doc, proposals, decisions)
         return doc, self._report(start, doc, train, decisions)
