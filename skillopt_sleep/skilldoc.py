@@ -249,7 +249,7 @@ def set_description(doc: SkillDoc, description: str) -> tuple[SkillDoc, EditOutc
     match = _FRONTMATTER.match(doc.text)
     if not match or not value or "\n" in value or len(value) > DESCRIPTION_MAX_CHARS:
         return doc, EditOutcome.INVALID
-    if value == doc.description:
+    if value == doc.description.strip():
         return doc, EditOutcome.NO_CHANGE
     lines = match.group(1).split("\n")
     line = f"description: {yaml_scalar(value)}"

@@ -185,3 +185,60 @@ def test_a_bad_several_skill_persona_is_a_clear_error(
 ) -> None:
     with pytest.raises(ConfigError, match=message):
         personas.load(str(_broken(tmp_path, old, new)))
+
+
+# --- the proof of a several-skill persona ---------------------------------------------------
+
+TRIGGER_KEYS = {"trigger_skill", "trigger_recall_before", "trigger_recall_after",
+                "false_trigger_before", "false_trigger_after", "triggers", "skill_tests",
+                "descriptions_proposed", "descriptions_accepted", "cross_proposed",
+                "cross_accepted", "failed_picks", "figure_calls"}
+
+
+def test_the_proof_trains_every_skill_and_reports_trigger_rates() -> None:
+    from skillopt_sleep.sim.prove import ProofSpec, prove
+
+    s = prove(ProofSpec(persona="maintainer", seed=0))
+    assert set(s) >= TRIGGER_KEYS
+    assert s["trigger_skill"] == "release-notes"
+    assert s["trigger_recall_before"] <= 0.1 and s["trigger_recall_after"] >= 0.8
+    assert s["false_trigger_after"] <= 0.1
+    notes = s["triggers"]["release-notes"]
+    assert notes["description_before"] != notes["description_after"]
+    for other in ("code-review", "test-writer"):  # already well described: left alone
+        assert s["triggers"][other]["description_before"] == \
+            s["triggers"][other]["description_after"]
+    for skill, scores in s["skill_tests"].items():
+        assert scores["after_test"] > scores["baseline_test"], skill
+    assert s["descriptions_proposed"] > s["descriptions_accepted"] >= 1
+
+
+def test_without_the_gate_broad_descriptions_steal_other_skills_tasks() -> None:
+    from skillopt_sleep.sim.prove import ProofSpec, prove
+
+    worst = max(prove(ProofSpec(persona="maintainer", seed=seed, gate=False))
+                ["false_trigger_after"] for seed in (0, 2))
+    assert worst > 0.2
+
+
+def test_a_one_skill_proof_has_no_trigger_figures() -> None:
+    from skillopt_sleep.sim.prove import ProofSpec, prove
+
+    s = prove(ProofSpec(persona="researcher", seed=0, nights=1))
+    assert not TRIGGER_KEYS & set(s)
+
+
+def test_the_description_night_keeps_the_name_and_the_users_text(maintainer: Persona) -> None:
+    from skillopt_sleep.sim.prove import ProofSpec, _simulated_models, run_nights
+    from skillopt_sleep.skilldoc import parse
+
+    results = run_nights(maintainer, ProofSpec(persona="maintainer", seed=0, nights=1), True,
+                         _simulated_models(maintainer), score_test=False)
+    notes = next(r for r in results if r.skill == "release-notes")
+    before, after = parse(notes.skill_before), parse(notes.skill_after)
+    assert after.name == before.name == "release-notes"
+    assert after.description != before.description
+    assert after.user_text().split("\n---\n", 1)[1].startswith(
+        before.text.split("\n---\n", 1)[1].rstrip("\n"))
+    assert notes.trigger["recall_after"] > notes.trigger["recall_before"]
+    assert notes.trigger["split"] == "validation"  # the proof scores the test split itself
