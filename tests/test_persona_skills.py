@@ -242,3 +242,10 @@ def test_the_description_night_keeps_the_name_and_the_users_text(maintainer: Per
         before.text.split("\n---\n", 1)[1].rstrip("\n"))
     assert notes.trigger["recall_after"] > notes.trigger["recall_before"]
     assert notes.trigger["split"] == "validation"  # the proof scores the test split itself
+
+
+def test_the_full_proof_refuses_a_several_skill_persona_clearly() -> None:
+    from skillopt_sleep.sim.prove_full import FullSpec, prove_full
+
+    with pytest.raises(ConfigError, match="several skills"):
+        prove_full(FullSpec(persona="maintainer"))

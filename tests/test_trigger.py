@@ -83,7 +83,7 @@ def _picks(own: list[str | None], foreign: list[str | None], err: set[int] = fro
             for i, (o, p) in enumerate(rows)]
 
 
-S, O = "release-notes", "code-review"
+S, OTHER = "release-notes", "code-review"
 
 
 def _compare(inc: list[Pick], cand: list[Pick], test: gate.GateTest = gate.SIGN) -> object:
@@ -91,36 +91,36 @@ def _compare(inc: list[Pick], cand: list[Pick], test: gate.GateTest = gate.SIGN)
 
 
 def test_recall_up_beyond_noise_with_false_triggers_flat_is_accepted() -> None:
-    inc = _picks([None] * 12, [O] * 12)
-    cand = _picks([S] * 10 + [None] * 2, [O] * 12)
+    inc = _picks([None] * 12, [OTHER] * 12)
+    cand = _picks([S] * 10 + [None] * 2, [OTHER] * 12)
     verdict = _compare(inc, cand)
     assert verdict.accepted and verdict.recall_delta == pytest.approx(10 / 12)
     assert verdict.own_pairs == 12 and verdict.foreign_pairs == 12
 
 
 def test_recall_up_but_false_triggers_up_beyond_noise_is_rejected() -> None:
-    inc = _picks([None] * 12, [O] * 12)
-    cand = _picks([S] * 12, [S] * 6 + [O] * 6)
+    inc = _picks([None] * 12, [OTHER] * 12)
+    cand = _picks([S] * 12, [S] * 6 + [OTHER] * 6)
     verdict = _compare(inc, cand)
     assert not verdict.accepted and "false triggers up" in verdict.reason
 
 
 def test_a_single_extra_false_trigger_is_noise_and_does_not_block() -> None:
-    inc = _picks([None] * 12, [O] * 12)
-    cand = _picks([S] * 12, [S] + [O] * 11)
+    inc = _picks([None] * 12, [OTHER] * 12)
+    cand = _picks([S] * 12, [S] + [OTHER] * 11)
     assert _compare(inc, cand).accepted
 
 
 @pytest.mark.parametrize(("own", "word"), [([None] * 12, "tie"), ([S] * 2 + [None] * 10,
                                                                   "not significant")])
 def test_no_gain_or_a_gain_noise_explains_is_rejected(own: list[str | None], word: str) -> None:
-    verdict = _compare(_picks([None] * 12, [O] * 4), _picks(own, [O] * 4))
+    verdict = _compare(_picks([None] * 12, [OTHER] * 4), _picks(own, [OTHER] * 4))
     assert not verdict.accepted and word in verdict.reason
 
 
 def test_failed_picks_are_left_out_of_the_pairs_never_scored_as_wrong() -> None:
-    inc = _picks([None] * 10, [O] * 4)
-    cand = _picks([S] * 10, [O] * 4, err={0, 1, 2, 10})
+    inc = _picks([None] * 10, [OTHER] * 4)
+    cand = _picks([S] * 10, [OTHER] * 4, err={0, 1, 2, 10})
     verdict = _compare(inc, cand)
     assert verdict.own_pairs == 7 and verdict.foreign_pairs == 3 and verdict.accepted
     got = score(S, cand)
@@ -130,8 +130,8 @@ def test_failed_picks_are_left_out_of_the_pairs_never_scored_as_wrong() -> None:
 def test_the_gate_off_accepts_and_a_permutation_test_is_used_when_configured() -> None:
     inc, cand = _picks([None] * 3, []), _picks([None] * 3, [])
     assert _compare(inc, cand, gate.ACCEPT_ALL).accepted
-    up = _picks([S] * 8, [O] * 4)
-    assert _compare(_picks([None] * 8, [O] * 4), up, gate.PERMUTATION).p_recall < 0.05
+    up = _picks([S] * 8, [OTHER] * 4)
+    assert _compare(_picks([None] * 8, [OTHER] * 4), up, gate.PERMUTATION).p_recall < 0.05
 
 
 # --- the description as an edit target ------------------------------------------------------
@@ -174,7 +174,8 @@ def test_set_description_refuses_what_it_cannot_write(text: str, outcome: EditOu
 def test_set_description_needs_a_frontmatter_and_adds_a_missing_key() -> None:
     assert set_description(parse("# no frontmatter\n"), "x")[1] is EditOutcome.INVALID
     new, outcome = set_description(parse("---\nname: a\n---\nbody\n"), "Does a.")
-    assert outcome is EditOutcome.APPLIED and new.text == "---\nname: a\ndescription: Does a.\n---\nbody\n"
+    assert outcome is EditOutcome.APPLIED
+    assert new.text == "---\nname: a\ndescription: Does a.\n---\nbody\n"
 
 
 @pytest.mark.parametrize(("text", "stage"), [

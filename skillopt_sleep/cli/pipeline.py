@@ -19,6 +19,7 @@ from skillopt_sleep.cli._json import JsonOpt, emit
 from skillopt_sleep.errors import RoleUnavailable
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.report.text import outcome
+from skillopt_sleep.publish.report.triggers import summary as trigger_summary
 from skillopt_sleep.records import NightResult, from_dict
 
 if TYPE_CHECKING:  # loaded by the commands that use them, so --help stays fast
@@ -262,7 +263,9 @@ def report_cmd(
                 "report": str(html),
                 "status": "failed" if failed else "ok",
                 "failed": failed,
+                # A night with a trigger check adds its rates; others read as before.
                 "skills": [{"skill": r.get("skill"), "outcome": outcome(from_dict(NightResult, r))}
+                           | ({"trigger": t} if (t := trigger_summary(r.get("trigger"))) else {})
                            for r in results],
                 "warnings": [f"{r.get('skill')}: {w}" for r in results
                              for w in r.get("warnings") or []],

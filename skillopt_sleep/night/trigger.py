@@ -22,6 +22,7 @@ recall rises (mean paired gain above the margin and the one-sided test significa
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Sequence
@@ -230,24 +231,26 @@ def compare(skill: str, incumbent: Sequence[Pick], candidate: Sequence[Pick], *,
     rd = sum(own) / len(own) if own else 0.0
     fd = sum(foreign) / len(foreign) if foreign else 0.0
     p_recall, p_false = test.p_value(own), test.p_value(foreign)
-    facts = dict(recall_delta=rd, false_delta=fd, p_recall=p_recall, p_false_up=p_false,
-                 own_pairs=len(own), foreign_pairs=len(foreign))
+    facts = TriggerVerdict(False, "", recall_delta=rd, false_delta=fd, p_recall=p_recall,
+                           p_false_up=p_false, own_pairs=len(own), foreign_pairs=len(foreign))
+
+    def verdict(accepted: bool, reason: str) -> TriggerVerdict:
+        return dataclasses.replace(facts, accepted=accepted, reason=reason)
+
     if not test.replays:
-        return TriggerVerdict(True, "gate disabled", **facts)
+        return verdict(True, "gate disabled")
     if not own:
-        return TriggerVerdict(False, "no usable pairs of the skill's own tasks", **facts)
+        return verdict(False, "no usable pairs of the skill's own tasks")
     if rd <= margin:
         word = "tie" if rd == 0 else "recall down"
-        return TriggerVerdict(False, f"{word}: recall delta {rd:+.3f} ≤ margin {margin}",
-                              **facts)
+        return verdict(False, f"{word}: recall delta {rd:+.3f} ≤ margin {margin}")
     if p_recall >= alpha:
-        return TriggerVerdict(False, f"recall gain not significant: p = {p_recall:.3f} ≥ "
-                                     f"α = {alpha:.4f}", **facts)
+        return verdict(False, f"recall gain not significant: p = {p_recall:.3f} ≥ "
+                              f"α = {alpha:.4f}")
     if fd > 0 and p_false < alpha:
-        return TriggerVerdict(False, f"false triggers up by {fd:+.3f} (p = {p_false:.3f})",
-                              **facts)
-    return TriggerVerdict(True, f"recall up by {rd:+.3f} (p = {p_recall:.3f}), false "
-                                f"triggers {fd:+.3f}", **facts)
+        return verdict(False, f"false triggers up by {fd:+.3f} (p = {p_false:.3f})")
+    return verdict(True, f"recall up by {rd:+.3f} (p = {p_recall:.3f}), false triggers "
+                         f"{fd:+.3f}")
 
 
 def _round(value: float | None) -> float | None:
