@@ -9,6 +9,7 @@ cross-skill edits proposed and accepted, and every skill's test score before and
 
     python experiments/skills_study.py --seeds 20
     python experiments/skills_study.py --seeds 20 --json skills_study.json
+    python experiments/skills_study.py --seeds 20 --no-gate   # every proposal accepted
 """
 
 from __future__ import annotations
@@ -28,14 +29,15 @@ MAX_FALSE_AFTER = 0.1
 
 _KEYS = ("seed", "trigger_skill", "trigger_recall_before", "trigger_recall_after",
          "false_trigger_before", "false_trigger_after", "descriptions_proposed",
-         "descriptions_accepted", "cross_proposed", "cross_accepted", "baseline_test",
+         "descriptions_accepted", "broad_descriptions_proposed",
+         "broad_descriptions_accepted", "cross_proposed", "cross_accepted", "baseline_test",
          "after_test", "skill_tests", "failed_picks")
 
 
-def run(persona: str, seeds: int, nights: int) -> list[dict[str, Any]]:
+def run(persona: str, seeds: int, nights: int, gate: bool = True) -> list[dict[str, Any]]:
     runs = []
     for seed in range(seeds):
-        summary = prove(ProofSpec(persona=persona, seed=seed, nights=nights))
+        summary = prove(ProofSpec(persona=persona, seed=seed, nights=nights, gate=gate))
         if "trigger_skill" not in summary:
             raise SystemExit(f"persona {persona!r} has one skill; the study needs several")
         runs.append({k: summary[k] for k in _KEYS})
@@ -61,6 +63,8 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "runs_meeting_targets": sum(1 for a, b in zip(recall, false, strict=True)
                                     if a >= MIN_RECALL_AFTER and b <= MAX_FALSE_AFTER),
         "descriptions_accepted_mean": _mean([r["descriptions_accepted"] for r in runs]),
+        "broad_proposed": sum(r["broad_descriptions_proposed"] for r in runs),
+        "broad_accepted": sum(r["broad_descriptions_accepted"] for r in runs),
         "cross_proposed_runs": sum(1 for r in runs if r["cross_proposed"]),
         "cross_accepted_runs": sum(1 for r in runs if r["cross_accepted"]),
         "skill_tests": {s: {"baseline_mean": _mean([r["skill_tests"][s]["baseline_test"]
@@ -76,12 +80,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=20, help="seeds 0..N-1")
     parser.add_argument("--nights", type=int, default=3, help="nights per run")
     parser.add_argument("--json", type=Path, default=None, help="also write the runs here")
+    parser.add_argument("--no-gate", action="store_true",
+                        help="accept every proposal (the ablation that shows the gate's worth)")
     args = parser.parse_args(argv)
     start = time.monotonic()
-    runs = run(args.persona, args.seeds, args.nights)
+    runs = run(args.persona, args.seeds, args.nights, gate=not args.no_gate)
     result = aggregate(runs)
-    print(f"skills study: {args.persona} × {args.seeds} seeds, {args.nights} nights each "
-          f"({time.monotonic() - start:.0f} s); under-described skill: "
+    print(f"skills study: {args.persona} × {args.seeds} seeds, {args.nights} nights each"
+          f"{', gate off,' if args.no_gate else ''} ({time.monotonic() - start:.0f} s); "
+          "under-described skill: "
           f"{runs[0]['trigger_skill'] if runs else '-'}")
     print("seed  recall before→after  false before→after  descriptions acc/prop  cross p/a")
     for r in runs:
@@ -97,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{result['runs_meeting_targets']}/{result['runs']}")
     for skill, s in result["skill_tests"].items():
         print(f"test score {skill}: {s['baseline_mean']:.3f} → {s['after_mean']:.3f}")
+    print(f"descriptions naming other skills' work: {result['broad_proposed']} proposed, "
+          f"{result['broad_accepted']} accepted")
     print(f"cross-skill edits proposed in {result['cross_proposed_runs']}/{result['runs']} runs, "
           f"accepted in {result['cross_accepted_runs']}")
     if args.json:

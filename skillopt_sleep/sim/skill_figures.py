@@ -11,7 +11,9 @@ Figures (all on the held-out *test* split; a routing answer per test task, sampl
   and its four rates flat: ``trigger_recall_before``, ``trigger_recall_after``,
   ``false_trigger_before``, ``false_trigger_after``.
 - ``skill_tests``: per skill, ``baseline_test`` and ``after_test`` on its own test tasks.
-- ``descriptions_proposed`` / ``descriptions_accepted``: over every night's trigger check.
+- ``descriptions_proposed`` / ``descriptions_accepted``: over every night's trigger check;
+  ``broad_descriptions_proposed`` / ``_accepted``: those naming another skill's work (by
+  the persona's triggers), which steal its tasks.
 - ``cross_proposed`` / ``cross_accepted``: step edits stating a cross rule (one that helps
   its own skill and hurts another loaded beside it).
 - ``failed_picks``: routing answers that failed or could not be read (excluded above).
@@ -95,7 +97,8 @@ def figures(p: personas.Persona, seed: int, config: NightConfig,
                           "description_before": parse(first[name]).description,
                           "description_after": parse(last[name]).description}
     weakest = min(first, key=lambda n: triggers[n]["recall_before"] or 0.0)
-    decisions = [d for r in results for d in r.trigger.get("decisions", [])]
+    decisions = [(r.skill, d) for r in results for d in r.trigger.get("decisions", [])]
+    broad = [d for skill, d in decisions if _broad(p, skill, d["description"])]
     kinds = [(personas.classify(p, d.edit.op, d.edit.text, d.edit.anchor), d.accepted)
              for r in results for d in r.decisions]
     return {
@@ -107,12 +110,21 @@ def figures(p: personas.Persona, seed: int, config: NightConfig,
         "triggers": triggers,
         "skill_tests": tests,
         "descriptions_proposed": len(decisions),
-        "descriptions_accepted": sum(1 for d in decisions if d["accepted"]),
+        "descriptions_accepted": sum(1 for _, d in decisions if d["accepted"]),
+        "broad_descriptions_proposed": len(broad),
+        "broad_descriptions_accepted": sum(1 for d in broad if d["accepted"]),
         "cross_proposed": sum(1 for k, _ in kinds if k == "cross"),
         "cross_accepted": sum(1 for k, a in kinds if k == "cross" and a),
         "failed_picks": sum(1 for x in (*before, *after) if not x.usable),
         "figure_calls": calls,
     }
+
+
+def _broad(p: personas.Persona, skill: str, description: str) -> bool:
+    """Whether a description names work of another skill (by the persona's triggers)."""
+    low = description.lower()
+    return any(all(k in low for k in keys) for d in p.deliverables if p.skill_of(d) != skill
+               for keys in p.triggers(d))
 
 
 def _round(value: float | None) -> float | None:
