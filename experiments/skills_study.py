@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     runs = run(args.persona, args.seeds, args.nights, gate=not args.no_gate)
     result = aggregate(runs)
     print(f"skills study: {args.persona} × {args.seeds} seeds, {args.nights} nights each"
-          f"{', gate off,' if args.no_gate else ''} ({time.monotonic() - start:.0f} s); "
+          f"{', gate off' if args.no_gate else ''} ({time.monotonic() - start:.0f} s); "
           "under-described skill: "
           f"{runs[0]['trigger_skill'] if runs else '-'}")
     print("seed  recall before→after  false before→after  descriptions acc/prop  cross p/a")
