@@ -296,7 +296,8 @@ class _Run:
                 started = utcnow()
                 try:
                     setup = trigger_setup(skill, by_skill, roots, {
-                        s: MANAGED_DESCRIPTION if s == MANAGED_SKILL else s for s in by_skill})
+                        s: MANAGED_DESCRIPTION if s == MANAGED_SKILL else s for s in by_skill}
+                    ) if self.settings.trigger_check else None
                     result = self._night(skill, text, skill_tasks, models, setup)
                 except RoleUnavailable as exc:
                     self.outcome.nights.append(failures.annotate(failures.failed_result(
