@@ -68,6 +68,8 @@ class Settings:
     require_ac_power: bool = False
     skill_roots: tuple[str, ...] = ()
     project_roots: bool = False
+    trigger_check: bool = True
+    """Run the trigger check (and the description edit it gates) in each skill's night."""
     pricing: dict[str, dict[str, float]] = field(default_factory=dict)
     projects: dict[str, dict[str, Any]] = field(default_factory=dict)
 

@@ -125,11 +125,12 @@ def _entries(body: str) -> tuple[str, ...]:
 
 def new_skill(name: str, description: str) -> str:
     """A managed skill document with empty learned and slow regions."""
-    head = f"---\nname: {name}\ndescription: {_yaml_scalar(description)}\n---\n\n# {name}\n\n"
+    head = f"---\nname: {name}\ndescription: {yaml_scalar(description)}\n---\n\n# {name}\n\n"
     return head + _empty_region("learned") + "\n" + _empty_region("slow")
 
 
-def _yaml_scalar(value: str) -> str:
+def yaml_scalar(value: str) -> str:
+    """``value`` as one YAML scalar on one line (quoted only when YAML needs it)."""
     dumped = yaml.safe_dump(value, default_flow_style=True, width=10_000).strip()
     return dumped.removesuffix("\n...").removesuffix("...").strip()
 
@@ -227,6 +228,58 @@ def apply_edit(
                 return doc, EditOutcome.NO_CHANGE
             entries.insert(index + 1, text)
     return with_entries(doc, edit.region, tuple(entries)), EditOutcome.APPLIED
+
+
+# --- the description: the one frontmatter value a night may change -----------------------
+
+DESCRIPTION_MAX_CHARS = 1024
+"""The Agent Skills limit on a frontmatter ``description``; a night's own cap is lower."""
+_KEY_LINE = re.compile(r"^(?P<key>[A-Za-z0-9_-]+)\s*:")
+
+
+def set_description(doc: SkillDoc, description: str) -> tuple[SkillDoc, EditOutcome]:
+    """The document with its frontmatter ``description`` value replaced, nothing else.
+
+    Only the ``description:`` entry's lines (with any continuation lines of a folded or
+    block value) are rewritten, as one plain or quoted YAML scalar; ``name``, every other
+    key and everything after the frontmatter stay byte-identical, and the result is parsed
+    again to prove it. A document without frontmatter, a value with a line break, or one
+    over ``DESCRIPTION_MAX_CHARS`` is ``INVALID``; the same value is ``NO_CHANGE``."""
+    value = description.strip()
+    match = _FRONTMATTER.match(doc.text)
+    if not match or not value or "\n" in value or len(value) > DESCRIPTION_MAX_CHARS:
+        return doc, EditOutcome.INVALID
+    if value == doc.description.strip():
+        return doc, EditOutcome.NO_CHANGE
+    lines = match.group(1).split("\n")
+    line = f"description: {yaml_scalar(value)}"
+    start = next((i for i, ln in enumerate(lines) if (m := _KEY_LINE.match(ln))
+                  and m.group("key") == "description"), None)
+    if start is None:
+        lines.append(line)
+    else:
+        end = start + 1
+        while end < len(lines) and (not lines[end].strip() or lines[end][:1] in " \t"):
+            end += 1
+        lines[start:end] = [line]
+    head_start, head_end = match.start(1), match.end(1)
+    text = doc.text[:head_start] + "\n".join(lines) + doc.text[head_end:]
+    try:
+        new = parse(text)
+    except SkillDocError:
+        return doc, EditOutcome.INVALID
+    before, after = _frontmatter_map(doc.text), _frontmatter_map(text)
+    before.pop("description", None)
+    after.pop("description", None)
+    if new.description != value or new.name != doc.name or before != after:
+        return doc, EditOutcome.INVALID
+    return new, EditOutcome.APPLIED
+
+
+def _frontmatter_map(text: str) -> dict[str, object]:
+    match = _FRONTMATTER.match(text)
+    data = yaml.safe_load(match.group(1)) if match else {}
+    return dict(data) if isinstance(data, dict) else {}
 
 
 def approx_tokens(text: str) -> int:

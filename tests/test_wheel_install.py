@@ -58,7 +58,7 @@ def test_the_wheel_carries_the_package_and_its_personas(wheel_env: Path, tmp_pat
     out = subprocess.run([str(wheel_env / "bin" / "python"), "-c", code], cwd=tmp_path, env=CLEAN,
                          capture_output=True, text=True, check=True).stdout.splitlines()
     assert str(wheel_env) in out[0] and str(REPO) not in out[0]
-    assert out[1] == "['analyst', 'devops', 'programmer', 'researcher']"
+    assert out[1] == "['analyst', 'devops', 'maintainer', 'programmer', 'researcher']"
 
 
 def test_the_wheel_alone_runs_the_proof_and_doctor(wheel_env: Path, tmp_path: Path) -> None:

@@ -60,6 +60,10 @@ def _print_summary(s: dict[str, Any], out: Console) -> None:
         ("model calls, cost", f"{s['model_calls']}, ${s['cost_usd']:.4f}"),
         ("seconds", s["seconds"]),
     ]
+    for skill, t in (s.get("triggers") or {}).items():  # a persona with several skills
+        rows.insert(-2, (f"{skill}: trigger recall / false triggers",
+                         f"{t['recall_before']} → {t['recall_after']} / "
+                         f"{t['false_trigger_before']} → {t['false_trigger_after']}"))
     for name, value in rows:
         table.add_row(name, str(value))
     out.print(table)

@@ -20,6 +20,7 @@ from skillopt_sleep.models.meter import Ledger, MeteredLLM
 from skillopt_sleep.night import gate, slow_update
 from skillopt_sleep.night.budget import edit_budget
 from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.describe import Describer, TriggerSetup
 from skillopt_sleep.night.evidence import evidence_rows
 from skillopt_sleep.night.memory import Memory
 from skillopt_sleep.night.merge import clip, merge
@@ -57,6 +58,9 @@ class NightInputs:
     executor: Executor | None = None
     """Runs the replays of a step (any ``concurrent.futures.Executor``: a thread pool, a Dask
     client's ``get_executor()`` …); ``None``: the night's own pool of ``config.concurrency``."""
+    trigger: TriggerSetup | None = None
+    """The other installed skills (and their tasks) for the trigger check, which may edit
+    the description (``night.describe``); ``None``: no trigger check."""
 
 
 class Night:
@@ -141,11 +145,24 @@ class Night:
             )
             return self._finish(doc, doc)
         try:
+            doc = self._describe(doc)
             doc = self._steps(doc)
             doc = self._slow(parse(self.inputs.skill_text), doc)
         except BudgetExceeded as exc:
             r.stopped = f"stopped at the cost cap: {exc}; kept what was validated before it"
         return self._finish(parse(self.inputs.skill_text), self.incumbent)
+
+    def _describe(self, doc: SkillDoc) -> SkillDoc:
+        """The trigger check first: whether the agent loads the skill at all."""
+        setup = self.inputs.trigger
+        if setup is None:
+            return doc
+        describer = Describer(self.inputs.skill_name, self.target, self.optimizer, setup,
+                              self.split, self.cfg, self.scorer.executor, self.firewall,
+                              self.inputs.seed)
+        self.incumbent, self.result.trigger = describer.run(doc)
+        self.result.notes.extend(describer.notes)
+        return self.incumbent
 
     def _steps(self, doc: SkillDoc) -> SkillDoc:
         self.incumbent = doc

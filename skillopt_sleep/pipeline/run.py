@@ -38,10 +38,12 @@ from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.build import RoleCheck, build_models, check_roles, preflight
 from skillopt_sleep.models.guard import CallGuard
 from skillopt_sleep.models.meter import Ledger
+from skillopt_sleep.night.describe import TriggerSetup
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.pipeline import failures, handoff
 from skillopt_sleep.pipeline.plan import night_config, plan
+from skillopt_sleep.pipeline.triggers import trigger_setup
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
@@ -334,7 +336,10 @@ class _Run:
             with ledger.skill_scope(skill):
                 started = utcnow()
                 try:
-                    result = self._night(skill, text, skill_tasks, models)
+                    setup = trigger_setup(skill, by_skill, roots, {
+                        s: MANAGED_DESCRIPTION if s == MANAGED_SKILL else s for s in by_skill}
+                    ) if self.settings.trigger_check else None
+                    result = self._night(skill, text, skill_tasks, models, setup)
                 except RoleUnavailable as exc:
                     self._remember()
                     self.outcome.nights.append(failures.annotate(failures.failed_result(
@@ -355,7 +360,8 @@ class _Run:
         self.say(f"estimate: about ${estimate:.2f} (caps: {caps})")
 
     def _night(
-        self, skill: str, text: str, tasks: list[Task], models: tuple[LLM, LLM]
+        self, skill: str, text: str, tasks: list[Task], models: tuple[LLM, LLM],
+        trigger: TriggerSetup | None = None,
     ) -> NightResult:
         config = night_config(self.settings)
         inputs = NightInputs(
@@ -371,6 +377,7 @@ class _Run:
             memory=recall(self.archive, str(self.project), skill),
             seed=self._seed(skill),
             progress=self.say,
+            trigger=trigger,
         )
         return run_night(inputs)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.report.text import figures
+from skillopt_sleep.publish.report.triggers import summary as trigger_summary
 from skillopt_sleep.records import GateDecision, NightResult, from_dict
 
 __all__ = ["DIGEST_BYTES", "night_digest"]
@@ -67,6 +68,10 @@ def _skill(folder: Path, r: NightResult, cut: int | None) -> dict[str, Any]:
         "abstained": r.abstained, "stopped": r.stopped, "failed": r.failed,
         "cost_usd": r.cost_usd, "model_calls": r.model_calls,
     }
+    if (t := trigger_summary(r.trigger)) is not None:
+        # A night with a trigger check adds its rates; the descriptions are cut like edits.
+        row["trigger"] = t | {k: _cut(t[k] or "", cut)
+                              for k in ("description_before", "description_after")}
     if (staged / "SKILL.md").is_file():
         row["proposal"] = str(staged / "SKILL.md")
     if (staged / "diff.patch").is_file():

@@ -229,6 +229,10 @@ class NightResult:
     """Per role, this skill's ``calls`` and how many ``failed`` (after their retries)."""
     warnings: list[str] = field(default_factory=list)
     """A role whose calls failed too often, and the like: shown in the run and the report."""
+    trigger: dict[str, Any] = field(default_factory=dict)
+    """The trigger check (``night.describe.report_dict``): recall and false triggers before
+    and after, the description before and after, each proposed description's decision;
+    empty when the night ran none."""
     buffered: list[GateDecision] = field(default_factory=list, metadata={"transient": True})
     """Tonight's rejections for the rejected-edit buffer (the gate's and the firewall's, the
     slow update's included); kept by the caller, never stored with the result."""

@@ -24,10 +24,12 @@ from typing import Any
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.models.base import LLM, Backend, BackendOptions
 from skillopt_sleep.records import Completion, Message, Usage
+from skillopt_sleep.sim import routing
 from skillopt_sleep.sim.persona import Persona, Rule, load, subject_in
 from skillopt_sleep.skilldoc import approx_tokens
 
 _BLOCK = re.compile(r"<(?P<tag>skill|minibatch|rejected|mode)>\n?(?P<body>.*?)\n?</(?P=tag)>", re.S)
+_SKILL = re.compile(r"<skill>\n?(.*?)\n?</skill>", re.S)
 
 
 def _rand(*parts: object) -> float:
@@ -37,6 +39,12 @@ def _rand(*parts: object) -> float:
 
 def blocks(text: str) -> dict[str, str]:
     return {m.group("tag"): m.group("body") for m in _BLOCK.finditer(text)}
+
+
+def loaded_skills(system: str) -> str:
+    """Every skill loaded in a system prompt, one ``<skill>`` block each, read as one text:
+    skills loaded together act together (a rule any of them states applies)."""
+    return "\n".join(_SKILL.findall(system))
 
 
 class SimulatedTarget:
@@ -74,9 +82,11 @@ class SimulatedTarget:
     ) -> Completion:
         system = "\n".join(m["content"] for m in messages if m["role"] == "system")
         prompt = "\n".join(m["content"] for m in messages if m["role"] == "user")
-        skill = blocks(system).get("skill", "")
+        skill = loaded_skills(system)
         where = self._locate(prompt)
-        if where is None:
+        if "<installed_skills>" in prompt:  # the trigger check's routing prompt
+            text = routing.route(self.persona, prompt, self._locate, self.seed, seed)
+        elif where is None:
             text = "I could not tell what this task asks for."
         else:
             text = self._answer(skill, *where, sample_seed=seed)
@@ -95,6 +105,10 @@ class SimulatedTarget:
                 continue
             good.update(r.id for r in self.persona.rules if r.recognised_in(line))
             bad.update(r.id for r in self.persona.harmful if r.recognised_in(line))
+            for cross in self.persona.cross:
+                if cross.recognised_in(line):
+                    good.add(cross.helps)
+                    bad.add(cross.id)
         return good, bad
 
     def _draw(self, key: tuple[object, ...], skill: str) -> float:
@@ -124,7 +138,7 @@ class SimulatedTarget:
                 included.append(rule)
         effects = [
             r.effect
-            for r in self.persona.harmful
+            for r in (*self.persona.harmful, *self.persona.cross)
             if r.id in bad and self._draw((*key, r.id), skill) < follow
         ]
         return _render(deliverable, subject, included, effects)
@@ -169,6 +183,9 @@ class SimulatedOptimizer:
         opt = self.persona.optimizer
         if rng.random() < float(opt.get("garbage", 0.0)):
             text = "Here are my suggestions: add more structure and cite sources."
+        elif "<mode>description</mode>" in prompt:  # the trigger check's description prompt
+            locate = SimulatedTarget(self.persona, self.seed)._locate
+            text = json.dumps({"descriptions": routing.propose(self.persona, prompt, locate, rng)})
         else:
             text = json.dumps({"edits": self._propose(prompt, rng)})
         return Completion(text=text, usage=Usage(approx_tokens(prompt), approx_tokens(text)))
@@ -183,6 +200,7 @@ class SimulatedOptimizer:
             for line in parts.get("skill", "").splitlines()
             if line.startswith("- ")
         ]
+        name = routing.skill_name(self.persona, parts.get("skill", ""))
         if mode == "successes":
             if rng.random() < 0.5:
                 return []
@@ -197,9 +215,9 @@ class SimulatedOptimizer:
         count = int(self.persona.optimizer.get("per_batch", 3)) if mode == "failures" else 2
         edits: list[dict[str, Any]] = []
         for _ in range(count):
-            edit = self._one(rng, failing, items, entries)
+            edit = self._one(rng, failing, items, entries, name)
             if edit and _norm(edit.get("text", "")) in rejected:
-                edit = self._one(rng, failing, items, entries)  # the buffer steers away once
+                edit = self._one(rng, failing, items, entries, name)  # the buffer steers away
             if edit:
                 edits.append(edit)
         return edits
@@ -226,14 +244,18 @@ class SimulatedOptimizer:
         failing: dict[str, list[str]],
         items: list[dict[str, Any]],
         entries: list[str],
+        skill: str = "",
     ) -> dict[str, Any] | None:
         """One proposal, of a kind drawn with the persona's optimizer weights."""
         opt = self.persona.optimizer
-        kinds = ["correct", "overfit", "neutral", "harmful", "hostile"]
+        # "cross" last: with no weight (a one-skill persona) the draws are what they were.
+        kinds = ["correct", "overfit", "neutral", "harmful", "hostile", "cross"]
         kind = rng.choices(kinds, weights=[float(opt.get(k, 0.0)) for k in kinds])[0]
         ids = [str(i.get("task_id", "")) for i in items]
         if kind in ("correct", "overfit") and failing:
             return self._rule_edit(rng, failing, items if kind == "overfit" else [])
+        if kind == "cross" and (edit := self._cross_edit(rng, failing, skill)):
+            return edit
         if kind == "harmful":
             return self._harmful_edit(rng, ids, entries)
         if kind == "hostile" and opt.get("hostile_texts"):
@@ -259,6 +281,18 @@ class SimulatedOptimizer:
                 wording = f"When working on {subject}: {wording[0].lower()}{wording[1:]}"
                 cited = [str(item.get("task_id", ""))]
         return {"op": "append", "text": wording, "rationale": f"fixes {rule.id}", "tasks": cited}
+
+    def _cross_edit(
+        self, rng: random.Random, failing: dict[str, list[str]], skill: str
+    ) -> dict[str, Any] | None:
+        """This skill's cross rule, when the house rule it reads as is failing."""
+        fits = [c for c in self.persona.cross if c.skill == skill and c.helps in failing]
+        if not fits:
+            return None
+        rule = rng.choice(fits)
+        wording = rng.choice((rule.text, *rule.paraphrases))
+        return {"op": "append", "text": wording, "rationale": f"fixes {rule.helps}",
+                "tasks": failing[rule.helps]}
 
     def _harmful_edit(
         self, rng: random.Random, ids: list[str], entries: list[str]

@@ -6,6 +6,11 @@ crossed with *domains* (what it is about, with concrete subjects). Each delivera
 pair is a task family; each subject in it is one task. Hidden house *rules* say what a good
 answer must contain; *harmful* rules sound plausible but break answers. The simulator in
 ``sim/models.py`` plays the target and the optimizer from this description.
+
+A persona with several skills (``[[skills]]``) routes each deliverable to one skill; the
+skills' descriptions decide, by the deliverables' ``triggers``, which skill the simulated
+target picks for a task (``sim/routing.py``), and ``[[cross]]`` rules model an edit that
+helps one skill but hurts another when both are loaded together.
 """
 
 from __future__ import annotations
@@ -52,6 +57,38 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class CrossRule(Rule):
+    """An edit one skill's optimizer proposes that helps that skill and hurts another.
+
+    Stated in a loaded skill, it counts as stating the house rule ``helps`` (so the
+    proposing skill's own gate sees a gain) and applies ``effect`` to every task answered
+    while it is loaded (so another skill's tasks lose when both are loaded together)."""
+
+    skill: str = ""
+    helps: str = ""
+
+
+@dataclass(frozen=True)
+class SkillSpec:
+    """One of the persona's skills: its starting document and the deliverables routed to it."""
+
+    name: str
+    description: str
+    user_text: str
+    deliverables: tuple[str, ...]
+
+    def initial_text(self) -> str:
+        from skillopt_sleep.skilldoc import new_skill, yaml_scalar
+
+        head = f"---\nname: {self.name}\ndescription: {yaml_scalar(self.description)}\n---\n\n"
+        return (
+            head + self.user_text.rstrip("\n") + "\n"
+            if self.user_text
+            else new_skill(self.name, self.description)
+        )
+
+
+@dataclass(frozen=True)
 class Persona:
     name: str
     description: str
@@ -65,13 +102,43 @@ class Persona:
     target: dict[str, float]
     optimizer: dict[str, Any]
     path: Path
+    skills: tuple[SkillSpec, ...] = ()
+    """Every skill; a persona without ``[[skills]]`` has one, built from ``skill``."""
+    cross: tuple[CrossRule, ...] = ()
+
+    @property
+    def multi(self) -> bool:
+        """Whether tasks are routed to several skills (a ``[[skills]]`` persona)."""
+        return len(self.skills) > 1
+
+    def skill_of(self, deliverable: str) -> str:
+        """The skill a deliverable's tasks are routed to."""
+        return next(s.name for s in self.skills if deliverable in s.deliverables)
+
+    def skill_spec(self, name: str) -> SkillSpec:
+        for spec in self.skills:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+    def triggers(self, deliverable: str) -> tuple[tuple[str, ...], ...]:
+        """Keyword sets a description must hold (all words of one set) to match the
+        deliverable's tasks; lower-cased."""
+        raw = self.deliverables[deliverable].get("triggers", ())
+        return tuple(tuple(k.lower() for k in keys) for keys in raw)
+
+    def topic(self, deliverable: str) -> str:
+        """How a description names the deliverable (it holds one of its trigger sets)."""
+        spec = self.deliverables[deliverable]
+        sets = self.triggers(deliverable)
+        return str(spec.get("topic") or (" ".join(sets[0]) if sets else deliverable))
 
     @property
     def subjects(self) -> tuple[str, ...]:
         return tuple(s for subs in self.domains.values() for s in subs)
 
     def rule(self, rule_id: str) -> Rule:
-        for rule in (*self.rules, *self.harmful):
+        for rule in (*self.rules, *self.harmful, *self.cross):
             if rule.id == rule_id:
                 return rule
         raise KeyError(rule_id)
@@ -79,15 +146,9 @@ class Persona:
     def rules_for(self, deliverable: str, domain: str) -> list[Rule]:
         return [r for r in self.rules if r.applies(deliverable, domain)]
 
-    def initial_skill(self) -> str:
-        from skillopt_sleep.skilldoc import new_skill
-
-        head = f"---\nname: {self.skill}\ndescription: {self.skill_description}\n---\n\n"
-        return (
-            head + self.user_text.rstrip("\n") + "\n"
-            if self.user_text
-            else new_skill(self.skill, self.skill_description)
-        )
+    def initial_skill(self, name: str | None = None) -> str:
+        """The starting document of skill ``name`` (default: the first skill)."""
+        return self.skill_spec(name or self.skill).initial_text()
 
 
 def resolve(name_or_path: str) -> Path:
@@ -137,16 +198,37 @@ def _rule(data: dict[str, Any]) -> Rule:
     )
 
 
+def _cross(data: dict[str, Any]) -> CrossRule:
+    base = _rule(data)
+    fields = {k: getattr(base, k) for k in base.__dataclass_fields__}
+    return CrossRule(**fields, skill=data["skill"], helps=data["helps"])
+
+
+def _skills(data: dict[str, Any], deliverables: dict[str, dict[str, Any]]) -> tuple[SkillSpec, ...]:
+    """``[[skills]]``, or the one skill of the top-level ``skill`` fields."""
+    if "skills" not in data:
+        return (SkillSpec(data["skill"], data["skill_description"], data.get("user_text", ""),
+                          tuple(deliverables)),)
+    found = tuple(SkillSpec(s["name"], s["description"], s.get("user_text", ""),
+                            tuple(s["deliverables"])) for s in data["skills"])
+    routed = [d for s in found for d in s.deliverables]
+    if sorted(routed) != sorted(deliverables):
+        raise ValueError("[[skills]] must route every deliverable to exactly one skill "
+                         f"(routed: {sorted(routed)}; deliverables: {sorted(deliverables)})")
+    return found
+
+
 def _build(data: dict[str, Any], path: Path) -> Persona:
     deliverables = {d["id"]: d for d in data["deliverables"]}
     for d in deliverables.values():
         validate_checks(d.get("checks", [{"op": "no_refusal"}]))
+    skills = _skills(data, deliverables)
     persona = Persona(
         name=data["name"],
         description=data.get("description", ""),
-        skill=data["skill"],
-        skill_description=data["skill_description"],
-        user_text=data.get("user_text", ""),
+        skill=skills[0].name,
+        skill_description=skills[0].description,
+        user_text=skills[0].user_text,
         deliverables=deliverables,
         domains={d["id"]: tuple(d["subjects"]) for d in data["domains"]},
         rules=tuple(_rule(r) for r in data["rules"]),
@@ -154,28 +236,53 @@ def _build(data: dict[str, Any], path: Path) -> Persona:
         target={k: float(v) for k, v in data["target"].items()},
         optimizer=dict(data["optimizer"]),
         path=path,
+        skills=skills,
+        cross=tuple(_cross(r) for r in data.get("cross", ())),
     )
     _check_keywords(persona)
+    if persona.multi:
+        _check_skills(persona)
     return persona
 
 
 def _check_keywords(persona: Persona) -> None:
     """Every wording of a rule must be recognised as that rule, and only that rule."""
-    for rule in (*persona.rules, *persona.harmful):
+    every = (*persona.rules, *persona.harmful, *persona.cross)
+    for rule in every:
         for wording in (rule.text, *rule.paraphrases):
             if not rule.recognised_in(wording):
                 raise ValueError(f"rule {rule.id}: wording not recognised: {wording!r}")
-            others = [
-                r.id
-                for r in (*persona.rules, *persona.harmful)
-                if r is not rule and r.recognised_in(wording)
-            ]
+            others = [r.id for r in every if r is not rule and r.recognised_in(wording)]
             if others:
                 raise ValueError(f"rule {rule.id}: {wording!r} also reads as {others}")
     for text in persona.optimizer.get("neutral_texts", ()):
-        hits = [r.id for r in (*persona.rules, *persona.harmful) if r.recognised_in(text)]
+        hits = [r.id for r in every if r.recognised_in(text)]
         if hits:
             raise ValueError(f"neutral text {text!r} reads as rules {hits}")
+
+
+def _check_skills(persona: Persona) -> None:
+    """A several-skill persona: every deliverable has triggers its topic holds, and no
+    description or topic a description may carry reads as a rule (the target reads the
+    frontmatter with the rest of the skill)."""
+    every = (*persona.rules, *persona.harmful, *persona.cross)
+    for did in persona.deliverables:
+        sets = persona.triggers(did)
+        if not sets:
+            raise ValueError(f"deliverable {did}: a several-skill persona needs triggers")
+        topic = persona.topic(did).lower()
+        if not any(all(k in topic for k in keys) for keys in sets):
+            raise ValueError(f"deliverable {did}: topic {topic!r} holds none of its triggers")
+    texts = [s.description for s in persona.skills] + [persona.topic(d) for d in
+                                                       persona.deliverables]
+    for text in texts:
+        if hits := [r.id for r in every if r.recognised_in(text)]:
+            raise ValueError(f"description text {text!r} reads as rules {hits}")
+    for cross in persona.cross:
+        if cross.skill not in {s.name for s in persona.skills}:
+            raise ValueError(f"cross rule {cross.id}: unknown skill {cross.skill!r}")
+        if cross.helps not in {r.id for r in persona.rules}:
+            raise ValueError(f"cross rule {cross.id}: helps unknown rule {cross.helps!r}")
 
 
 # --- tasks -------------------------------------------------------------------------------
@@ -203,9 +310,15 @@ def family_splits(
 
 
 def tasks(persona: Persona, seed: int, ratios: tuple[int, int, int] = (2, 1, 7)) -> list[Task]:
-    """Every task of the persona, with a judge spec and a split; deterministic in ``seed``."""
+    """Every task of the persona, with a judge spec and a split; deterministic in ``seed``.
+
+    Each skill's families are split on their own, so every skill's night has validation
+    tasks (a persona with one skill splits all its families at once, as it always did)."""
     families = [f"{persona.name}:{d}:{m}" for d in persona.deliverables for m in persona.domains]
-    splits = family_splits(families, seed, ratios)
+    splits: dict[str, str] = {}
+    for owner in persona.skills:
+        own = [f for f in families if f.split(":")[1] in owner.deliverables]
+        splits |= family_splits(own, seed, ratios)
     found = []
     for family in families:
         _, deliverable, domain = family.split(":")
@@ -223,7 +336,7 @@ def tasks(persona: Persona, seed: int, ratios: tuple[int, int, int] = (2, 1, 7))
                     judge=JudgeSpec(kind="rules", checks=checks),
                     split=splits[family],
                     project=f"persona:{persona.name}",
-                    skill=persona.skill,
+                    skill=persona.skill_of(deliverable),
                     meta={"deliverable": deliverable, "domain": domain, "subject": subject},
                 )
             )
@@ -249,7 +362,8 @@ def classify(persona: Persona, op: str, text: str, anchor: str = "") -> str:
 
     ``correct``: states a house rule for every subject; ``overfit``: states one for a
     single subject; ``harmful``: states a harmful rule, or deletes/replaces away a correct
-    one; ``hostile``: would be refused by the firewall; ``neutral``: anything else.
+    one; ``cross``: states a cross rule (helps its skill, hurts another loaded beside it);
+    ``hostile``: would be refused by the firewall; ``neutral``: anything else.
     """
     from skillopt_sleep.firewall import scan_text
 
@@ -260,6 +374,8 @@ def classify(persona: Persona, op: str, text: str, anchor: str = "") -> str:
         return "harmful" if removed_good else "neutral"
     if any(r.recognised_in(text) for r in persona.harmful):
         return "harmful"
+    if any(r.recognised_in(text) for r in persona.cross):
+        return "cross"
     good = any(r.recognised_in(text) for r in persona.rules)
     if removed_good and not good:
         return "harmful"

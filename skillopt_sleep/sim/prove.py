@@ -15,7 +15,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,6 +31,7 @@ from skillopt_sleep.night.replay import mean_score, replay
 from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.records import NightResult, Split
 from skillopt_sleep.sim import persona as personas
+from skillopt_sleep.sim import skill_figures
 
 KINDS = ("correct", "overfit", "neutral", "harmful", "hostile")
 
@@ -83,10 +84,11 @@ def run_nights(
 ) -> list[NightResult]:
     """``spec.nights`` consecutive nights, each starting from the last one's skill; each
     night scores the test split for its own report unless ``score_test`` is False (the
-    proof scores it once itself)."""
+    proof scores it once itself). A persona with several skills trains each skill every
+    night, in turn, with the trigger check (``sim.skill_figures.trigger_setup``)."""
     ledger = ledger if ledger is not None else Ledger()
     tasks = personas.tasks(p, spec.seed)
-    skill = p.initial_skill()
+    skills = {s.name: s.initial_text() for s in p.skills}
     results = []
     target = MeteredLLM(models(spec.target, "target", spec.seed), "target", ledger)
     config = replace(spec.config, score_test=score_test, concurrency=spec.concurrency)
@@ -96,45 +98,53 @@ def run_nights(
             for n in range(spec.nights):
                 progress(f"night {n + 1}/{spec.nights}{'' if gate else ' (gate off)'}")
                 optimizer = models(spec.optimizer, "optimizer", spec.seed * 7919 + n)
-                inputs = NightInputs(
-                    tasks=tasks,
-                    skill_text=skill,
-                    skill_name=p.skill,
-                    target=target,
-                    optimizer=MeteredLLM(optimizer, "optimizer", ledger),
-                    night_id=f"prove-{p.name}-{spec.seed}-{n}",
-                    project=f"persona:{p.name}",
-                    config=config if gate else replace(config, gate_test="accept-all"),
-                    memory=recall(archive, f"persona:{p.name}", p.skill),
-                    seed=spec.seed * 100 + n,
-                )
-                result = run_night(inputs)
-                remember(archive, result)
-                results.append(result)
-                skill = result.skill_after
+                for name in skills:
+                    inputs = NightInputs(
+                        tasks=[t for t in tasks if t.skill == name],
+                        skill_text=skills[name],
+                        skill_name=name,
+                        target=target,
+                        optimizer=MeteredLLM(optimizer, "optimizer", ledger),
+                        night_id=f"prove-{p.name}-{spec.seed}-{n}",
+                        project=f"persona:{p.name}",
+                        config=config if gate else replace(config, gate_test="accept-all"),
+                        memory=recall(archive, f"persona:{p.name}", name),
+                        seed=spec.seed * 100 + n,
+                        trigger=skill_figures.trigger_setup(p, name, skills, tasks),
+                    )
+                    result = run_night(inputs)
+                    remember(archive, result)
+                    results.append(result)
+                    skills[name] = result.skill_after
         finally:
             archive.close()
     return results
 
 
 def score_test(
-    p: personas.Persona, spec: ProofSpec, skill: str, models: ModelFactory, ledger: Ledger
+    p: personas.Persona, spec: ProofSpec, skill: str | Mapping[str, str], models: ModelFactory,
+    ledger: Ledger,
 ) -> float | None:
-    """The held-out test score of ``skill`` (``test_repeats`` samples of every test task)."""
+    """The held-out test score of ``skill`` (``test_repeats`` samples of every test task);
+    with several skills, ``skill`` maps each to its text and each task is answered with
+    its own skill's."""
     tasks = [t for t in personas.tasks(p, spec.seed) if t.split == Split.TEST.value]
     if not tasks:
         return None
+    texts = {p.skill: skill} if isinstance(skill, str) else dict(skill)
     target = MeteredLLM(models(spec.target, "target", spec.seed), "target", ledger)
+    rollouts = []
     with ThreadPoolExecutor(max_workers=spec.concurrency) as pool:
-        rollouts = replay(
-            tasks,
-            skill,
-            target,
-            samples=spec.config.test_repeats,
-            executor=pool,
-            max_tokens=spec.config.max_tokens,
-            temperature=spec.config.temperature,
-        )
+        for name, text in texts.items():
+            rollouts += replay(
+                [t for t in tasks if t.skill == name or isinstance(skill, str)],
+                text,
+                target,
+                samples=spec.config.test_repeats,
+                executor=pool,
+                max_tokens=spec.config.max_tokens,
+                temperature=spec.config.temperature,
+            )
     return mean_score(rollouts, spec.config.metric)
 
 
@@ -148,7 +158,8 @@ def _arm(
     arm = Arm([], Ledger())
     arm.results = run_nights(p, spec, gate, models, progress, arm.ledger, score_test=False)
     before = len(arm.ledger.calls)
-    arm.after_test = score_test(p, spec, arm.results[-1].skill_after, models, arm.ledger)
+    final = {r.skill: r.skill_after for r in arm.results}
+    arm.after_test = score_test(p, spec, final, models, arm.ledger)
     arm.test_calls = len(arm.ledger.calls) - before
     return arm
 
@@ -182,7 +193,8 @@ def prove(
     models = models or _simulated_models(p)
     start = time.monotonic()
     baseline = Ledger()
-    baseline_test = score_test(p, spec, p.initial_skill(), models, baseline)
+    baseline_test = score_test(p, spec, {s.name: s.initial_text() for s in p.skills}, models,
+                               baseline)
     arm = _arm(p, spec, spec.gate, models, progress)
     twin = _arm(p, spec, False, models, progress) if spec.gate else arm
     gated = arm.results
@@ -226,6 +238,10 @@ def prove(
         else ""
     )
     summary["lift"] = _round((summary["after_test"] or 0.0) - (summary["baseline_test"] or 0.0))
+    if p.multi:
+        summary |= skill_figures.figures(p, spec.seed, spec.config, gated,
+                                         models(spec.target, "target", spec.seed),
+                                         spec.concurrency)
     return summary
 
 

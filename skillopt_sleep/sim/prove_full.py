@@ -162,6 +162,9 @@ def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
     if unknown:
         raise ConfigError(f"prove --full: unknown gate settings {sorted(unknown)}")
     p = personas.load(spec.persona)
+    if p.multi:
+        raise ConfigError(f"prove --full: persona {p.name!r} has several skills; its "
+                          "transcripts are not written yet (run `prove` without --full)")
     start = time.monotonic()
     with _sandbox(f"{p.name}-{spec.seed}", spec.keep) as root:
         project = root / "project"

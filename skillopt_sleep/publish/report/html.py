@@ -24,6 +24,7 @@ from skillopt_sleep.publish.report.text import (
     outcome,
     scored,
 )
+from skillopt_sleep.publish.report.triggers import section as trigger_section
 from skillopt_sleep.records import GateDecision, NightResult, to_dict
 
 __all__ = ["render", "render_json"]
@@ -365,7 +366,7 @@ def render(nights: list[NightResult], *, history: Sequence[NightResult] = (),
         body.append('<p class="callout">No skill was trained this night.</p>')
     else:
         body += [_callouts(nights), _warnings(nights, warnings), _cards(nights),
-                 "<h2>Skills</h2>", _skills_table(nights),
+                 "<h2>Skills</h2>", _skills_table(nights), trigger_section(nights),
                  "<h2>Scores night over night</h2>", _plots(nights, history),
                  "<h2>Cost and calls by role</h2>", _cost_table(nights)]
         body += [_skill_section(r, diffs) for r in nights if r.skill]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from skillopt_sleep.publish.report.triggers import summary as trigger_summary
 from skillopt_sleep.records import GateDecision, NightResult
 
 __all__ = ["STAGES", "by_stage", "figures", "fmt_delta", "fmt_score", "outcome", "summary"]
@@ -83,6 +84,7 @@ def figures(r: NightResult) -> dict[str, Any]:
         "cost_by_role": dict(r.cost_by_role),
         "abstained": r.abstained, "stopped": r.stopped, "failed": r.failed,
         "failures_by_role": dict(r.failures_by_role), "warnings": list(r.warnings),
+        "trigger": trigger_summary(r.trigger),
     }
 
 

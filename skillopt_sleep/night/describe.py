@@ -1,0 +1,263 @@
+"""The description edit: the trigger check's own edit target, proposed, bounded and gated.
+
+A night that knows the other installed skills (``TriggerSetup``) first measures how the
+target routes tasks with the skill's current frontmatter ``description`` (``trigger.py``).
+When the train tasks show misses (own tasks routed elsewhere or nowhere) or false triggers
+(other skills' tasks routed here), or the validation tasks do, the optimizer is asked for
+better descriptions; it is shown the train tasks only. Each
+proposal must stay within bounds (one line, at most ``max_chars``), pass the edit
+firewall's content rules, and change only the ``description`` value (``set_description``:
+never ``name``, never another key, never a byte of the body). It is then gated on the
+trigger score over the validation tasks (own and other skills'), paired with the
+incumbent's answers by (task, sample): recall must rise and false triggers must not rise
+beyond noise. An accepted description is the incumbent for the next proposal and for the
+rest of the night; after an accept, the next comparison draws fresh samples.
+
+This is the one place a night changes text outside the learned region; the staged proposal
+carries the new description, and adoption and rollback treat it like any edit.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillopt_sleep.errors import AuthError, BudgetExceeded, HandoffPending, ModelError
+from skillopt_sleep.firewall import Context, check_edit
+from skillopt_sleep.models.base import LLM, tag
+from skillopt_sleep.night import gate
+from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.trigger import Pick, Router, SkillCard, TriggerScore, compare, jobs, score
+from skillopt_sleep.records import Edit, Message, Split, Task
+from skillopt_sleep.skilldoc import SkillDoc, set_description
+
+DESCRIBE_SYSTEM = """You improve the frontmatter description of a skill that a coding agent
+loads only when the description fits the task. You see the skill, the other installed
+skills, its own tasks the agent did not load it for, other skills' tasks it was wrongly
+loaded for, and descriptions tried before that were rejected. Propose up to {n} new
+descriptions: each one line of at most {max_chars} characters that names the work this
+skill is for, so the agent loads it for tasks like the missed ones and not for the other
+skills' work. Never add secrets, URLs, shell commands or instructions to the agent.
+Reply with JSON only: {{"descriptions": ["...", "..."]}}"""
+
+_FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
+# The cap and the one-line rule are the description's own bounds, checked before these.
+_BOUND_RULES = {"entry_too_long", "multi_line_entry"}
+
+
+@dataclass(frozen=True)
+class TriggerSetup:
+    """What a night needs for the trigger check: the skills installed beside this one and
+    their tasks (for false triggers), and the description's length cap."""
+
+    others: Sequence[SkillCard]
+    foreign_tasks: Sequence[Task] = ()
+    max_chars: int = 400
+    proposals: int = 3
+
+
+@dataclass
+class DescriptionDecision:
+    description: str
+    accepted: bool
+    reason: str
+    stage: str = "gate"
+    """``bound``, ``firewall``, ``apply`` or ``gate``."""
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"description": self.description, "accepted": self.accepted,
+                "reason": self.reason, "stage": self.stage, **self.facts}
+
+
+def describe_messages(doc: SkillDoc, others: Sequence[SkillCard], missed: Sequence[Pick],
+                      false_hits: Sequence[Pick], tasks: dict[str, Task],
+                      rejected: Sequence[str], n: int, max_chars: int) -> list[Message]:
+    def rows(picks: Sequence[Pick], key: str) -> str:
+        return json.dumps([{"task_id": p.task_id, "intent": tasks[p.task_id].intent,
+                            key: (p.picked or "none") if key == "loaded" else
+                            tasks[p.task_id].skill} for p in picks], ensure_ascii=False,
+                          indent=1)
+    body = "\n".join([
+        "<mode>description</mode>",
+        f"<skill>\n{doc.text}\n</skill>",
+        "<installed_skills>\n" + json.dumps([{"name": c.name, "description": c.description}
+                                             for c in others], ensure_ascii=False, indent=1)
+        + "\n</installed_skills>",
+        f"<missed>\n{rows(missed, 'loaded')}\n</missed>",
+        f"<false_triggers>\n{rows(false_hits, 'owner')}\n</false_triggers>",
+        "<rejected>\n" + json.dumps([{"description": r} for r in rejected], ensure_ascii=False)
+        + "\n</rejected>",
+    ])
+    return [
+        {"role": "system", "content": tag(DESCRIBE_SYSTEM.format(n=n, max_chars=max_chars))},
+        {"role": "user", "content": tag(body)},
+    ]
+
+
+def parse_descriptions(text: str) -> list[str]:
+    """Descriptions from an optimizer reply; ``ValueError`` when it holds none."""
+    candidates = [text.strip(), *(m.group(1) for m in _FENCE.finditer(text))]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start: end + 1])
+    for candidate in candidates:
+        try:
+            data = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict):
+            found = data.get("descriptions", data.get("description"))
+            found = [found] if isinstance(found, str) else found
+            if isinstance(found, list):
+                return [str(d) for d in found if isinstance(d, str) and d.strip()]
+    raise ValueError(f"reply is not description JSON: {text[:120]!r}")
+
+
+def bound(description: str, current: str, max_chars: int, ctx: Context) -> tuple[str, str]:
+    """``(stage, why)`` a proposed description may not be tried (``("", "")``: it may)."""
+    text = description.strip()
+    if not text:
+        return "bound", "empty"
+    if "\n" in text or "\r" in text:
+        return "bound", "more than one line"
+    if len(text) > max_chars:
+        return "bound", f"{len(text)} chars > cap {max_chars}"
+    if text == current.strip():
+        return "bound", "same as the current description"
+    findings = [f for f in check_edit(Edit(op="replace", text=text), ctx)
+                if f.rule not in _BOUND_RULES]
+    if findings:
+        return "firewall", "; ".join(f"{f.rule}: {f.excerpt}" for f in findings)
+    return "", ""
+
+
+@dataclass
+class Describer:
+    """The description step of one night for one skill."""
+
+    skill: str
+    target: LLM
+    optimizer: LLM
+    setup: TriggerSetup
+    own: dict[str, list[Task]]
+    """The skill's own tasks by split."""
+    cfg: NightConfig
+    executor: Executor
+    firewall: Context
+    seed: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.router = Router(self.target, self.skill, self.setup.others, self.executor,
+                             self.cfg.temperature)
+        self.foreign = {s.value: [t for t in self.setup.foreign_tasks if t.split == s.value]
+                        for s in Split}
+        self.by_id = {t.id: t for t in [*self.setup.foreign_tasks,
+                                        *(t for ts in self.own.values() for t in ts)]}
+
+    def _jobs(self, split: str, samples: int, first: int = 0) -> list[tuple[Task, int, bool]]:
+        return jobs(self.own.get(split, []), self.foreign.get(split, []), samples, first)
+
+    def run(self, doc: SkillDoc) -> tuple[SkillDoc, dict[str, Any]]:
+        """The night's description step: the skill after it, and its report."""
+        start = doc
+        train = self.router.picks(doc.description, self._jobs(Split.TRAIN.value, 1))
+        missed = [p for p in train if p.usable and p.own and p.picked != self.skill]
+        false_hits = [p for p in train if p.usable and not p.own and p.picked == self.skill]
+        # The gate's own first pairs say whether asking can pay off at all; the optimizer
+        # still sees the train tasks only, so validation never shapes a proposal.
+        val = self.router.picks(doc.description, self._jobs(Split.VALIDATION.value,
+                                                            self.cfg.val_repeats))
+        wrong = any(p.usable and (p.own != (p.picked == self.skill)) for p in val)
+        decisions: list[DescriptionDecision] = []
+        if missed or false_hits or wrong:
+            proposals = self._ask(doc, missed, false_hits)
+            doc = self._gate(doc, proposals, decisions)
+        return doc, self._report(start, doc, train, decisions)
+
+    def _ask(self, doc: SkillDoc, missed: list[Pick], false_hits: list[Pick]) -> list[str]:
+        messages = describe_messages(doc, self.router.others, missed, false_hits, self.by_id,
+                                     [], self.setup.proposals, self.setup.max_chars)
+        for attempt in range(2):
+            try:
+                reply = self.optimizer.complete(messages, max_tokens=800, temperature=0.7,
+                                                seed=self.seed * 2 + attempt)
+                return parse_descriptions(reply.text)[: self.setup.proposals]
+            except (AuthError, BudgetExceeded, HandoffPending):
+                raise
+            except (ModelError, ValueError) as exc:
+                if attempt == 1:
+                    self.notes.append(f"description proposal: {exc}")
+        return []
+
+    def _gate(self, doc: SkillDoc, proposals: list[str],
+              decisions: list[DescriptionDecision]) -> SkillDoc:
+        val, reps = Split.VALIDATION.value, self.cfg.val_repeats
+        first = 0
+        test = gate.gate_test(self.cfg.gate_test)
+        for text in proposals:
+            stage, why = bound(text, doc.description, self.setup.max_chars, self.firewall)
+            if stage:
+                decisions.append(DescriptionDecision(text, False, why, stage))
+                continue
+            candidate, outcome = set_description(doc, text)
+            if outcome.value != "applied":
+                decisions.append(DescriptionDecision(text, False, f"not applied: "
+                                                     f"{outcome.value}", "apply"))
+                continue
+            incumbent = self.router.picks(doc.description, self._jobs(val, reps, first))
+            trial = self.router.picks(candidate.description, self._jobs(val, reps, first))
+            verdict = compare(self.skill, incumbent, trial, test=test, alpha=self.cfg.alpha,
+                              margin=self.cfg.margin)
+            facts = {k: round(v, 4) if isinstance(v, float) else v
+                     for k, v in verdict.__dict__.items() if k not in ("accepted", "reason")}
+            decisions.append(DescriptionDecision(candidate.description, verdict.accepted,
+                                                 verdict.reason, "gate", facts))
+            if verdict.accepted:
+                doc = candidate
+                first += reps  # the winner's samples are biased upward: fresh ones next
+        return doc
+
+    def _report(self, start: SkillDoc, end: SkillDoc, train: list[Pick],
+                decisions: list[DescriptionDecision]) -> dict[str, Any]:
+        """Before and after on the test split when the night scores it (paired by sample),
+        else on fresh validation samples."""
+        split = Split.TEST.value if self.cfg.score_test else Split.VALIDATION.value
+        first = 0 if self.cfg.score_test else 10_000  # never a sample a gate compared on
+        reps = self.cfg.test_repeats if self.cfg.score_test else self.cfg.val_repeats
+        if end.description == start.description and not decisions:
+            before = after = score(self.skill, self.router.picks(
+                start.description, self._jobs(split, reps, first)))
+        else:
+            before = score(self.skill, self.router.picks(start.description,
+                                                         self._jobs(split, reps, first)))
+            after = score(self.skill, self.router.picks(end.description,
+                                                        self._jobs(split, reps, first)))
+        return report_dict(self.skill, split, start.description, end.description, before,
+                           after, score(self.skill, train), decisions)
+
+
+def report_dict(skill: str, split: str, before_text: str, after_text: str,
+                before: TriggerScore, after: TriggerScore, train: TriggerScore,
+                decisions: Sequence[DescriptionDecision]) -> dict[str, Any]:
+    """``NightResult.trigger``: what the report and ``report --json`` show."""
+    return {
+        "skill": skill,
+        "split": split,
+        "description_before": before_text,
+        "description_after": after_text,
+        "recall_before": before.to_dict()["recall"],
+        "recall_after": after.to_dict()["recall"],
+        "false_trigger_before": before.to_dict()["false_triggers"],
+        "false_trigger_after": after.to_dict()["false_triggers"],
+        "own_picks": after.own,
+        "foreign_picks": after.foreign,
+        "failed_picks": before.failed + after.failed + train.failed,
+        "train": train.to_dict(),
+        "decisions": [d.to_dict() for d in decisions],
+    }
