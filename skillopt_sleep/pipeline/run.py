@@ -29,6 +29,7 @@ from typing import Any
 from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.ingest import harvest_new
+from skillopt_sleep.archive.mining import MiningStore
 from skillopt_sleep.config import Settings
 from skillopt_sleep.errors import ConfigError, RoleUnavailable
 from skillopt_sleep.harvest.base import project_of
@@ -38,6 +39,7 @@ from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.build import RoleCheck, build_models, check_roles, preflight
 from skillopt_sleep.models.guard import CallGuard
 from skillopt_sleep.models.meter import Ledger
+from skillopt_sleep.night import task_budget
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.pipeline import failures
@@ -274,7 +276,11 @@ class _Run:
         by_skill: dict[str, list[Task]] = defaultdict(list)
         for task in found:
             by_skill[task.skill or MANAGED_SKILL].append(task)
-        return dict(by_skill), roots
+        chosen, self.outcome.counts["task_budget"] = task_budget.apply(
+            by_skill, task_budget.TaskBudget(self.settings.max_tasks_per_skill,
+                                             self.settings.max_tasks_per_night),
+            MiningStore(self.archive).family_recency(str(self.project)))
+        return chosen, roots
 
     def train(
         self, by_skill: dict[str, list[Task]], roots: list[Path]
