@@ -72,6 +72,9 @@ class Settings:
     hour: int = 3
     minute: int = 17
     min_new_sessions: int = 0
+    skip_unchanged: bool = True
+    """Skip a night when no session, skill or setting changed since the last completed one
+    (``pipeline.skip``); ``run --force`` runs it anyway."""
     require_ac_power: bool = False
     skill_roots: tuple[str, ...] = ()
     project_roots: bool = False

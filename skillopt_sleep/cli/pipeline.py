@@ -60,6 +60,8 @@ def run_cmd(
     replay_only: Annotated[
         bool, typer.Option("--replay-only", help="answer only from recorded calls")
     ] = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="run the night even when nothing changed since the last one")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Harvest what is new, mine tasks, run the night, stage the proposal."""
@@ -75,6 +77,7 @@ def run_cmd(
         "max_usd_per_night": max_usd_per_night,
         "max_usd_per_skill": max_usd_per_skill,
         "concurrency": concurrency,
+        "skip_unchanged": False if force else None,
     }
     outcome = _run(where, config.load(where, flags=flags), dry_run, adopt, as_json)
     if outcome.failed:
@@ -182,6 +185,7 @@ def _status_rows(found: Status) -> dict[str, list[dict[str, Any]]]:
         "night": [asdict(n) for n in found.nights],
         "pending": [asdict(p) for p in found.pending],
         "adopted": [asdict(a) for a in found.adopted],
+        "skipped": [asdict(s) for s in found.skipped],
     }
 
 
@@ -202,6 +206,9 @@ def _print_status(found: dict[str, list[dict[str, Any]]]) -> None:
         )
         for warning in n["warnings"]:
             out.print(f"  [yellow]warning[/yellow]: {warning}", soft_wrap=True)
+    for s in found["skipped"]:
+        out.print(f"last run of {s['project']} at {s['at']}: skipped, {s['reason']}",
+                  soft_wrap=True, highlight=False)
     for p in found["pending"]:
         out.print(
             f"[yellow]pending review[/yellow]: {p['skill']} from night {p['night_id']} "
@@ -235,6 +242,7 @@ def status_cmd(as_json: JsonOpt = False) -> None:
                 "nights": summary["night"],
                 "pending": summary["pending"],
                 "adopted": summary["adopted"],
+                "skipped": summary["skipped"],
                 "failed_in_a_row": max((f.failed_in_a_row for f in current.failing), default=0),
                 "alerts": current.alerts,
                 "state_dir": str(paths.state_dir()),

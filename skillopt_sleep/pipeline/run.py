@@ -42,7 +42,7 @@ from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.night import task_budget
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.run import NightInputs, run_night
-from skillopt_sleep.pipeline import failures
+from skillopt_sleep.pipeline import failures, skip
 from skillopt_sleep.pipeline.plan import night_config, plan
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
@@ -77,6 +77,8 @@ class RunOutcome:
     """A dry run's plan (``pipeline.plan.plan``)."""
     skipped_skills: list[dict[str, Any]] = field(default_factory=list)
     """Loaded skills no night trains: ``{"skill", "reason", "families", "routed_to"}``."""
+    skipped: str = ""
+    """Why no night ran because nothing changed since the last one (``pipeline.skip``)."""
 
     @property
     def ok(self) -> bool:
@@ -96,6 +98,7 @@ class RunOutcome:
             "failed": self.failed,
             "warnings": self.warnings,
             "skipped_skills": self.skipped_skills,
+            "skipped": self.skipped,
             "skills": [
                 {
                     "skill": n.skill,
@@ -190,6 +193,8 @@ class _Run:
     checks: list[RoleCheck] = field(default_factory=list)
     """What the pre-flight found per role (prices, base URLs, problems)."""
     _judge_for: JudgeFor = default_judge_for
+    inputs: dict[str, Any] = field(default_factory=dict)
+    """What tonight is made of (``pipeline.skip.fingerprint``); empty for a dry run."""
     ledger: Ledger = field(default_factory=lambda: Ledger(CallGuard()))
     """Every model call of the run (miner, target, optimizer, judge) against one set of caps,
     watched by a guard that stops the run when a role cannot answer."""
@@ -210,8 +215,9 @@ class _Run:
                                         "no state written")
                 return
             if not by_skill:
-                self.outcome.message = ("no recurring, replayable tasks yet; "
-                                        "nothing to train tonight")
+                self.outcome.message = self.outcome.skipped or (
+                    "no recurring, replayable tasks yet; nothing to train tonight")
+                self._remember(roots)
                 return
             self._name_night(nights_root)
             live = self.train(by_skill, roots)
@@ -232,6 +238,13 @@ class _Run:
                     version = adoption.adopt(self.archive, staged, result.skill, roots)
                     self.outcome.adopted[result.skill] = version
                     self.archive.record_night(result, "adopted")
+        self._remember(roots)
+
+    def _remember(self, roots: list[Path]) -> None:
+        """A completed night leaves its fingerprint, so an unchanged tomorrow is skipped."""
+        if self.inputs and self.outcome.ok and not self.outcome.skipped:
+            skip.remember(self.archive, str(self.project), self.inputs["sessions"],
+                          self.settings, roots, self.outcome.night_id)
 
     def _name_night(self, nights_root: Path) -> None:
         known = {r.night_id for _, r in self.archive.nights(str(self.project), limit=20)}
@@ -263,8 +276,15 @@ class _Run:
         """Harvest what is new, mine, and group the replayable tasks by routed skill."""
         self.say("harvesting new sessions")
         self.outcome.counts["harvest"] = harvest_new(self.archive, self.state, self.settings)
-        self.say("mining tasks")
         roots = skill_roots(self.settings, self.project)
+        if not self.outcome.dry_run:
+            self.inputs = skip.fingerprint(self.archive, self.settings, str(self.project), roots)
+            if self.settings.skip_unchanged:
+                self.outcome.skipped = skip.nothing_new(self.archive, str(self.project),
+                                                        self.inputs)
+                if self.outcome.skipped:
+                    return {}, roots
+        self.say("mining tasks")
         # A dry run calls no model, the LLM miner included: judges come from corrections alone.
         mining = dataclasses.replace(self.settings, miner="") if self.outcome.dry_run \
             else self.settings
