@@ -4,6 +4,8 @@ a new session, a changed skill or setting, a failed night or ``--force`` runs it
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,3 +101,19 @@ def test_skip_unchanged_false_in_config_runs_every_night(
     project = world["project"]
     run_once(project, settings=config.load(project))
     assert not run_once(project, settings=config.load(project)).skipped
+
+
+def test_a_nothing_new_night_loads_no_miner_night_or_numpy(world: dict) -> None:  # noqa: F811
+    cli(world, "run", "--json")
+    env = world["env"]
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "skillopt_sleep", "run",
+                           "--json"], env=env, cwd=world["project"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["skipped"]
+    modules = {line.split("|")[-1].strip() for line in done.stderr.splitlines()
+               if line.startswith("import time:")}
+    assert "skillopt_sleep.pipeline.skip" in modules
+    loaded = sorted(m for m in modules if m.split(".")[0] in ("numpy", "scipy", "faiss")
+                    or m.startswith(("skillopt_sleep.mine", "skillopt_sleep.night.gate")))
+    assert loaded == []

@@ -34,16 +34,13 @@ from skillopt_sleep.config import Settings
 from skillopt_sleep.errors import ConfigError, RoleUnavailable
 from skillopt_sleep.harvest.base import project_of
 from skillopt_sleep.judges.build import JudgeFor, build_judge_for, default_judge_for
-from skillopt_sleep.mine.collect import collect_tasks
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.build import RoleCheck, build_models, check_roles, preflight
 from skillopt_sleep.models.guard import CallGuard
 from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.night import task_budget
 from skillopt_sleep.night.memory import recall, remember
-from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.pipeline import failures, skip
-from skillopt_sleep.pipeline.plan import night_config, plan
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
@@ -210,6 +207,8 @@ class _Run:
         try:
             by_skill, roots = self.tasks()
             if self.outcome.dry_run:
+                from skillopt_sleep.pipeline.plan import plan
+
                 self.outcome.plan = plan(self.settings, self.checks, by_skill, roots)
                 self.outcome.message = ("dry run: no model called, nothing staged, "
                                         "no state written")
@@ -285,6 +284,8 @@ class _Run:
                 if self.outcome.skipped:
                     return {}, roots
         self.say("mining tasks")
+        from skillopt_sleep.mine.collect import collect_tasks  # numpy, faiss: not when skipped
+
         # A dry run calls no model, the LLM miner included: judges come from corrections alone.
         mining = dataclasses.replace(self.settings, miner="") if self.outcome.dry_run \
             else self.settings
@@ -331,6 +332,8 @@ class _Run:
         return live
 
     def _estimate(self, by_skill: dict[str, list[Task]], roots: list[Path]) -> None:
+        from skillopt_sleep.pipeline.plan import plan
+
         estimate = plan(self.settings, self.checks, by_skill, roots)["estimated_usd"]
         self.outcome.counts["estimate_usd"] = estimate
         s = self.settings
@@ -340,6 +343,10 @@ class _Run:
     def _night(
         self, skill: str, text: str, tasks: list[Task], models: tuple[LLM, LLM]
     ) -> NightResult:
+        # The night (scipy, the judges) loads only when there is a night to run.
+        from skillopt_sleep.night.run import NightInputs, run_night
+        from skillopt_sleep.pipeline.plan import night_config
+
         config = night_config(self.settings)
         inputs = NightInputs(
             tasks=tasks,
