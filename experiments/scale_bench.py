@@ -11,7 +11,7 @@ it does for a real user. Then, in a fresh state dir, it runs
 - ``first_s``: ``skillopt-sleep mine --requests history.jsonl --embedder hashing --json``;
 - ``second_s``: the same command on 1 % more requests (new sessions only);
 - ``second_ratio``: ``second_s / first_s`` (target ≤ 0.05);
-- ``peak_rss_mb``: the larger peak RSS of the two runs (``wait4`` of each child);
+- ``peak_rss_mb``: the larger peak RSS of the two runs (``VmHWM`` of each child);
 - ``families``: families stored after the second run;
 - ``lib_first_s`` / ``lib_second_s`` / ``lib_ratio``: the same two minings through the
   library (``Miner.mine``) in this process, so without the CLI's start-up, imports and
@@ -30,7 +30,6 @@ import json
 import os
 import random
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
@@ -79,15 +78,10 @@ def write(path: Path, rows: list[dict[str, str]]) -> Path:
 
 def run(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of one CLI run; a failure stops the bench."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    err = proc.stderr.read().decode() if proc.stderr else ""
-    if status != 0:
-        raise SystemExit(f"{' '.join(args)} failed ({status}): {err[-2000:]}")
-    rss_kb = usage.ru_maxrss if sys.platform != "darwin" else usage.ru_maxrss / 1024
-    return wall, rss_kb / 1024
+    from scale_nights import timed
+
+    wall, rss, _ = timed(args, env, Path.cwd())
+    return wall, rss
 
 
 def one_size(n: int, cli: list[str], threshold: float | None) -> dict[str, float]:

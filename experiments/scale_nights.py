@@ -16,10 +16,11 @@ import json
 import os
 import random
 import subprocess
-import sys
 import tempfile
+import threading
 import time
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -62,11 +63,27 @@ def configure(project: Path, roots: list[Path]) -> None:
 
 
 def timed(args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MB, ``wait4`` of the child) and stdout of one CLI run; a
-    failure stops the bench."""
+    """Wall seconds, peak RSS (MB) and stdout of one CLI run; a failure stops the bench."""
+    found = measured(args, env, cwd)
+    return found.wall, found.rss_mb, found.out
+
+
+@dataclass
+class Run:
+    wall: float
+    cpu: float
+    """User + system seconds of the child: on a shared, loaded machine the wall time is
+    mostly waiting for a core, the CPU time is the work."""
+    rss_mb: float
+    out: str
+
+
+def measured(args: list[str], env: dict[str, str], cwd: Path) -> Run:
+    """One CLI run measured (see ``Run``); a failure stops the bench."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(args, env=env, cwd=cwd, stdout=out, stderr=err)
+        peak = PeakRSS(proc.pid)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         out.seek(0)
@@ -74,8 +91,38 @@ def timed(args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float
         if status != 0:
             raise SystemExit(f"{' '.join(args)} failed ({status}): "
                              f"{err.read().decode()[-2000:]}")
-        kb = usage.ru_maxrss if sys.platform != "darwin" else usage.ru_maxrss / 1024
-        return wall, kb / 1024, out.read().decode()
+        return Run(wall, usage.ru_utime + usage.ru_stime, peak.stop(), out.read().decode())
+
+
+class PeakRSS:
+    """A child's peak RSS, read from ``/proc/<pid>/status`` (``VmHWM``) until it exits.
+
+    Not ``wait4``'s ``ru_maxrss``: Linux carries the parent's high-water mark across the
+    fork and exec, so a child of a bench that has grown large reports the bench's size.
+    ``VmHWM`` belongs to the process's own address space, so it starts at the exec.
+    """
+
+    def __init__(self, pid: int, every: float = 0.02):
+        self.path = Path(f"/proc/{pid}/status")
+        self.peak_kb = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, args=(every,), daemon=True)
+        self._thread.start()
+
+    def _watch(self, every: float) -> None:
+        while not self._done.is_set():
+            try:
+                for line in self.path.read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        self.peak_kb = max(self.peak_kb, int(line.split()[1]))
+            except (OSError, ValueError, IndexError):
+                pass  # exited (or a zombie without memory): the last reading stands
+            self._done.wait(every)
+
+    def stop(self) -> float:
+        self._done.set()
+        self._thread.join()
+        return self.peak_kb / 1024
 
 
 def nights(n: int, rows: list[dict[str, str]], recurring: set[str], tmp: Path,
@@ -87,27 +134,29 @@ def nights(n: int, rows: list[dict[str, str]], recurring: set[str], tmp: Path,
     sessions = write_tree(home, project, rows, recurring)
     env = dict(os.environ, HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"),
                SKILLOPT_SLEEP_HOME=str(tmp / "state"))
-    first_s, first_rss, out = timed([*cli, "run", "--json"], env, project)
-    first = json.loads(out)
-    empty_s, empty_rss, out = timed([*cli, "run", "--json"], env, project)
-    empty = json.loads(out)
+    first_run = measured([*cli, "run", "--json"], env, project)
+    first = json.loads(first_run.out)
+    empty_run = measured([*cli, "run", "--json"], env, project)
+    empty = json.loads(empty_run.out)
     if not empty["skipped"]:
-        raise SystemExit(f"the second night at {n} requests was not skipped: {out[:500]}")
-    status_s, _, _ = timed([*cli, "status", "--json"], env, project)
-    harvest_s, _, _ = timed([*cli, "harvest", "--source", "claude-code", "--json"], env, project)
+        raise SystemExit(f"the second night at {n} requests was not skipped: "
+                         f"{empty_run.out[:500]}")
+    status = measured([*cli, "status", "--json"], env, project)
+    check = measured([*cli, "harvest", "--source", "claude-code", "--json"], env, project)
     budget = first["counts"].get("task_budget", [])
     return {
         "sessions": sessions,
-        "night_s": round(first_s, 1),
-        "night_rss_mb": round(first_rss, 1),
+        "night_s": round(first_run.wall, 1),
+        "night_rss_mb": round(first_run.rss_mb, 1),
         "night_calls": first["counts"].get("calls", 0),
         "tasks_available": sum(b["available"] for b in budget),
         "tasks_replayed": sum(b["chosen"] for b in budget),
-        "nothing_new_s": round(empty_s, 2),
-        "nothing_new_rss_mb": round(empty_rss, 1),
-        "status_s": round(status_s, 2),
-        "harvest_check_s": round(harvest_s, 2),
+        "nothing_new_s": round(empty_run.wall, 2),
+        "nothing_new_cpu_s": round(empty_run.cpu, 2),
+        "nothing_new_rss_mb": round(empty_run.rss_mb, 1),
         "nothing_new_calls": empty["counts"].get("calls", 0),
+        "status_cpu_s": round(status.cpu, 2),
+        "harvest_check_cpu_s": round(check.cpu, 2),
     }
 
 
