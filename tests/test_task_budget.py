@@ -3,6 +3,7 @@ every split represented; a night's calls stay flat as the history grows."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import replace
 
@@ -17,6 +18,7 @@ from skillopt_sleep.pipeline.plan import night_calls
 from skillopt_sleep.records import JudgeSpec, Task
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim.models import build
+from tests.test_pipeline import cli, world  # noqa: F401  (world is a fixture)
 
 
 def _tasks(families: int, per_family: int, split: str, prefix: str = "f") -> list[Task]:
@@ -126,3 +128,15 @@ def test_a_nights_calls_stay_flat_from_150_to_1500_tasks_at_the_default_budget()
             or size == 150
     # The same number of tasks, so the same bound; what the gate does with them varies.
     assert calls[1500] <= 1.5 * calls[150]
+
+
+def test_run_replays_the_budget_and_says_what_it_left_out(world: dict) -> None:  # noqa: F811
+    cfg = world["project"] / ".skillopt-sleep.toml"
+    cfg.write_text(cfg.read_text() + "max_tasks_per_skill = 20\n")
+    plan = json.loads(cli(world, "run", "--dry-run", "--json").stdout)
+    (row,) = plan["counts"]["task_budget"]
+    assert row["chosen"] == 20 < row["available"] == plan["counts"]["mining"]["tasks"]
+    (skill,) = plan["plan"]["skills"]
+    assert sum(skill["tasks"].values()) == 20 and min(skill["tasks"].values()) >= MIN_PER_SPLIT
+    text = cli(world, "run", "--dry-run").stdout
+    assert f"replaying skillopt-sleep-learned 20 of {row['available']} tasks" in text

@@ -111,6 +111,8 @@ def _print_plan(outcome: Any) -> None:
     mined = outcome.counts.get("mining", {})
     out.print(f"{outcome.message}\nharvested {outcome.counts.get('harvest', {}).get('sessions', 0)}"
               f" session(s); {mined.get('tasks', 0)} replayable task(s)")
+    if line := budget_line(outcome.counts.get("task_budget", [])):
+        out.print(line, soft_wrap=True, highlight=False)
     for role, model in plan["models"].items():
         price = model["price"]
         cost = (f"${price['input_per_mtok']:g}/${price['output_per_mtok']:g} per Mtok in/out"
@@ -151,6 +153,8 @@ def _print_run(outcome: Any) -> None:
             f"{skill['baseline_val']:.3f} → {skill['after_val']:.3f}"
             + (f"  [yellow]{note}[/yellow]" if note else "")
         )
+    if line := budget_line(outcome.counts.get("task_budget", [])):
+        out.print(line, soft_wrap=True, highlight=False)
     for warning in outcome.warnings:
         out.print(f"[yellow]warning[/yellow]: {warning}")
     if outcome.failed and outcome.report:
@@ -165,6 +169,16 @@ def _print_run(outcome: Any) -> None:
         out.print(skipped_line(outcome.skipped_skills), highlight=False)
     if outcome.message:
         out.print(outcome.message)
+
+
+def budget_line(rows: list[dict[str, Any]]) -> str:
+    """One line when the task budget left tasks out (``night.task_budget``), else ""."""
+    cut = [r for r in rows if r["chosen"] < r["available"]]
+    if not cut:
+        return ""
+    parts = [f"{r['skill']} {r['chosen']} of {r['available']}" for r in cut]
+    return ("task budget (max_tasks_per_skill, max_tasks_per_night): replaying "
+            + "; ".join(parts) + " tasks")
 
 
 def skipped_line(skipped: list[dict[str, Any]]) -> str:

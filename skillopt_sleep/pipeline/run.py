@@ -276,13 +276,10 @@ class _Run:
         self.say("harvesting new sessions")
         self.outcome.counts["harvest"] = harvest_new(self.archive, self.state, self.settings)
         roots = skill_roots(self.settings, self.project)
-        if not self.outcome.dry_run:
-            self.inputs = skip.fingerprint(self.archive, self.settings, str(self.project), roots)
-            if self.settings.skip_unchanged:
-                self.outcome.skipped = skip.nothing_new(self.archive, str(self.project),
-                                                        self.inputs)
-                if self.outcome.skipped:
-                    return {}, roots
+        self.inputs, self.outcome.skipped = skip.check(
+            self.archive, self.settings, str(self.project), roots, dry_run=self.outcome.dry_run)
+        if self.outcome.skipped:
+            return {}, roots
         self.say("mining tasks")
         from skillopt_sleep.mine.collect import collect_tasks  # numpy, faiss: not when skipped
 

@@ -26,7 +26,8 @@ from skillopt_sleep.archive import night_inputs
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.config import Settings
 
-__all__ = ["IGNORED_SETTINGS", "fingerprint", "nothing_new", "remember", "skill_hashes"]
+__all__ = ["IGNORED_SETTINGS", "check", "fingerprint", "nothing_new", "remember",
+           "skill_hashes"]
 
 IGNORED_SETTINGS = frozenset({
     "hour", "minute", "min_new_sessions", "require_ac_power", "projects", "cache",
@@ -77,6 +78,16 @@ def nothing_new(archive: Archive, project: str, current: dict[str, Any]) -> str:
               f"({count} archived), skills and settings unchanged; no model called")
     night_inputs.record_skip(archive, project, reason)
     return reason
+
+
+def check(archive: Archive, settings: Settings, project: str, roots: list[Path], *,
+          dry_run: bool) -> tuple[dict[str, Any], str]:
+    """Tonight's fingerprint and why the night can be skipped ("": run it). A dry run has
+    neither: it writes no state, so it can leave no fingerprint to compare with."""
+    if dry_run:
+        return {}, ""
+    current = fingerprint(archive, settings, project, roots)
+    return current, nothing_new(archive, project, current) if settings.skip_unchanged else ""
 
 
 def remember(archive: Archive, project: str, sessions: list[Any], settings: Settings,
