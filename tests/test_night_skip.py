@@ -117,3 +117,13 @@ def test_a_nothing_new_night_loads_no_miner_night_or_numpy(world: dict) -> None:
     loaded = sorted(m for m in modules if m.split(".")[0] in ("numpy", "scipy", "faiss")
                     or m.startswith(("skillopt_sleep.mine", "skillopt_sleep.night.gate")))
     assert loaded == []
+
+
+def test_requests_mined_between_two_nights_run_the_night(world: dict) -> None:  # noqa: F811
+    first = json.loads(cli(world, "run", "--json").stdout)
+    assert json.loads(cli(world, "run", "--json").stdout)["skipped"]
+    extra = world["project"] / "more.jsonl"
+    extra.write_text(json.dumps({"id": "extra:1", "session_id": "extra", "project":
+                                 first["project"], "text": "summarise the lr sweep"}) + "\n")
+    cli(world, "mine", "--requests", str(extra), "--embedder", "hashing", "--json")
+    assert not json.loads(cli(world, "run", "--json").stdout)["skipped"]

@@ -10,8 +10,8 @@ from typing import Any
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.records import utcnow
 
-__all__ = ["NightInputsRow", "last_inputs", "record_skip", "save_inputs", "session_mark",
-           "skipped_runs"]
+__all__ = ["NightInputsRow", "last_inputs", "mining_mark", "record_skip", "save_inputs",
+           "session_mark", "skipped_runs"]
 
 
 @dataclass(frozen=True)
@@ -69,3 +69,16 @@ def session_mark(archive: Archive, project: str, include_headless: bool) -> list
         query += " AND headless = 0"
     count, newest = archive.conn.execute(query, (project,)).fetchone()
     return [int(count), newest]
+
+
+def mining_mark(archive: Archive, project: str) -> list[Any]:
+    """Where the project's mining stands: the newest request taken in, how many families,
+    when a task was last built. ``mine --requests`` or ``tasks`` between two nights
+    changes it. Indexed queries over the project's rows, nothing decoded."""
+    newest = archive.conn.execute(
+        "SELECT MAX(seq) FROM mined_requests WHERE project = ?", (project,)).fetchone()[0]
+    families = archive.conn.execute(
+        "SELECT COUNT(*) FROM families WHERE project = ?", (project,)).fetchone()[0]
+    built = archive.conn.execute(
+        "SELECT MAX(updated_at) FROM tasks WHERE project = ?", (project,)).fetchone()[0]
+    return [newest, int(families), built]

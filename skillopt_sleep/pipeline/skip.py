@@ -1,13 +1,14 @@
 """A night with nothing new: say so and stop, before a single archived session is read.
 
-A night's work is a function of the project's archived sessions, the skill files it trains
-and the settings that shape a night. When none of them changed since the project's last
-completed night, the same night would mine the same tasks and replay them against the same
-skills: a night of model calls to learn nothing. So after harvest (whose checkpoints
-already skip every unchanged transcript), ``nothing_new`` compares a cheap fingerprint
-(one indexed count over the sessions table, a hash of each ``SKILL.md`` in the write-back
-roots, a hash of the settings) with the one the last completed night left; on a match the
-run stops, records why (``status`` shows it), and makes no model call.
+A night's work is a function of the project's archived sessions (and what was mined from
+them), the skill files it trains and the settings that shape a night. When none of them
+changed since the project's last completed night, the same night would mine the same tasks
+and replay them against the same skills: a night of model calls to learn nothing. So after
+harvest (whose checkpoints already skip every unchanged transcript), ``nothing_new``
+compares a cheap fingerprint (indexed counts over the sessions and mining tables, a hash of
+each ``SKILL.md`` in the write-back roots, a hash of the settings) with the one the last
+completed night left; on a match the run stops, records why (``status`` shows it), and
+makes no model call.
 
 Only a completed night leaves a fingerprint: a failed night, one stopped at a cost cap or
 a dry run never do, so their work is taken up again. ``skip_unchanged = false`` in config
@@ -62,6 +63,7 @@ def fingerprint(archive: Archive, settings: Settings, project: str,
     """What a night of ``project`` would be made of, cheaply (see the module docstring)."""
     return {
         "sessions": night_inputs.session_mark(archive, project, settings.include_headless),
+        "mining": night_inputs.mining_mark(archive, project),
         "skills": skill_hashes(roots),
         "settings": _settings_hash(settings),
     }
@@ -92,8 +94,8 @@ def check(archive: Archive, settings: Settings, project: str, roots: list[Path],
 
 def remember(archive: Archive, project: str, sessions: list[Any], settings: Settings,
              roots: list[Path], night_id: str) -> None:
-    """Record a completed night's inputs: the sessions it started from, the skills as they
-    are now (after any write-back), the settings."""
-    current = {"sessions": sessions, "skills": skill_hashes(roots),
-               "settings": _settings_hash(settings)}
+    """Record a completed night's inputs: the sessions it started from, the mining and the
+    skills as they are now (after its own mining and any write-back), the settings."""
+    current = {"sessions": sessions, "mining": night_inputs.mining_mark(archive, project),
+               "skills": skill_hashes(roots), "settings": _settings_hash(settings)}
     night_inputs.save_inputs(archive, project, current, night_id)
