@@ -12,7 +12,7 @@ it does for a real user. Then, in a fresh state dir, it runs
   --state DIR`` (its own archive and index, kept for the second run);
 - ``second_s``: the same command on 1 % more requests (new sessions only);
 - ``second_ratio``: ``second_s / first_s`` (target ≤ 0.05);
-- ``peak_rss_mb``: the larger peak RSS of the two runs (``wait4`` of each child);
+- ``peak_rss_mb``: the larger peak RSS of the two runs (``VmHWM`` of each child);
 - ``families``: families stored after the second run;
 - ``lib_first_s`` / ``lib_second_s`` / ``lib_ratio``: the same two minings through the
   library (``Miner.mine``) in this process, so without the CLI's start-up, imports and
@@ -31,11 +31,11 @@ import json
 import os
 import random
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELLED = ROOT / "tests" / "data" / "paraphrases.jsonl"
@@ -79,15 +79,10 @@ def write(path: Path, rows: list[dict[str, str]]) -> Path:
 
 def run(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of one CLI run; a failure stops the bench."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    err = proc.stderr.read().decode() if proc.stderr else ""
-    if status != 0:
-        raise SystemExit(f"{' '.join(args)} failed ({status}): {err[-2000:]}")
-    rss_kb = usage.ru_maxrss if sys.platform != "darwin" else usage.ru_maxrss / 1024
-    return wall, rss_kb / 1024
+    from scale_nights import timed
+
+    wall, rss, _ = timed(args, env, Path.cwd())
+    return wall, rss
 
 
 def one_size(n: int, cli: list[str], threshold: float | None) -> dict[str, float]:
@@ -150,17 +145,43 @@ def in_process(n: int, threshold: float | None) -> dict[str, float]:
             "catalog_first_s": round(catalog[0], 2), "catalog_second_s": round(catalog[1], 2)}
 
 
+def with_nights(n: int, cli: list[str], tasks_rss_at: set[int]) -> dict[str, Any]:
+    """The nights half (``scale_nights``): the history as transcripts, a first night, a
+    nothing-new night; at the sizes in ``tasks_rss_at``, ``tasks``' peak RSS as well."""
+    import scale_nights
+
+    base = {json.loads(line)["text"] for line in LABELLED.read_text().splitlines()}
+    recurring = {b + t for b in base for t in TARGETS}
+    with tempfile.TemporaryDirectory(prefix="scale-bench-nights-") as tmp:
+        found = scale_nights.nights(n, history(n), recurring, Path(tmp), cli)
+        if n in tasks_rss_at:
+            found |= scale_nights.tasks_rss(Path(tmp), cli)
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,5000,20000")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--threshold", type=float, default=None,
                         help="family threshold (default: config family_threshold, 0.3)")
+    parser.add_argument("--parts", default="mine,nights",
+                        help="mine (the mining figures), nights (first and nothing-new night)")
+    parser.add_argument("--tasks-rss-at", default="100000",
+                        help="sizes at which to measure tasks' peak RSS (minilm, cached)")
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
+    if not parts <= {"mine", "nights"}:
+        parser.error(f"--parts takes mine and/or nights, not {args.parts!r}")
+    rss_at = {int(s) for s in args.tasks_rss_at.split(",") if s}
     cli = [sys.executable, "-m", "skillopt_sleep"]
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
     for n in (int(s) for s in args.sizes.split(",")):
-        result = one_size(n, cli, args.threshold) | in_process(n, args.threshold)
+        result: dict[str, Any] = {"requests": n}
+        if "mine" in parts:
+            result |= one_size(n, cli, args.threshold) | in_process(n, args.threshold)
+        if "nights" in parts:
+            result |= with_nights(n, cli, rss_at)
         result["load"] = round(os.getloadavg()[0], 1)
         print(json.dumps(result) if args.json else
               "  ".join(f"{k} {v}" for k, v in result.items()), flush=True)

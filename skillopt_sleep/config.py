@@ -23,6 +23,9 @@ MIN_LIFT = 0.10
 """The proof's required held-out test lift (``prove --assert-improves``); here, below
 every stage, so the CLI's help can quote it without loading the night."""
 ADOPT_POLICIES = ("review", "auto")
+TASK_BUDGET_RANGE = (20, 100_000)
+"""Allowed values of ``max_tasks_per_skill`` and ``max_tasks_per_night``: below 20 a split
+could not keep the validation tasks a gate needs; there is no "unbounded"."""
 SOURCES = tables.SOURCES.names(plugins=False)
 """The built-in sources, the default of ``sources`` (a plugin's source is enabled by name)."""
 
@@ -58,6 +61,10 @@ class Settings:
     """Replays a night runs at once; 0: the target backend's default (``Backend.concurrency``)."""
     max_usd_per_night: float = 2.0
     max_usd_per_skill: float = 0.5
+    max_tasks_per_skill: int = 120
+    """Tasks one skill's night replays at most (``night.task_budget`` chooses which)."""
+    max_tasks_per_night: int = 300
+    """Tasks a night replays at most over all its skills, shared out among them."""
     min_family_sessions: int = 2
     family_threshold: float = 0.3
     """Mean cosine a request needs to join a task family: ``mine``, ``tasks`` and the night
@@ -65,6 +72,9 @@ class Settings:
     hour: int = 3
     minute: int = 17
     min_new_sessions: int = 0
+    skip_unchanged: bool = True
+    """Skip a night when no session, skill or setting changed since the last completed one
+    (``pipeline.skip``); ``run --force`` runs it anyway."""
     require_ac_power: bool = False
     skill_roots: tuple[str, ...] = ()
     project_roots: bool = False
@@ -134,6 +144,10 @@ def _validate(values: dict[str, Any]) -> None:
     if not 0 < values.get("family_threshold", 0.3) <= 1:
         raise ConfigError(
             f"family_threshold must be in (0, 1], not {values['family_threshold']!r}")
+    for key in ("max_tasks_per_skill", "max_tasks_per_night"):
+        low, high = TASK_BUDGET_RANGE
+        if key in values and not low <= values[key] <= high:
+            raise ConfigError(f"{key} must be {low}–{high}, not {values[key]!r}")
     if values.get("min_family_sessions", 2) < 1:
         raise ConfigError("min_family_sessions must be at least 1")
 

@@ -12,6 +12,7 @@ from skillopt_sleep.errors import (
     ConfigError,
     HandoffPending,
     ModelError,
+    RoleUnavailable,
     UnknownModelError,
 )
 from skillopt_sleep.models.anthropic import AnthropicLLM
@@ -269,9 +270,9 @@ def test_replay_only_never_calls_and_misses_loudly(tmp_path: Path) -> None:
     inner = ScriptedLLM("should not be asked")
     replay = CachedLLM(inner, Cache(path, mode="replay-only"))
     assert replay.complete(MESSAGES, max_tokens=5, temperature=0, seed=7).text == "answer 7"
-    with pytest.raises(ModelError, match="not in the replay cache"):
+    with pytest.raises(RoleUnavailable, match="not in the replay cache"):
         replay.complete(MESSAGES, max_tokens=5, temperature=0, seed=8)
-    with pytest.raises(ModelError):
+    with pytest.raises(RoleUnavailable):
         replay.complete(MESSAGES, max_tokens=6, temperature=0, seed=7)
     assert inner.calls == []
     with pytest.raises(ConfigError):

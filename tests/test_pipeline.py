@@ -192,7 +192,8 @@ def test_killing_a_night_at_random_points_leaves_skills_old_or_new(world: dict, 
     base = json.loads(cli(world, "run", "--json", "--adopt", "auto").stdout)
     assert base["adopted"]
     rng = random.Random(11)
-    cmd = [sys.executable, "-m", "skillopt_sleep", "run", "--adopt", "auto", "--json"]
+    # --force: with nothing new a night would stop before it writes anything worth killing.
+    cmd = [sys.executable, "-m", "skillopt_sleep", "run", "--adopt", "auto", "--json", "--force"]
     for trial in range(30):
         old = _live(world["roots"])
         proc = subprocess.Popen(
@@ -211,7 +212,7 @@ def test_killing_a_night_at_random_points_leaves_skills_old_or_new(world: dict, 
         for before, after in zip(old, now, strict=True):
             assert after == before or after in staged, f"trial {trial}: a torn or unknown skill"
         Archive(world["state"] / "state" / "archive.sqlite3").close()  # still opens cleanly
-    cli(world, "run", "--json", "--adopt", "auto")
+    cli(world, "run", "--json", "--adopt", "auto", "--force")
     leftovers = [
         p
         for p in (world["state"] / "state" / "nights").iterdir()

@@ -132,6 +132,7 @@ def test_recorded_night_replays_offline_with_identical_results(tmp_path: Path):
     replayed = prove_at(url, tmp_path, "--replay-only")
     assert replayed.returncode == 0, replayed.stderr
     a, b = json.loads(recorded.stdout), json.loads(replayed.stdout)
-    for key in ("seconds", "cost_usd"):
+    assert b["live_calls"] == b["model_calls"] == 0 and a["live_calls"] > 0
+    for key in ("seconds", "cost_usd", "live_calls", "cached_calls", "model_calls"):
         a.pop(key), b.pop(key)
     assert a == b

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -123,12 +124,23 @@ def _four_formats(tmp: Path, offset: int) -> list[Any]:
     ]
 
 
+def _plain(value: object) -> object:
+    """A compressed column (a turn's ``payload_z``) as the text it holds."""
+    if isinstance(value, bytes):
+        try:
+            return zlib.decompress(value).decode("utf-8", "replace")
+        except zlib.error:
+            return value
+    return value
+
+
 def _archive_text(path: Path) -> str:
     """Every value of every table, as one text (the WAL is checkpointed first)."""
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-    parts = [repr(row) for t in tables for row in conn.execute(f"SELECT * FROM {t}")]
+    parts = [repr(tuple(_plain(v) for v in row))
+             for t in tables for row in conn.execute(f"SELECT * FROM {t}")]
     conn.close()
     return "\n".join(parts)
 

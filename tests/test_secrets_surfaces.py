@@ -10,7 +10,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from tests.test_pipeline import PROJECT, _world, cli
-from tests.test_secrets_corpus import _plant, _Planter
+from tests.test_secrets_corpus import _archive_text, _plant, _Planter
 
 from ._secret_shapes import shapes
 
@@ -23,6 +23,8 @@ def _every_file_text(*folders: Path) -> str:
         for path in folder.rglob("*"):
             if path.is_file():
                 parts.append(path.read_bytes().decode("utf-8", "replace"))
+            if path.name.endswith(".sqlite3"):  # compressed columns, decompressed
+                parts.append(_archive_text(path))
     return "\n".join(parts)
 
 

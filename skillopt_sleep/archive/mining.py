@@ -230,6 +230,12 @@ class MiningStore:
                 f"SELECT family_id, split FROM families WHERE family_id IN ({marks})", chunk))
         return found
 
+    def family_recency(self, project: str) -> dict[str, int]:
+        """Each family of ``project``: its newest member's arrival order (``seq``)."""
+        return dict(self.conn.execute(
+            "SELECT family_id, MAX(seq) FROM mined_requests WHERE project = ?"
+            " AND family_id IS NOT NULL GROUP BY family_id", (project,)))
+
     def projects(self) -> list[str]:
         return [r[0] for r in self.conn.execute(
             "SELECT DISTINCT project FROM mined_requests ORDER BY project")]

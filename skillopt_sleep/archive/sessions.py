@@ -3,12 +3,15 @@
 Times are stored as fixed-width UTC strings (``YYYY-MM-DDTHH:MM:SS.ffffffZ``) so that
 SQL string comparison is time comparison. Saving a session replaces any earlier copy of
 it (same source and id) with its turns, so re-harvesting a grown file is idempotent.
+A turn's answer and tool calls are stored zlib-compressed in ``payload_z``
+(``m0014_turn_payloads``); rows from before it are read from their text columns.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import zlib
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -65,20 +68,29 @@ def _insert(conn: sqlite3.Connection, sessions: Iterable[Session]) -> int:
         )
         conn.executemany(
             "INSERT OR REPLACE INTO turns (turn_id, source, session_id, idx, request,"
-            " final_answer, tool_calls_json, signals_json, reaction, timestamp)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?)",
-            [(t.id, s.source, s.session_id, t.index, t.request, t.final_answer,
-              _calls_json(t.tool_calls), json.dumps(t.signals), t.reaction,
-              _ts(t.timestamp)) for t in s.turns],
+            " final_answer, tool_calls_json, signals_json, reaction, timestamp, payload_z)"
+            " VALUES (?,?,?,?,?,'','[]',?,?,?,?)",
+            [(t.id, s.source, s.session_id, t.index, t.request, json.dumps(t.signals),
+              t.reaction, _ts(t.timestamp), _payload(t)) for t in s.turns],
         )
         count += 1
     return count
 
 
-def _calls_json(calls: list[ToolCall]) -> str:
+def _payload(turn: Turn) -> bytes:
     # The same JSON as ``to_dict``, built directly: the generic walk was a tenth of a harvest.
-    return json.dumps([{"name": c.name, "ok": c.ok, "args": c.args, "error_head": c.error_head}
-                       for c in calls])
+    calls = [{"name": c.name, "ok": c.ok, "args": c.args, "error_head": c.error_head}
+             for c in turn.tool_calls]
+    raw = json.dumps({"answer": turn.final_answer, "tool_calls": calls}, ensure_ascii=False)
+    return zlib.compress(raw.encode("utf-8"), 6)
+
+
+def _unpack(row: tuple[Any, ...]) -> tuple[str, list[dict[str, Any]]]:
+    """A turn row's answer and tool calls: from ``payload_z``, else the old text columns."""
+    if row[8] is None:
+        return row[3], json.loads(row[4])
+    data = json.loads(zlib.decompress(row[8]))
+    return data["answer"], data["tool_calls"]
 
 
 def load_sessions(
@@ -124,15 +136,16 @@ def load_sessions(
 def _turns(archive: Archive, source: str, session_id: str) -> list[Turn]:
     rows = archive.conn.execute(
         "SELECT turn_id, idx, request, final_answer, tool_calls_json, signals_json, reaction,"
-        " timestamp FROM turns WHERE source = ? AND session_id = ? ORDER BY idx",
+        " timestamp, payload_z FROM turns WHERE source = ? AND session_id = ? ORDER BY idx",
         (source, session_id),
     ).fetchall()
-    return [
-        Turn(id=r[0], index=r[1], request=r[2], final_answer=r[3],
-             tool_calls=[_call(c) for c in json.loads(r[4])],
-             signals=json.loads(r[5]), reaction=r[6], timestamp=_dt(r[7]))
-        for r in rows
-    ]
+    turns = []
+    for r in rows:
+        answer, calls = _unpack(r)
+        turns.append(Turn(id=r[0], index=r[1], request=r[2], final_answer=answer,
+                          tool_calls=[_call(c) for c in calls], signals=json.loads(r[5]),
+                          reaction=r[6], timestamp=_dt(r[7])))
+    return turns
 
 
 def _call(data: dict[str, Any]) -> ToolCall:

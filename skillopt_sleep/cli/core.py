@@ -20,8 +20,9 @@ from skillopt_sleep.tables import BUDGET_SCHEDULES, GATE_TESTS
 
 
 def _models(spec: Any, persona_name: str) -> Any:
-    """A model factory when a real backend is named; ``None`` keeps the simulator for both."""
-    if spec.target == "simulated" and spec.optimizer == "simulated":
+    """A model factory when a real backend is named or calls are recorded or replayed;
+    ``None`` keeps the in-process simulator for both."""
+    if spec.target == "simulated" and spec.optimizer == "simulated" and not spec.cache:
         return None
     from skillopt_sleep.models.registry import build_llm, resolve_base_urls
 
@@ -57,7 +58,8 @@ def _print_summary(s: dict[str, Any], out: Console) -> None:
         ("overfit proposed / accepted", f"{s['overfit_proposed']} / {s['overfit_accepted']}"),
         ("neutral proposed / accepted", f"{s['neutral_proposed']} / {s['neutral_accepted']}"),
         ("refused by the firewall", s["firewall_rejected"]),
-        ("model calls, cost", f"{s['model_calls']}, ${s['cost_usd']:.4f}"),
+        ("model calls: live, from the cache", f"{s['live_calls']}, {s['cached_calls']}"),
+        ("cost", f"${s['cost_usd']:.4f}"),
         ("seconds", s["seconds"]),
     ]
     for skill, t in (s.get("triggers") or {}).items():  # a persona with several skills

@@ -58,6 +58,8 @@ def run_cmd(
     persona: Annotated[str | None, typer.Option(
         help="the persona the simulated backend plays: a shipped persona's name or a persona "
              ".toml path (config key persona)")] = None,
+    force: Annotated[bool, typer.Option(
+        "--force", help="run the night even when nothing changed since the last one")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Harvest what is new, mine tasks, run the night, stage the proposal."""
@@ -74,6 +76,7 @@ def run_cmd(
         "max_usd_per_skill": max_usd_per_skill,
         "concurrency": concurrency,
         "persona": persona,
+        "skip_unchanged": False if force else None,
     }
     outcome = _run(where, config.load(where, flags=flags), dry_run, adopt, as_json)
     if outcome.waiting is not None:  # a state, not an error: the exit code says "run again"
@@ -110,6 +113,8 @@ def _print_plan(outcome: Any) -> None:
     mined = outcome.counts.get("mining", {})
     out.print(f"{outcome.message}\nharvested {outcome.counts.get('harvest', {}).get('sessions', 0)}"
               f" session(s); {mined.get('tasks', 0)} replayable task(s)")
+    if line := budget_line(outcome.counts.get("task_budget", [])):
+        out.print(line, soft_wrap=True, highlight=False)
     for role, model in plan["models"].items():
         price = model["price"]
         cost = (f"${price['input_per_mtok']:g}/${price['output_per_mtok']:g} per Mtok in/out"
@@ -150,6 +155,8 @@ def _print_run(outcome: Any) -> None:
             f"{skill['baseline_val']:.3f} → {skill['after_val']:.3f}"
             + (f"  [yellow]{note}[/yellow]" if note else "")
         )
+    if line := budget_line(outcome.counts.get("task_budget", [])):
+        out.print(line, soft_wrap=True, highlight=False)
     for warning in outcome.warnings:
         out.print(f"[yellow]warning[/yellow]: {warning}")
     if outcome.failed and outcome.report:
@@ -164,6 +171,16 @@ def _print_run(outcome: Any) -> None:
         out.print(skipped_line(outcome.skipped_skills), highlight=False)
     if outcome.message:
         out.print(outcome.message)
+
+
+def budget_line(rows: list[dict[str, Any]]) -> str:
+    """One line when the task budget left tasks out (``night.task_budget``), else ""."""
+    cut = [r for r in rows if r["chosen"] < r["available"]]
+    if not cut:
+        return ""
+    parts = [f"{r['skill']} {r['chosen']} of {r['available']}" for r in cut]
+    return ("task budget (max_tasks_per_skill, max_tasks_per_night): replaying "
+            + "; ".join(parts) + " tasks")
 
 
 def skipped_line(skipped: list[dict[str, Any]]) -> str:
@@ -184,6 +201,7 @@ def _status_rows(found: Status) -> dict[str, list[dict[str, Any]]]:
         "night": [asdict(n) for n in found.nights],
         "pending": [asdict(p) for p in found.pending],
         "adopted": [asdict(a) for a in found.adopted],
+        "skipped": [asdict(s) for s in found.skipped],
     }
 
 
@@ -204,6 +222,9 @@ def _print_status(found: dict[str, list[dict[str, Any]]]) -> None:
         )
         for warning in n["warnings"]:
             out.print(f"  [yellow]warning[/yellow]: {warning}", soft_wrap=True)
+    for s in found["skipped"]:
+        out.print(f"last run of {s['project']} at {s['at']}: skipped, {s['reason']}",
+                  soft_wrap=True, highlight=False)
     for p in found["pending"]:
         out.print(
             f"[yellow]pending review[/yellow]: {p['skill']} from night {p['night_id']} "
@@ -237,6 +258,7 @@ def status_cmd(as_json: JsonOpt = False) -> None:
                 "nights": summary["night"],
                 "pending": summary["pending"],
                 "adopted": summary["adopted"],
+                "skipped": summary["skipped"],
                 "failed_in_a_row": max((f.failed_in_a_row for f in current.failing), default=0),
                 "alerts": current.alerts,
                 "state_dir": str(paths.state_dir()),

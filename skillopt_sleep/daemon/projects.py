@@ -49,6 +49,8 @@ def pipeline_job(project: Path, settings: Settings, adopt: str) -> NightReport:
             log.error("%s: skill %s FAILED: %s", project, night.skill or "-", night.failed)
         elif night.abstained:
             log.info("%s: skill %s abstained: %s", project, night.skill, night.abstained)
+    if outcome.skipped:
+        log.info("%s: %s", project, outcome.skipped)
     for warning in outcome.warnings:
         log.warning("%s: %s", project, warning)
     stopped = "; ".join(f"{n.skill}: {n.stopped}" for n in outcome.nights if n.stopped)

@@ -37,6 +37,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 
 from skillopt_sleep.daemon.conditions import ac_power, load_per_cpu, new_sessions_since
+from skillopt_sleep.daemon.priority import run_low
 from skillopt_sleep.daemon.projects import (
     Enrolled,
     NightJob,
@@ -292,7 +293,7 @@ class Service:
         base: dict[str, Any] = {"at": now.isoformat(), "reason": reason,
                                 "adopt": project.adopt}
         try:
-            report = self.job(project.path, project.settings, project.adopt)
+            report = run_low(self.job, project.path, project.settings, project.adopt)
         except LockHeld as exc:
             result = {**base, "status": "skipped", "why": str(exc)}
         except Exception as exc:  # a failed night is recorded; the daemon keeps serving

@@ -3,9 +3,11 @@
 Parsing JSON dominates a harvest and files are independent, so a large harvest (at least
 ``PARALLEL_MIN_FILES`` files and ``PARALLEL_MIN_BYTES`` bytes to read whole: a first
 harvest of a long history) spreads files over worker processes (spawned: safe next to
-threads, the same on every OS); ``SKILLOPT_SLEEP_HARVEST_WORKERS=N`` sets how many (1:
-always in-process). Workers rebuild the source from its name and root and send back each
-file's sessions, checkpoint and counts; the caller keeps the order and the archive writes.
+threads, the same on every OS), as many as the load leaves cores idle
+(``resources.harvest_workers``: one on a busy 2-core machine, where a second worker only
+slows the first); ``SKILLOPT_SLEEP_HARVEST_WORKERS=N`` sets how many (1: always
+in-process). Workers rebuild the source from its name and root and send back each file's
+sessions, checkpoint and counts; the caller keeps the order and the archive writes.
 A nightly harvest reads far less than the thresholds and stays in-process.
 """
 
@@ -13,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import os
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import fields
@@ -22,6 +23,7 @@ from typing import Any
 
 from skillopt_sleep.harvest.base import FileRead, HarvestStats, Source, checkpoint_of
 from skillopt_sleep.harvest.sources import SOURCE_NAMES, make_source
+from skillopt_sleep.resources import HARVEST_WORKERS_ENV, harvest_workers
 
 __all__ = ["PARALLEL_MIN_BYTES", "PARALLEL_MIN_FILES", "WORKERS_ENV", "read_files"]
 
@@ -32,10 +34,10 @@ PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 """Less than this to read is done in-process: below it, starting workers costs more than
 it saves (about 0.6 s of reading at one core's pace)."""
 
-WORKERS_ENV = "SKILLOPT_SLEEP_HARVEST_WORKERS"
-"""Worker processes for a large harvest; default: one per core, at most 4. On the 2-core
-development machine, shared with other work, two workers read a 200 MB tree at 1.3x the
-in-process pace (see experiments/harvest_bench.py)."""
+WORKERS_ENV = HARVEST_WORKERS_ENV
+"""Worker processes for a large harvest; default: the idle cores, at most 4. On the 2-core
+development machine two workers read a 200 MB tree at 1.3x the in-process pace when it is
+quiet, and at 0.71x when the load is ~12 (see experiments/harvest_bench.py)."""
 
 _CHUNK = 16
 
@@ -46,7 +48,9 @@ def read_files(source: Source, paths: list[Path], workers: int | None = None
                ) -> Iterator[FileResult]:
     """``(path, FileRead)`` for each path read whole, in order."""
     spec = _spec(source)
-    workers = workers or int(os.environ.get(WORKERS_ENV, "0") or 0) or min(os.cpu_count() or 1, 4)
+    if spec is None or len(paths) < PARALLEL_MIN_FILES:
+        workers = 1  # in-process whatever the load: no need to ask for it
+    workers = workers or harvest_workers()
     if spec is None or workers < 2 or len(paths) < PARALLEL_MIN_FILES \
             or _bytes(paths) < PARALLEL_MIN_BYTES:
         for path in paths:

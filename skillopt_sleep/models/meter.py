@@ -111,6 +111,14 @@ class Ledger:
         return [asdict(c) for c in self.calls]
 
 
+def live_and_cached(ledgers: Sequence[Ledger]) -> dict[str, int]:
+    """``live_calls`` (a model was asked, failed calls included) and ``cached_calls``
+    (answered from the record/replay cache, no model asked) over ``ledgers``."""
+    calls = [c for ledger in ledgers for c in ledger.calls]
+    cached = sum(1 for c in calls if c.cached)
+    return {"live_calls": len(calls) - cached, "cached_calls": cached}
+
+
 def save_calls(archive: Archive, night_id: str, ledger: Ledger) -> int:
     """Append the ledger's calls to the archive's ``model_calls`` log; returns how many."""
     # Imported here (``Archive`` only for type checks): metering loads no archive module.

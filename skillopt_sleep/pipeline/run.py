@@ -24,31 +24,31 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.ingest import harvest_new
+from skillopt_sleep.archive.mining import MiningStore
 from skillopt_sleep.config import Settings
 from skillopt_sleep.errors import ConfigError, HandoffPending, RoleUnavailable
 from skillopt_sleep.harvest.base import project_of
 from skillopt_sleep.judges.build import JudgeFor, build_judge_for, default_judge_for
-from skillopt_sleep.mine.collect import collect_tasks
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.build import RoleCheck, build_models, check_roles, preflight
 from skillopt_sleep.models.guard import CallGuard
 from skillopt_sleep.models.meter import Ledger
-from skillopt_sleep.night.describe import TriggerSetup
+from skillopt_sleep.night import task_budget
 from skillopt_sleep.night.memory import recall, remember
-from skillopt_sleep.night.run import NightInputs, run_night
-from skillopt_sleep.pipeline import failures, handoff
-from skillopt_sleep.pipeline.plan import night_config, plan
-from skillopt_sleep.pipeline.triggers import trigger_setup
+from skillopt_sleep.pipeline import failures, handoff, skip
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
 from skillopt_sleep.records import NightResult, Task, sha256_text, utcnow
 from skillopt_sleep.skilldoc import new_skill
+
+if TYPE_CHECKING:  # the night loads only when a night runs (a nothing-new run stays light)
+    from skillopt_sleep.night.describe import TriggerSetup
 
 MANAGED_SKILL = "skillopt-sleep-learned"
 MANAGED_DESCRIPTION = (
@@ -79,6 +79,8 @@ class RunOutcome:
     """Loaded skills no night trains: ``{"skill", "reason", "families", "routed_to"}``."""
     waiting: handoff.Waiting | None = None
     """The night stopped for hand-off answers (``status`` ``waiting_for_answers``)."""
+    skipped: str = ""
+    """Why no night ran because nothing changed since the last one (``pipeline.skip``)."""
 
     @property
     def ok(self) -> bool:
@@ -100,6 +102,7 @@ class RunOutcome:
             "failed": self.failed,
             "warnings": self.warnings,
             "skipped_skills": self.skipped_skills,
+            "skipped": self.skipped,
             "skills": [
                 {
                     "skill": n.skill,
@@ -200,6 +203,8 @@ class _Run:
     checks: list[RoleCheck] = field(default_factory=list)
     """What the pre-flight found per role (prices, base URLs, problems)."""
     _judge_for: JudgeFor = default_judge_for
+    inputs: dict[str, Any] = field(default_factory=dict)
+    """What tonight is made of (``pipeline.skip.fingerprint``); empty for a dry run."""
     ledger: Ledger = field(default_factory=lambda: Ledger(CallGuard()))
     """Every model call of the run (miner, target, optimizer, judge) against one set of caps,
     watched by a guard that stops the run when a role cannot answer."""
@@ -216,13 +221,16 @@ class _Run:
         try:
             by_skill, roots = self._resume() or self.tasks()
             if self.outcome.dry_run:
+                from skillopt_sleep.pipeline.plan import plan
+
                 self.outcome.plan = plan(self.settings, self.checks, by_skill, roots)
                 self.outcome.message = ("dry run: no model called, nothing staged, "
                                         "no state written")
                 return
             if not by_skill:
-                self.outcome.message = ("no recurring, replayable tasks yet; "
-                                        "nothing to train tonight")
+                self.outcome.message = self.outcome.skipped or (
+                    "no recurring, replayable tasks yet; nothing to train tonight")
+                self._leave_fingerprint(roots)
                 return
             if not self.outcome.night_id:
                 self._name_night(nights_root)
@@ -251,6 +259,13 @@ class _Run:
                     version = adoption.adopt(self.archive, staged, result.skill, roots)
                     self.outcome.adopted[result.skill] = version
                     self.archive.record_night(result, "adopted")
+        self._leave_fingerprint(roots)
+
+    def _leave_fingerprint(self, roots: list[Path]) -> None:
+        """A completed night leaves its fingerprint, so an unchanged tomorrow is skipped."""
+        if self.inputs and self.outcome.ok and not self.outcome.skipped:
+            skip.remember(self.archive, str(self.project), self.inputs["sessions"],
+                          self.settings, roots, self.outcome.night_id)
 
     def _resume(self) -> tuple[dict[str, list[Task]], list[Path]] | None:
         """The tasks of a night waiting for hand-off answers, without harvest or mining."""
@@ -304,8 +319,14 @@ class _Run:
         """Harvest what is new, mine, and group the replayable tasks by routed skill."""
         self.say("harvesting new sessions")
         self.outcome.counts["harvest"] = harvest_new(self.archive, self.state, self.settings)
-        self.say("mining tasks")
         roots = skill_roots(self.settings, self.project)
+        self.inputs, self.outcome.skipped = skip.check(
+            self.archive, self.settings, str(self.project), roots, dry_run=self.outcome.dry_run)
+        if self.outcome.skipped:
+            return {}, roots
+        self.say("mining tasks")
+        from skillopt_sleep.mine.collect import collect_tasks  # numpy, faiss: not when skipped
+
         # A dry run calls no model, the LLM miner included: judges come from corrections alone.
         mining = dataclasses.replace(self.settings, miner="") if self.outcome.dry_run \
             else self.settings
@@ -317,7 +338,11 @@ class _Run:
         by_skill: dict[str, list[Task]] = defaultdict(list)
         for task in found:
             by_skill[task.skill or MANAGED_SKILL].append(task)
-        return dict(by_skill), roots
+        chosen, self.outcome.counts["task_budget"] = task_budget.apply(
+            by_skill, task_budget.TaskBudget(self.settings.max_tasks_per_skill,
+                                             self.settings.max_tasks_per_night),
+            MiningStore(self.archive).family_recency(str(self.project)))
+        return chosen, roots
 
     def train(
         self, by_skill: dict[str, list[Task]], roots: list[Path]
@@ -336,6 +361,8 @@ class _Run:
             with ledger.skill_scope(skill):
                 started = utcnow()
                 try:
+                    from skillopt_sleep.pipeline.triggers import trigger_setup
+
                     setup = trigger_setup(skill, by_skill, roots, {
                         s: MANAGED_DESCRIPTION if s == MANAGED_SKILL else s for s in by_skill}
                     ) if self.settings.trigger_check else None
@@ -353,6 +380,8 @@ class _Run:
         return live
 
     def _estimate(self, by_skill: dict[str, list[Task]], roots: list[Path]) -> None:
+        from skillopt_sleep.pipeline.plan import plan
+
         estimate = plan(self.settings, self.checks, by_skill, roots)["estimated_usd"]
         self.outcome.counts["estimate_usd"] = estimate
         s = self.settings
@@ -363,6 +392,10 @@ class _Run:
         self, skill: str, text: str, tasks: list[Task], models: tuple[LLM, LLM],
         trigger: TriggerSetup | None = None,
     ) -> NightResult:
+        # The night (scipy, the judges) loads only when there is a night to run.
+        from skillopt_sleep.night.run import NightInputs, run_night
+        from skillopt_sleep.pipeline.plan import night_config
+
         config = night_config(self.settings)
         inputs = NightInputs(
             tasks=tasks,

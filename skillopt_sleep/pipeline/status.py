@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillopt_sleep import paths
+from skillopt_sleep.archive import night_inputs
 from skillopt_sleep.archive import versions as ledger
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.errors import StoreError
@@ -98,6 +99,15 @@ class AdoptedSkill:
 
 
 @dataclass
+class SkippedRun:
+    """A project whose newest run stopped because nothing had changed (``pipeline.skip``)."""
+
+    project: str
+    at: str
+    reason: str
+
+
+@dataclass
 class Status:
     """Everything ``skillopt-sleep status`` reports."""
 
@@ -106,6 +116,7 @@ class Status:
     adopted: list[AdoptedSkill]
     failing: list[FailingProject] = field(default_factory=list)
     """Projects whose newest night failed (``alerts`` are those at ``FAILED_IN_A_ROW``)."""
+    skipped: list[SkippedRun] = field(default_factory=list)
 
     @property
     def alerts(self) -> list[str]:
@@ -204,8 +215,10 @@ def status(archive: Archive) -> Status:
         for s in ledger.skills(archive)
         for v in ledger.versions(archive, s)[-1:]
     ]
+    skipped = [SkippedRun(r.project, r.skipped_at or "", r.skip_reason or "")
+               for r in night_inputs.skipped_runs(archive)]
     return Status(nights=nights, pending=waiting, adopted=adopted,
-                  failing=failing(archive))
+                  failing=failing(archive), skipped=skipped)
 
 
 def failing(archive: Archive, scan: int = 200) -> list[FailingProject]:

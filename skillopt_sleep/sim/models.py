@@ -37,6 +37,14 @@ def _rand(*parts: object) -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
+def cache_scope(persona: Persona, role: str, seed: int) -> str:
+    """What a recorded answer of the simulator depends on besides the prompt and the call's
+    seed: the persona (its content, not just its name), the role and the model's own seed.
+    ``models.cache`` puts it in the call key, so a replay never serves another seed's answer."""
+    digest = hashlib.sha256(repr(persona).encode("utf-8")).hexdigest()[:16]
+    return f"{persona.name}:{digest}:{role}:{seed}"
+
+
 def blocks(text: str) -> dict[str, str]:
     return {m.group("tag"): m.group("body") for m in _BLOCK.finditer(text)}
 
@@ -54,6 +62,7 @@ class SimulatedTarget:
         self.persona = persona
         self.seed = seed
         self.name = "simulated"
+        self.cache_scope = cache_scope(persona, "target", seed)
         self._intents = self._index_intents()
 
     def _index_intents(self) -> list[tuple[str, tuple[str, str, str]]]:
@@ -168,6 +177,7 @@ class SimulatedOptimizer:
         self.persona = persona
         self.seed = seed
         self.name = "simulated"
+        self.cache_scope = cache_scope(persona, "optimizer", seed)
 
     def complete(
         self,

@@ -24,7 +24,7 @@ from typing import Any
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.errors import AssertionFailed
 from skillopt_sleep.models.base import LLM
-from skillopt_sleep.models.meter import Ledger, MeteredLLM
+from skillopt_sleep.models.meter import Ledger, MeteredLLM, live_and_cached
 from skillopt_sleep.night.config import MIN_LIFT, NightConfig
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.replay import mean_score, replay
@@ -202,6 +202,8 @@ def prove(
     calls = _calls(arm.ledger)
     calls["target_calls"] += len(baseline.calls)  # the first skill's test score
     twin_calls = len(twin.ledger.calls) if spec.gate else 0
+    # Calls a model answered; answers replayed from the cache are counted apart.
+    sources = live_and_cached([baseline, arm.ledger] + ([twin.ledger] if spec.gate else []))
     summary: dict[str, Any] = {
         "persona": p.name,
         "seed": spec.seed,
@@ -222,8 +224,8 @@ def prove(
         "test_calls": len(baseline.calls) + arm.test_calls,
         "ungated_calls": twin_calls,
         "abstained_nights": sum(1 for r in gated if r.abstained),
-        "model_calls": calls["target_calls"] + calls["optimizer_calls"] + calls["judge_calls"]
-        + twin_calls,
+        **sources,
+        "model_calls": sources["live_calls"],
         "cost_usd": round(baseline.total_usd + arm.ledger.total_usd
                           + (twin.ledger.total_usd if spec.gate else 0), 6),
         "stopped": next((r.stopped for r in gated if r.stopped), ""),

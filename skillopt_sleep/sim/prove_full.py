@@ -178,6 +178,8 @@ def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
             target="simulated", optimizer="simulated", persona=str(p.path),
             embedder=spec.embedder, skill_roots=tuple(map(str, roots)),
             sources=("claude-code", "codex"), seed=spec.seed, **spec.gate,
+            # The proof's nights learn from one history on purpose: none is "nothing new".
+            skip_unchanged=False,
         )
         runs, outcomes = [], []
         for n in range(1, spec.nights + 1):
