@@ -60,7 +60,7 @@ def test_slash_command_is_the_request_and_sidechain_is_excluded(tmp_path: Path) 
     assert "Split complex tasks" not in turn.request  # the isMeta expansion is not the ask
     assert all("Examine the package.json" not in t.request for t in s.turns)
     # The sidechain's own Bash failure belongs to the subagent, not to this turn.
-    failed = [c for c in turn.tool_calls if not c.ok]
+    failed = [c for c in turn.tool_calls if c.ok is False]
     assert {c.name for c in failed} == {"Task", "Edit"}
     assert any("File has not been read yet" in c.error_head for c in failed)
     assert "tool_error" in turn.signals
@@ -137,7 +137,7 @@ def test_codex_ide_preamble_mirrors_and_exit_codes(tmp_path: Path) -> None:
     assert s.turns[0].request.startswith("When I load the dashboard, I see 4 queries.")
     assert all("# Context from my IDE setup" not in t.request for t in s.turns)
     assert all("environment_context" not in t.request for t in s.turns)
-    failed = [c for c in s.turns[0].tool_calls if not c.ok]
+    failed = [c for c in s.turns[0].tool_calls if c.ok is False]
     assert len(failed) == 3 and all(c.error_head.startswith("exit ") for c in failed)
     assert {c.error_head.split(":")[0] for c in failed} == {"exit 1", "exit 2"}
     assert "nonzero_exit" in s.turns[0].signals

@@ -75,8 +75,8 @@ def _insert(conn: sqlite3.Connection, sessions: Iterable[Session]) -> int:
 
 def _calls_json(calls: list[ToolCall]) -> str:
     # The same JSON as ``to_dict``, built directly: the generic walk was a tenth of a harvest.
-    return json.dumps([{"name": c.name, "ok": c.ok, "args": c.args, "error_head": c.error_head}
-                       for c in calls])
+    return json.dumps([{"name": c.name, "ok": c.ok, "args": c.args, "error_head": c.error_head,
+                        "exit_code": c.exit_code} for c in calls])
 
 
 def load_sessions(
@@ -130,8 +130,11 @@ def _turns(archive: Archive, source: str, session_id: str) -> list[Turn]:
 
 def _call(data: dict[str, Any]) -> ToolCall:
     # Built directly: the generic ``from_dict`` walk dominated loading a session to resume.
-    return ToolCall(name=data.get("name", "?"), ok=bool(data.get("ok", True)),
-                    args=dict(data.get("args") or {}), error_head=data.get("error_head", ""))
+    ok = data.get("ok", True)
+    code = data.get("exit_code")
+    return ToolCall(name=data.get("name", "?"), ok=None if ok is None else bool(ok),
+                    args=dict(data.get("args") or {}), error_head=data.get("error_head", ""),
+                    exit_code=code if isinstance(code, int) else None)
 
 
 def count_sessions(archive: Archive) -> dict[str, int]:
