@@ -73,6 +73,7 @@ def harvest_command(
     sources = [make_source(n, path, stats=stats) for n in names]
     archive = Archive(archive_path())
     try:
+        archive.verify()
         for session in harvest(archive, sources, wanted, rescan=rescan):
             _print_session(session, as_json)
     finally:
