@@ -47,7 +47,7 @@ class Archive:
             _use_wal(self.conn)
             self.conn.execute("PRAGMA foreign_keys=ON")
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"archive {path} cannot be opened: {_why(exc, path)}") from exc
+            raise StoreError(_why(exc, path)) from exc
         except StoreError:
             self.conn.close()
             raise
@@ -232,10 +232,13 @@ def damaged(path: Path, detail: str, consequence: str = "nothing was written to 
 
 
 def _why(exc: sqlite3.DatabaseError, path: Path) -> str:
+    """Why the archive at ``path`` cannot be opened, in one line."""
     text = str(exc)
+    if "malformed" in text or "not a database" in text:
+        return damaged(path, text)
     if "readonly" in text or "unable to open" in text:
-        return f"{text} (is the state dir {path.parent} writable?)"
-    return text
+        text += f" (is the state dir {path.parent} writable?)"
+    return f"archive {path} cannot be opened: {text}"
 
 
 def _statements(sql: str) -> list[str]:
