@@ -153,6 +153,22 @@ def test_codex_compacted_record_is_not_a_request(tmp_path: Path) -> None:
     assert s.session_id == "codex-compact-0001"
 
 
+@pytest.mark.parametrize("where", ["request", "instructions"])
+def test_codex_replay_sessions_are_dropped(tmp_path: Path, where: str) -> None:
+    target = codex_tree(tmp_path / "codex", "compacted.jsonl",
+                        "11111111-2222-3333-4444-555555555555")
+    text = target.read_text()
+    if where == "request":  # a prompt the engine sent through `codex exec`
+        text = text.replace("set up the stock service skeleton",
+                            "[skillopt-sleep replay]\\nset up the stock service skeleton")
+    else:
+        text = text.replace('"source":"cli"',
+                            '"source":"cli","instructions":"[skillopt-sleep replay]"')
+    target.write_text(text)
+    source = CodexSource(tmp_path / "codex", include_headless=True)
+    assert list(source.sessions()) == [] and source.stats.dropped["sentinel"] == 1
+
+
 def test_codex_turn_aborted_is_an_interrupt(tmp_path: Path) -> None:
     target = codex_tree(tmp_path / "codex", "turn_aborted.jsonl",
                         "21111111-2222-3333-4444-555555555555")
