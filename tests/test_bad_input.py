@@ -304,7 +304,7 @@ def test_archive_newer_than_the_code_is_refused_and_left_alone(world: World) -> 
     before = disk(world)
     for command in EVERY:
         one_line(cli(world, *command), str(world.archive), "schema version 99", "newer",
-                 "upgrade")
+                 "m0099_from_a_newer_version", "upgrade")
     done = cli(world, "doctor")
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "newer than this skillopt-sleep" in done.stdout.replace("\n", " ")

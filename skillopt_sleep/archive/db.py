@@ -78,7 +78,7 @@ class Archive:
                 raise
             self.conn.execute("COMMIT")
 
-    def _migrate(self, applied: set[int]) -> None:
+    def _migrate(self, applied: dict[int, str]) -> None:
         """Apply pending migrations, each in its own write transaction.
 
         Which migrations ran is re-read inside ``BEGIN IMMEDIATE``, so two processes opening
@@ -204,23 +204,24 @@ def _use_wal(conn: sqlite3.Connection) -> None:
         conn.execute("PRAGMA journal_mode=WAL")
 
 
-def applied_migrations(conn: sqlite3.Connection) -> set[int]:
-    """The migration numbers an archive records (none for a new file); reads only."""
+def applied_migrations(conn: sqlite3.Connection) -> dict[int, str]:
+    """The migrations an archive records, number → name (none for a new file); reads only."""
     if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table'"
                         " AND name = 'schema_version'").fetchone():
-        return set()
-    return {row[0] for row in conn.execute("SELECT number FROM schema_version")}
+        return {}
+    return {row[0]: str(row[1]) for row in conn.execute("SELECT number, name FROM schema_version")}
 
 
-def refuse_newer(path: Path, applied: set[int]) -> None:
+def refuse_newer(path: Path, applied: dict[int, str]) -> None:
     """``StoreError`` when ``applied`` holds a migration this version does not have."""
     known = {number for number, _, _ in migrations()}
-    unknown = sorted(applied - known)
+    unknown = sorted(set(applied) - known)
     if unknown:
+        names = ", ".join(applied[n] for n in unknown)
         raise StoreError(
             f"archive {path} has schema version {max(applied)}, newer than this skillopt-sleep "
-            f"knows ({max(known)}; unknown migrations {unknown}): upgrade skillopt-sleep. "
-            "The archive was not changed (it is never migrated down)")
+            f"knows ({max(known)}; migrations it does not have: {names}): upgrade "
+            "skillopt-sleep. The archive was not changed (it is never migrated down)")
 
 
 def damaged(path: Path, detail: str, consequence: str = "nothing was written to it") -> str:
