@@ -11,7 +11,7 @@ import pytest
 
 from skillopt_sleep.firewall import Context, check_proposal
 from skillopt_sleep.night import run as night_run
-from skillopt_sleep.publish.report.html import render
+from skillopt_sleep.publish.report.html import render, render_json
 from skillopt_sleep.records import Edit, NightResult
 from skillopt_sleep.skilldoc import SkillDoc, apply_edit, parse
 
@@ -36,6 +36,8 @@ def test_a_hostile_proposal_the_edit_check_missed_is_refused_at_night(
     assert result.counts["refused_proposal"] == 1
     html = render([result], title="night")
     assert "refused by the firewall" in html and "download_to_shell" in html
+    (summary,) = render_json([result])["summary"]["skills"]
+    assert summary["refused_proposal"] == 1 and not summary["changed"]
     buffered = [json.loads(r[0])["text"] for r in archive.conn.execute(
         "SELECT edit_json FROM rejected_edits WHERE stage = 'firewall'")]
     assert buffered == [HOSTILE]  # it does not come back next night
