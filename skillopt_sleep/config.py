@@ -87,6 +87,57 @@ class Settings:
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 
 
+@dataclass(frozen=True)
+class Range:
+    """Where a numeric setting may lie: ``low``/``high`` (None: unbounded), each bound
+    included unless ``open_low``/``open_high``."""
+
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+    note: str = ""
+
+    def holds(self, value: float) -> bool:
+        if self.low is not None and (value <= self.low if self.open_low else value < self.low):
+            return False
+        return self.high is None or (value < self.high if self.open_high else value <= self.high)
+
+    def __str__(self) -> str:
+        low, high = _number(self.low), _number(self.high)
+        if self.high is None:
+            text = f"above {low}" if self.open_low else f"{low} or more"
+        elif self.low is None:
+            text = f"below {high}" if self.open_high else f"{high} or less"
+        else:
+            text = f"{'(' if self.open_low else '['}{low}, {high}{')' if self.open_high else ']'}"
+        return f"{text}; {self.note}" if self.note else text
+
+
+def _number(value: float | None) -> str:
+    return f"{value:g}" if value is not None else ""
+
+
+RANGES: dict[str, Range] = {
+    "seed": Range(0),
+    "steps": Range(1, note="reflect→gate rounds a night runs"),
+    "val_repeats": Range(1, note="times each validation task is sampled"),
+    "alpha": Range(0, 1, open_low=True, open_high=True),
+    "margin": Range(0, 1, open_high=True, note="the improvement an edit must beat"),
+    "concurrency": Range(0, note="0: the target backend's default"),
+    "max_usd_per_night": Range(0),
+    "max_usd_per_skill": Range(0),
+    "min_family_sessions": Range(1),
+    "family_threshold": Range(0, 1, open_low=True),
+    "hour": Range(0, 23),
+    "minute": Range(0, 59),
+    "min_new_sessions": Range(0),
+    "max_tasks_per_skill": Range(*TASK_BUDGET_RANGE, note="tasks one skill's night replays"),
+    "max_tasks_per_night": Range(*TASK_BUDGET_RANGE, note="tasks a night replays in all"),
+}
+"""Every numeric setting's range, checked in each layer so the error names its file."""
+
+
 def _coerce(key: str, value: Any, origin: str) -> Any:
     spec = _FIELDS[key]
     factory = spec.default_factory
@@ -117,6 +168,9 @@ def _coerce(key: str, value: Any, origin: str) -> Any:
         ok = isinstance(value, str)
     if not ok:
         raise ConfigError(f"{origin}: {key} = {value!r} has the wrong type")
+    limits = RANGES.get(key)
+    if limits is not None and not limits.holds(value):
+        raise ConfigError(f"{origin}: {key} = {value!r} is out of range (allowed: {limits})")
     return value
 
 
@@ -128,28 +182,12 @@ def _validate(values: dict[str, Any]) -> None:
     unknown = [s for s in values.get("sources", ()) if s not in tables.SOURCES]
     if unknown:
         raise ConfigError(f"unknown source(s) {unknown}; known: {tables.SOURCES.valid()}")
-    if not 0 <= values.get("hour", 3) <= 23 or not 0 <= values.get("minute", 0) <= 59:
-        raise ConfigError("hour must be 0–23 and minute 0–59")
     for key, table in (("gate_test", tables.GATE_TESTS),
                        ("budget_schedule", tables.BUDGET_SCHEDULES)):
         if key in values and values[key] not in table:
             raise ConfigError(f"{key} must be one of {table.valid()}, not {values[key]!r}")
     if values.get("cache", "") not in ("", "record", "replay-only"):
         raise ConfigError(f"cache must be record or replay-only, not {values['cache']!r}")
-    if values.get("concurrency", 0) < 0:
-        raise ConfigError(f"concurrency must be 1 or more (0: the backend's default), "
-                          f"not {values['concurrency']}")
-    if not 0 < values.get("alpha", 0.05) < 1:
-        raise ConfigError("alpha must be between 0 and 1")
-    if not 0 < values.get("family_threshold", 0.3) <= 1:
-        raise ConfigError(
-            f"family_threshold must be in (0, 1], not {values['family_threshold']!r}")
-    for key in ("max_tasks_per_skill", "max_tasks_per_night"):
-        low, high = TASK_BUDGET_RANGE
-        if key in values and not low <= values[key] <= high:
-            raise ConfigError(f"{key} must be {low}–{high}, not {values[key]!r}")
-    if values.get("min_family_sessions", 2) < 1:
-        raise ConfigError("min_family_sessions must be at least 1")
 
 
 def _layer(data: dict[str, Any], origin: str) -> dict[str, Any]:
@@ -164,12 +202,29 @@ def _layer(data: dict[str, Any], origin: str) -> dict[str, Any]:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    """A config file's table; {} when there is none."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return parse_toml(path)
     except FileNotFoundError:
         return {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
+
+
+def parse_toml(path: Path, what: str = "") -> dict[str, Any]:
+    """A TOML file's table; ``ConfigError`` (one line naming the file) when it cannot be
+    read, is not UTF-8 or is not TOML. ``FileNotFoundError`` passes through."""
+    name = f"{what} {path}" if what else str(path)
+    try:
+        return tomllib.loads(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        raise
+    except UnicodeDecodeError as exc:
+        byte = exc.object[exc.start]
+        raise ConfigError(f"{name}: not UTF-8 text (byte 0x{byte:02x} at offset {exc.start}); "
+                          "save it as UTF-8") from exc
+    except OSError as exc:
+        raise ConfigError(f"{name}: cannot be read: {exc.strerror or exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{name}: not valid TOML: {exc}") from exc
 
 
 def load(
@@ -190,8 +245,11 @@ def load(
         for k, v in env.items()
         if k.startswith(prefix) and k[len(prefix) :].lower() in _FIELDS
     }
-    values.update(_layer(from_env, "env SKILLOPT_SLEEP_*"))
-    values.update(_layer({k: v for k, v in (flags or {}).items() if v is not None}, "flag"))
+    for key, value in from_env.items():
+        values.update(_layer({key: value}, f"env {prefix}{key.upper()}"))
+    for key, value in (flags or {}).items():
+        if value is not None:
+            values.update(_layer({key: value}, f"flag --{key.replace('_', '-')}"))
     _validate(values)
     return Settings(**values)
 

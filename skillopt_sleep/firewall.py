@@ -201,15 +201,46 @@ def check_edit(edit: Edit, ctx: Context = Context()) -> list[FirewallFinding]:
     return findings
 
 
-def check_proposal(before: str, after: str) -> list[FirewallFinding]:
-    """Frontmatter changes a proposal must not carry: anything but the ``description``
-    value (the trigger check's own typed edit) is refused, ``name`` included."""
+def check_proposal(before: str, after: str, ctx: Context | None = None
+                   ) -> list[FirewallFinding]:
+    """Why a whole proposal must not be written (empty: it may).
+
+    Frontmatter changes: anything but the ``description`` value (the trigger check's own
+    typed edit) is refused, ``name`` included. With ``ctx`` (the night's, which knows the
+    user's own hosts) also what only the whole document shows: the user's own words
+    changed, or a learned entry the edit rules refuse.
+    """
+    findings = _frontmatter_changes(before, after)
+    if ctx is None:
+        return findings
+    try:
+        old, new = parse(before), parse(after)
+    except SkillDocError as exc:
+        return [*findings, FirewallFinding("unreadable", str(exc)[:80], 1)]
+    if _own_words(old.user_text()) != _own_words(new.user_text()):
+        findings.append(FirewallFinding("user_text", "text outside the learned regions changed"))
+    for region in new.regions:
+        known = set(old.entries(region))
+        for entry in new.entries(region):
+            if entry not in known:
+                findings += scan_text(entry, ctx)
+    return findings
+
+
+def _frontmatter_changes(before: str, after: str) -> list[FirewallFinding]:
     old, new = _frontmatter_keys(before), _frontmatter_keys(after)
     if old is None or new is None or (old == {}) != (new == {}):
         return [FirewallFinding("frontmatter", "frontmatter added, removed or unreadable", 1)]
     changed = sorted(k for k in old.keys() | new.keys()
                      if k != "description" and old.get(k) != new.get(k))
     return [FirewallFinding("frontmatter", f"{k} changed", 1) for k in changed]
+
+
+def _own_words(text: str) -> str:
+    """The user's words as a proposal may not change them: no frontmatter (checked on its
+    own), no region markers (a first proposal appends them), no trailing blank lines."""
+    body = _FRONTMATTER.sub("", text, count=1)
+    return "\n".join(line for line in body.splitlines() if MARKER_PREFIX not in line).rstrip()
 
 
 def _frontmatter_keys(text: str) -> dict[str, object] | None:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import platformdirs
 
+from skillopt_sleep.errors import StoreError
+
 APP = "skillopt-sleep"
 HOME_ENV = "SKILLOPT_SLEEP_HOME"
 
@@ -57,7 +59,11 @@ def queue_file(state: Path | None = None) -> Path:
 
 
 def ensure(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
+    """``path`` as a folder, made when missing; ``StoreError`` (one line) when it cannot be."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create the folder {path}: {exc.strerror or exc}") from exc
     return path
 
 

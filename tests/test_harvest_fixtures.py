@@ -53,7 +53,7 @@ def test_slash_command_is_the_request_and_sidechain_is_excluded(tmp_path: Path) 
     assert turn.request == "/orchestrator README.md を最新の状態に更新してください"
     assert "Split complex tasks" not in turn.request  # the isMeta expansion is not the ask
     # The subagent's own prompt and its failed Bash belong to the subagent, not this turn.
-    failed = [c for c in turn.tool_calls if not c.ok]
+    failed = [c for c in turn.tool_calls if c.ok is False]
     assert {c.name for c in failed} == {"Task", "Edit"}
     assert "Bash" not in {c.name for c in turn.tool_calls}
     assert any("File has not been read yet" in c.error_head for c in failed)
@@ -132,7 +132,7 @@ def test_codex_ide_preamble_mirrors_and_exit_codes(tmp_path: Path) -> None:
         "When I open the orders page I see 4 identical queries. Why, and can we make it one?",
         "so the prefetch won't slow down the first page load?"]
     assert all("environment_context" not in t.request for t in s.turns)
-    failed = [c for c in s.turns[0].tool_calls if not c.ok]
+    failed = [c for c in s.turns[0].tool_calls if c.ok is False]
     assert len(failed) == 3 and all(c.error_head.startswith("exit ") for c in failed)
     assert {c.error_head.split(":")[0] for c in failed} == {"exit 1", "exit 2"}
     assert len(s.turns[0].tool_calls) == 5
@@ -151,6 +151,22 @@ def test_codex_compacted_record_is_not_a_request(tmp_path: Path) -> None:
                         "add endpoints to reserve and release stock",
                         "now add a low-stock report", "protect the endpoints with an API key"]
     assert s.session_id == "codex-compact-0001"
+
+
+@pytest.mark.parametrize("where", ["request", "instructions"])
+def test_codex_replay_sessions_are_dropped(tmp_path: Path, where: str) -> None:
+    target = codex_tree(tmp_path / "codex", "compacted.jsonl",
+                        "11111111-2222-3333-4444-555555555555")
+    text = target.read_text()
+    if where == "request":  # a prompt the engine sent through `codex exec`
+        text = text.replace("set up the stock service skeleton",
+                            "[skillopt-sleep replay]\\nset up the stock service skeleton")
+    else:
+        text = text.replace('"source":"cli"',
+                            '"source":"cli","instructions":"[skillopt-sleep replay]"')
+    target.write_text(text)
+    source = CodexSource(tmp_path / "codex", include_headless=True)
+    assert list(source.sessions()) == [] and source.stats.dropped["sentinel"] == 1
 
 
 def test_codex_turn_aborted_is_an_interrupt(tmp_path: Path) -> None:
@@ -255,9 +271,12 @@ def test_what_the_pinned_cli_wrote(tmp_path: Path, source: str) -> None:
     assert [t.request for t in s.turns] == CLI_PROMPTS  # injected context is not a request
     assert s.project == "/path/to/repo"
     first, second, third = s.turns
-    assert first.tool_calls and all(c.ok for c in first.tool_calls)
+    assert first.tool_calls and all(c.ok is True for c in first.tool_calls)
     assert [c.ok for c in second.tool_calls] == [False]
-    assert second.signals == ["nonzero_exit" if source != "claude-code" else "tool_error"]
+    # Every agent's failed command carries its exit code, Claude Code's included.
+    assert second.signals == ["nonzero_exit"]
+    assert [c.exit_code for c in second.tool_calls] == [3]
+    assert second.tool_calls[0].error_head.startswith("exit 3")
     assert second.reaction == "correction"
     assert third.final_answer == "Using the dry-run flag."
     assert s.headless  # print/exec modes

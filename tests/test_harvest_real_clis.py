@@ -79,9 +79,10 @@ def _check(session: Session, project: Path) -> None:
     assert [t.request for t in session.turns] == PROMPTS
     assert session.project == os.path.realpath(project)
     first, second, third = session.turns
-    assert first.tool_calls and all(c.ok for c in first.tool_calls)
+    assert first.tool_calls and all(c.ok is True for c in first.tool_calls)
     assert [c.ok for c in second.tool_calls] == [False]
-    assert second.signals and second.signals[0] in ("tool_error", "nonzero_exit")
+    assert second.signals == ["nonzero_exit"]  # every agent's, Claude Code's included
+    assert [c.exit_code for c in second.tool_calls] == [3]
     assert second.reaction == "correction"
     assert third.final_answer == "Using the dry-run flag."
     assert session.headless  # the CLIs' print/exec modes are headless sessions

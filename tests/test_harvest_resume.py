@@ -18,6 +18,7 @@ from skillopt_sleep.records import to_dict
 from ._harvest_layout import fixture
 
 FIXTURES = ["bugfix_snapshots.jsonl", "init_refused_write.jsonl", "rewind_compact.jsonl",
+            "unfinished_calls.jsonl",
             "slash_sidechain.jsonl", "cli-2.1.330_print.jsonl"]
 
 

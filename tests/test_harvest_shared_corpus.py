@@ -60,7 +60,7 @@ def test_slash_command_is_the_request_and_sidechain_is_excluded(tmp_path: Path) 
     assert "Split complex tasks" not in turn.request  # the isMeta expansion is not the ask
     assert all("Examine the package.json" not in t.request for t in s.turns)
     # The sidechain's own Bash failure belongs to the subagent, not to this turn.
-    failed = [c for c in turn.tool_calls if not c.ok]
+    failed = [c for c in turn.tool_calls if c.ok is False]
     assert {c.name for c in failed} == {"Task", "Edit"}
     assert any("File has not been read yet" in c.error_head for c in failed)
     assert "tool_error" in turn.signals
@@ -137,7 +137,7 @@ def test_codex_ide_preamble_mirrors_and_exit_codes(tmp_path: Path) -> None:
     assert s.turns[0].request.startswith("When I load the dashboard, I see 4 queries.")
     assert all("# Context from my IDE setup" not in t.request for t in s.turns)
     assert all("environment_context" not in t.request for t in s.turns)
-    failed = [c for c in s.turns[0].tool_calls if not c.ok]
+    failed = [c for c in s.turns[0].tool_calls if c.ok is False]
     assert len(failed) == 3 and all(c.error_head.startswith("exit ") for c in failed)
     assert {c.error_head.split(":")[0] for c in failed} == {"exit 1", "exit 2"}
     assert "nonzero_exit" in s.turns[0].signals
@@ -276,3 +276,37 @@ def test_every_split_resumes_as_from_scratch(tmp_path: Path, source: str, name: 
 def _lines(path: Path) -> list[bytes]:
     data = path.read_bytes()
     return (data if data.endswith(b"\n") else data + b"\n").splitlines(keepends=True)
+
+
+def test_vscode_request_streaming_without_a_result_is_left_for_the_next_pass(
+        tmp_path: Path) -> None:
+    import json
+    target = vscode_tree(tmp_path / "ws", shared(f"copilot-vscode/{OPLOG}"), "file:///path/to/app")
+    running = {"requestId": "r2", "timestamp": 1779626600000, "message": {"text": "and tests?"},
+               "response": [{"value": "I'll add JUnit tests for the reso"}]}  # no result yet
+    with target.open("a") as fh:
+        fh.write("\n" + json.dumps({"kind": 2, "k": ["requests"], "v": [running]}) + "\n")
+    source = CopilotVSCodeSource(tmp_path / "ws")
+    (s,) = list(source.sessions())
+    assert [t.request for t in s.turns] == ["migrate to quarkus"]
+    assert source.stats.dropped["unfinished"] == 1
+
+
+def test_every_failed_command_in_the_corpus_carries_its_exit_code(tmp_path: Path) -> None:
+    """Across the whole shared corpus: a call's outcome is True, False or None (never
+    assumed), and a failure that states an exit code keeps it with ``nonzero_exit``."""
+    from skillopt_sleep.harvest.sources import SOURCE_NAMES, make_source
+
+    calls = coded = 0
+    for name in SOURCE_NAMES:
+        for path in sorted(shared(name).iterdir()):
+            for session in make_source(name, tmp_path, include_headless=True).sessions_from(path):
+                for turn in session.turns:
+                    for call in turn.tool_calls:
+                        calls += 1
+                        assert call.ok in (True, False, None)
+                        if call.ok is False and call.error_head.startswith("exit "):
+                            coded += 1
+                            assert call.exit_code == int(call.error_head[5:].split(":")[0])
+                            assert "nonzero_exit" in turn.signals
+    assert calls > 20 and coded > 0

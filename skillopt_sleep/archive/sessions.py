@@ -79,7 +79,8 @@ def _insert(conn: sqlite3.Connection, sessions: Iterable[Session]) -> int:
 
 def _payload(turn: Turn) -> bytes:
     # The same JSON as ``to_dict``, built directly: the generic walk was a tenth of a harvest.
-    calls = [{"name": c.name, "ok": c.ok, "args": c.args, "error_head": c.error_head}
+    calls = [{"name": c.name, "ok": c.ok, "args": c.args, "error_head": c.error_head,
+              "exit_code": c.exit_code}
              for c in turn.tool_calls]
     raw = json.dumps({"answer": turn.final_answer, "tool_calls": calls}, ensure_ascii=False)
     return zlib.compress(raw.encode("utf-8"), 6)
@@ -150,8 +151,11 @@ def _turns(archive: Archive, source: str, session_id: str) -> list[Turn]:
 
 def _call(data: dict[str, Any]) -> ToolCall:
     # Built directly: the generic ``from_dict`` walk dominated loading a session to resume.
-    return ToolCall(name=data.get("name", "?"), ok=bool(data.get("ok", True)),
-                    args=dict(data.get("args") or {}), error_head=data.get("error_head", ""))
+    ok = data.get("ok", True)
+    code = data.get("exit_code")
+    return ToolCall(name=data.get("name", "?"), ok=None if ok is None else bool(ok),
+                    args=dict(data.get("args") or {}), error_head=data.get("error_head", ""),
+                    exit_code=code if isinstance(code, int) else None)
 
 
 def session_projects(archive: Archive) -> list[str]:

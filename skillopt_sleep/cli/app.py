@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import sqlite3
 import sys
 from typing import Annotated, Any
 
@@ -55,9 +56,23 @@ def main() -> None:
     """Console entry point: library errors become a one-line message and their exit code.
 
     Usage errors (unknown options, bad values) are reported by click itself with exit 2.
+    A file the user's machine will not let us read or write, and an archive whose pages
+    turn out damaged mid-command, get one line too: never a traceback.
     """
     try:
         app()
     except SkillOptError as exc:
-        print(f"skillopt-sleep: error: {exc}", file=sys.stderr)
-        sys.exit(exc.exit_code)
+        _fail(str(exc), exc.exit_code)
+    except sqlite3.DatabaseError as exc:
+        from skillopt_sleep import paths
+        from skillopt_sleep.archive.db import damaged
+
+        _fail(damaged(paths.archive_path(), str(exc), "the command stopped there"), 1)
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        _fail(f"{exc.strerror or exc}{where}", 1)
+
+
+def _fail(message: str, code: int) -> None:
+    print(f"skillopt-sleep: error: {message}", file=sys.stderr)
+    sys.exit(code)

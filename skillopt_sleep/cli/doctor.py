@@ -2,8 +2,9 @@
 
 It runs the same pre-flight a night runs before harvesting (every configured role's spec,
 price, CLI installed and logged in, endpoint answering its model list), names the folders it
-scanned for transcripts, loads the embedding model, and exits 1 when anything configured is
-in error. ``--live`` also makes one tiny model call per configured role.
+scanned for transcripts, loads the embedding model, checks the archive (``PRAGMA
+integrity_check`` and its schema version, read-only), and exits 1 when anything is in
+error. ``--live`` also makes one tiny model call per configured role.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from skillopt_sleep import config, paths
 from skillopt_sleep.cli._console import console, working
@@ -109,6 +111,16 @@ def _lock_check() -> str | None:
     return f"pid {pid} ({'running' if alive else 'stale: that process is gone'})"
 
 
+def _archive_check() -> dict[str, Any]:
+    """The archive's integrity check and schema version, read-only."""
+    from skillopt_sleep.archive.health import check
+
+    _say("checking the archive")
+    health = check(paths.archive_path())
+    return {"path": health.path, "status": health.status, "schema": health.schema,
+            "known_schema": health.known}
+
+
 def _sources() -> tuple[dict[str, int], dict[str, list[str]]]:
     """Sessions found per source, and the folders each one scanned."""
     from skillopt_sleep.harvest.sources import SOURCE_NAMES, make_source
@@ -130,7 +142,8 @@ def doctor_cmd(
 ) -> None:
     """Sources found, backends checked, state location, embedding model, stale locks.
 
-    Exits 1 when a configured backend or the embedding model is in error."""
+    Exits 1 when a configured backend, the embedding model or the archive (SQLite's
+    integrity check, a schema newer than this version) is in error."""
     settings = config.load(Path.cwd())
     with working("scanning the agents' transcript folders"):
         found, folders = _sources()
@@ -143,11 +156,14 @@ def doctor_cmd(
         "backends": _checked_backends(settings, live),
         "embedding_model": _embedder_check(settings.embedder),
         "lock": _lock_check(),
+        "archive": _archive_check(),
     }
     failing = [role for role, row in checks["backends"].items()
                if row["status"].startswith("error")]
     if checks["embedding_model"].startswith("error"):
         failing.append("embedding_model")
+    if checks["archive"]["status"].startswith("error"):
+        failing.append("archive")
     checks["ok"] = not failing
     if as_json:
         emit(checks)
@@ -172,6 +188,11 @@ def _print(checks: dict[str, Any]) -> None:
         if "live" in row:
             out.print(f"  live call: {row['live']}")
     out.print(f"embedding_model: {checks['embedding_model']}\nlock: {checks['lock']}")
+    archive = checks["archive"]
+    colour = "red" if archive["status"].startswith("error") else "green"
+    out.print(f"archive: {escape(archive['path'])} (schema {archive['schema']}, this version "
+              f"knows {archive['known_schema']}) [{colour}]{escape(archive['status'])}"
+              f"[/{colour}]", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

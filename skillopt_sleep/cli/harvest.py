@@ -79,6 +79,7 @@ def harvest_command(
     archive = Archive(archive_path())
     listed = 0
     try:
+        archive.verify()
         found = harvest(archive, sources, wanted, rescan=rescan)
         if next_night:  # what this pass found is archived; list it with the rest below
             for _ in found:

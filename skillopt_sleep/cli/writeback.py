@@ -35,6 +35,7 @@ def _locked(project: str | None, wait: float) -> Iterator[tuple[Archive, list[Pa
     with night_lock(paths.ensure(paths.state_dir()), wait, offer_wait=True):
         archive = Archive(paths.archive_path())
         try:
+            archive.verify()  # adopt and rollback write the ledger: never into damaged pages
             yield archive, roots
         finally:
             archive.close()

@@ -108,7 +108,8 @@ class SessionBuilder:
         turn = self.current
         if turn is None or self.overflow:
             return None
-        call = ToolCall(name=name or "?", args=small_args(args))
+        # Unknown until a completion says otherwise: a call cut off never reads as a success.
+        call = ToolCall(name=name or "?", ok=None, args=small_args(args))
         turn.tool_calls.append(call)
         if call_id:
             self.calls[call_id] = call
@@ -118,11 +119,17 @@ class SessionBuilder:
         return call
 
     def tool_result(self, call_id: str, ok: bool, error: str = "",
-                    signal: Signal = Signal.TOOL_ERROR) -> None:
+                    signal: Signal = Signal.TOOL_ERROR, exit_code: int | None = None) -> None:
+        """A completion of ``call_id``: ``ok`` marks it done, a failure is kept once and
+        signalled on the current turn (``exit_code``: the code the result stated)."""
         call = self.calls.get(call_id)
-        if call is None or ok or not call.ok:
+        if call is None or call.ok is False:
+            return
+        if ok:
+            call.ok = True
             return
         call.ok = False
+        call.exit_code = exit_code
         call.error_head = _clip(error.strip(), MAX_ERROR_HEAD)
         self._raw.add(id(call))
         self.signal(signal)
@@ -227,17 +234,18 @@ class SessionBuilder:
         self._done.update(id(c) for t in self.turns for c in t.tool_calls)
         for call_id, (turn, position) in calls.items():
             self.calls[call_id] = (self.turns[turn].tool_calls[position] if turn >= 0
-                                   else ToolCall(name="?"))
+                                   else ToolCall(name="?", ok=None))
 
     def open_calls(self, kept: list[Turn], every: bool = False) -> dict[str, list[int]]:
         """``calls`` as positions in ``kept`` (what ``finish`` returned), for ``resume``:
-        those still awaiting a failure, or with ``every`` the failed ones too."""
+        those still awaiting a completion or a failure, or with ``every`` the failed ones
+        too."""
         where: dict[int, list[int]] = {}
         for t_index, turn in enumerate(kept):
             for c_index, call in enumerate(turn.tool_calls):
                 where[id(call)] = [t_index, c_index]
         return {call_id: where.get(id(call), [-1, 0])
-                for call_id, call in self.calls.items() if call.ok or every}
+                for call_id, call in self.calls.items() if call.ok is not False or every}
 
 
 def small_args(args: Any) -> dict[str, Any]:

@@ -309,8 +309,10 @@ def _tool(b: SessionBuilder, event: tuple[Any, ...]) -> None:
 
 
 def _result(b: SessionBuilder, event: tuple[Any, ...]) -> None:
-    _, call_id, ok, head, refused, interrupted = event
-    b.tool_result(call_id, ok, head, Signal.REFUSED_TOOL if refused else Signal.TOOL_ERROR)
+    _, call_id, ok, head, refused, interrupted, code = event
+    signal = (Signal.REFUSED_TOOL if refused else
+              Signal.NONZERO_EXIT if code is not None and code != 0 else Signal.TOOL_ERROR)
+    b.tool_result(call_id, ok, head, signal, code)
     if interrupted:
         b.signal(Signal.INTERRUPTED)
 

@@ -48,6 +48,7 @@ _INJECTED = ("<environment_context", "<user_instructions", "# AGENTS.md instruct
              "<world_state")
 _IDE_MARK = "## My request for Codex:"
 _EXIT_TEXT = re.compile(r"(?:Exit code|Process exited with code):?\s*(-?\d+)")
+_ABORTED = re.compile(r"aborted(?: by user)?\.?$", re.IGNORECASE)
 _HEADLESS_ORIGINATORS = ("codex_exec", "codex_sdk_ts")
 _UUID_TAIL = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
 
@@ -154,11 +155,14 @@ class _Reader:
             self.last_user = ""  # the same words typed again after an abort are a new turn
         elif kind == "exec_command_end":
             code = p.get("exit_code")
-            if isinstance(code, int) and code != 0:
+            call_id = str(p.get("call_id", ""))
+            if code == 0:
+                self.b.tool_result(call_id, True)
+            elif isinstance(code, int):
                 head = p.get("stderr") or p.get("aggregated_output") or ""
-                self.b.tool_result(str(p.get("call_id", "")), False,
+                self.b.tool_result(call_id, False,
                                    f"exit {code}: {self.b.tail(str(head), 400)}",
-                                   Signal.NONZERO_EXIT)
+                                   Signal.NONZERO_EXIT, code)
 
     def user(self, text: str, when: datetime | None) -> None:
         if SENTINEL in text:
@@ -197,7 +201,11 @@ class _Reader:
         code, text = _exit_of(output)
         if code is not None and code != 0:
             self.b.tool_result(call_id, False, f"exit {code}: {self.b.tail(text, 400)}",
-                               Signal.NONZERO_EXIT)
+                               Signal.NONZERO_EXIT, code)
+        elif code is not None or not _ABORTED.match(text.strip()):
+            # Any other output is a completion, except the one Codex writes for a call the
+            # user's interrupt cut off ("aborted", "aborted by user"): it never finished.
+            self.b.tool_result(call_id, True)
 
 
 def _exit_of(output: Any) -> tuple[int | None, str]:

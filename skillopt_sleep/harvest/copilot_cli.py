@@ -144,7 +144,9 @@ class _Reader:
         shell = data.get("shellExecution")
         code = shell.get("exitCode") if isinstance(shell, dict) else None
         exited = isinstance(code, int) and code != 0
+        call_id = str(data.get("toolCallId", ""))
         if data.get("success") is not False and not exited:
+            self.b.tool_result(call_id, True)
             return
         result = data.get("result") or data.get("error")
         head = ""
@@ -152,11 +154,12 @@ class _Reader:
             head = str(result.get("content") or result.get("message") or "")
         elif isinstance(result, str):
             head = result
-        call_id = str(data.get("toolCallId", ""))
         if exited and data.get("success") is not False:
-            self.b.tool_result(call_id, False, f"exit {code}: {head}", Signal.NONZERO_EXIT)
+            self.b.tool_result(call_id, False, f"exit {code}: {head}", Signal.NONZERO_EXIT,
+                               code if isinstance(code, int) else None)
         else:
-            self.b.tool_result(call_id, False, head)
+            self.b.tool_result(call_id, False, head,
+                               exit_code=code if isinstance(code, int) else None)
 
     def shutdown(self, data: dict[str, Any], when: datetime | None) -> None:
         changes = data.get("codeChanges")

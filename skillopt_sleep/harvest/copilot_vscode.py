@@ -180,9 +180,14 @@ def _session(state: dict[str, Any], path: Path, stats: HarvestStats) -> Session 
     b.seen(to_utc(state.get("creationDate")))
     b.seen(to_utc(state.get("lastMessageDate")))
     requests = state.get("requests")
-    for request in requests if isinstance(requests, list) else []:
-        if isinstance(request, dict):
-            _request(b, request)
+    requests = [r for r in requests if isinstance(r, dict)] if isinstance(requests, list) else []
+    # A request still running when the file was written is left out: the file changes when
+    # it completes, and that harvest reads it whole (its checkpoint no longer matches).
+    while requests and not _finished(requests[-1]):
+        stats.dropped["unfinished"] += 1
+        requests.pop()
+    for request in requests:
+        _request(b, request)
     b.project = project_of(b.cwd)
     return b.finish(str(path))
 
@@ -190,8 +195,6 @@ def _session(state: dict[str, Any], path: Path, stats: HarvestStats) -> Session 
 def _request(b: SessionBuilder, r: dict[str, Any]) -> None:
     if r.get("isSystemInitiated"):
         return
-    if not _finished(r):
-        return  # still streaming when the file was written: not a finished turn
     message = r.get("message")
     text = message.get("text") if isinstance(message, dict) else None
     if not isinstance(text, str) or not text.strip():
@@ -208,18 +211,28 @@ def _request(b: SessionBuilder, r: dict[str, Any]) -> None:
         # session format / extension version: both matter when the format drifts
         b.format_version = f"{b.format_version or '?'}/{agent['extensionVersion']}"
     b.start_turn(text, when)
-    _response(b, r.get("response"))
-    _outcome(b, r)
+    if _finished(r):
+        _response(b, r.get("response"))
+        _outcome(b, r)
+    else:
+        # Cut off and never completed (a later request followed): the request happened,
+        # its half-written answer is not an answer, and its tools' outcomes are unknown.
+        _response(b, r.get("response"), answer=False)
+        b.signal(Signal.INTERRUPTED)
 
 
 def _finished(r: dict[str, Any]) -> bool:
+    """Whether VS Code recorded the request's end: a ``result``, a cancel, or a model state
+    past pending (0). A response alone is not an end: it streams in as it is written."""
     state = r.get("modelState")
-    if isinstance(state, dict) and state.get("value") == 0:
+    value = state.get("value") if isinstance(state, dict) else None
+    if value == 0:
         return False
-    return bool(r.get("result")) or bool(r.get("isCanceled")) or bool(r.get("response"))
+    return r.get("result") is not None or r.get("isCanceled") is True \
+        or isinstance(value, int)
 
 
-def _response(b: SessionBuilder, parts: Any) -> None:
+def _response(b: SessionBuilder, parts: Any, answer: bool = True) -> None:
     texts: list[str] = []
     for part in parts if isinstance(parts, list) else []:
         if not isinstance(part, dict):
@@ -237,7 +250,7 @@ def _response(b: SessionBuilder, parts: Any) -> None:
             uri = part.get("uri")
             if isinstance(uri, dict) and isinstance(uri.get("path"), str):
                 b.touched(uri["path"])
-    if texts:
+    if texts and answer:
         b.answer("".join(texts))
 
 
@@ -258,6 +271,8 @@ def _tool(b: SessionBuilder, part: dict[str, Any], position: int) -> None:
         output = details.get("output")
         head = json.dumps(output, ensure_ascii=False)[:400] if output is not None else ""
         b.tool_result(call_id, False, head)
+    elif part.get("isComplete") is True:
+        b.tool_result(call_id, True)
 
 
 def _outcome(b: SessionBuilder, r: dict[str, Any]) -> None:

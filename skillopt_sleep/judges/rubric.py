@@ -81,8 +81,12 @@ def _first_json_object(text: str) -> dict[str, Any] | None:
     return None
 
 
+def _outcome(call: ToolCall) -> str:
+    return "unknown" if call.ok is None else "ok" if call.ok else "failed"
+
+
 def grading_prompt(task: Task, response: str, tool_calls: Sequence[ToolCall]) -> list[Message]:
-    tools = ", ".join(f"{c.name}({'ok' if c.ok else 'failed'})" for c in tool_calls) or "none"
+    tools = ", ".join(f"{c.name}({_outcome(c)})" for c in tool_calls) or "none"
     body = (f"## Task\n{task.intent}\n\n"
             + (f"## Context\n{task.context}\n\n" if task.context else "")
             + f"## Rubric\n{task.judge.rubric}\n\n## Tools the agent ran\n{tools}\n\n"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from skillopt_sleep.errors import BudgetExceeded
-from skillopt_sleep.firewall import Context, check_edit
+from skillopt_sleep.firewall import Context, check_edit, check_proposal
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
 from skillopt_sleep.night import gate, slow_update
@@ -84,6 +84,8 @@ class Night:
         else:
             executor = inputs.executor
         self.scorer = Scorer(self.split, self.target, inputs.judge_for, self.cfg, executor)
+        self.refused = 0
+        """1 when the night's validated proposal was refused by the firewall as a whole."""
         self.val_first = 0
         """First validation sample of the current incumbent's evidence. An accepted edit's
         scores won its gate, so they are biased upward; the next comparisons use fresh
@@ -150,7 +152,27 @@ class Night:
             doc = self._slow(parse(self.inputs.skill_text), doc)
         except BudgetExceeded as exc:
             r.stopped = f"stopped at the cost cap: {exc}; kept what was validated before it"
-        return self._finish(parse(self.inputs.skill_text), self.incumbent)
+        before = parse(self.inputs.skill_text)
+        return self._finish(before, self._checked(before, self.incumbent))
+
+    def _checked(self, before: SkillDoc, after: SkillDoc) -> SkillDoc:
+        """``after``, unless the proposal as a whole breaks a firewall rule (its frontmatter
+        or the user's own words changed, learned text only the whole shows): then the skill
+        stays as it was, the reason goes to the report and the accepted edits to the buffer.
+        Each edit passed the firewall alone; this is the same check adoption makes."""
+        if after.hash == before.hash:
+            return after
+        findings = check_proposal(before.text, after.text, self.firewall)
+        if not findings:
+            return after
+        reason = "; ".join(f"{f.rule}: {redact(f.excerpt)[0]}" for f in findings)
+        self.result.warnings.append(
+            f"the proposal was refused by the firewall ({reason}); the skill stays as it was")
+        self.refused = 1
+        for d in self.result.accepted:
+            self._reject(replace(d, accepted=False, stage="firewall",
+                                 reason=f"part of a refused proposal: {reason}"))
+        return before
 
     def _describe(self, doc: SkillDoc) -> SkillDoc:
         """The trigger check first: whether the agent loads the skill at all."""
@@ -335,6 +357,8 @@ class Night:
             except BudgetExceeded:
                 r.after_val = r.baseline_val if after.hash == before.hash else r.after_val
         r.counts = _counts(r)
+        if self.refused:
+            r.counts["refused_proposal"] = self.refused
         r.task_evidence = self._evidence(before, after)
         roles = self.ledger.by_role()
         r.calls_by_role = {k: roles.get(k, {}).get("calls", 0) for k in ("target", "optimizer")}

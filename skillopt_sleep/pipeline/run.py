@@ -184,6 +184,7 @@ def run_once(
     with night_lock(paths.ensure(paths.state_dir())), _state(dry_run) as state:
         archive = Archive(paths.archive_path(state))
         try:
+            archive.verify()  # a night writes to it: a damaged archive is refused first
             _Run(archive, state, where, settings, outcome, say, checks).go(policy)
         finally:
             archive.close()

@@ -176,7 +176,10 @@ def disk_state(version: ledger.Version) -> dict[str, str]:
         else:
             # Bytes decoded as they are: read_text would turn CRLF into LF and call a
             # byte-exact CRLF copy "modified since".
-            text = path.read_bytes().decode("utf-8", errors="replace")
+            try:
+                text = path.read_bytes().decode("utf-8", errors="replace")
+            except OSError as exc:
+                raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
             same = sha256_text(text) == version.sha256
             found[target] = "current" if same else "modified since"
     return found

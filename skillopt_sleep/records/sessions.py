@@ -34,12 +34,16 @@ class Reaction(StrEnum):
 
 @dataclass
 class ToolCall:
-    """One tool the agent ran. ``ok`` is False for structural failures (is_error, exit != 0)."""
+    """One tool the agent ran. ``ok`` is False for structural failures (is_error, exit != 0)
+    and None when no completion was recorded (the call was cut off, or is still running):
+    unknown, never counted as a success or a failure. ``exit_code`` is the code a failed
+    command's result stated, when it stated one."""
 
     name: str
-    ok: bool = True
+    ok: bool | None = True
     args: dict[str, Any] = field(default_factory=dict)
     error_head: str = ""
+    exit_code: int | None = None
 
 
 @dataclass

@@ -18,12 +18,12 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from skillopt_sleep.config import parse_toml
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.judges.rules import validate_checks
 from skillopt_sleep.records import JudgeSpec, Split, Task
@@ -170,9 +170,9 @@ def available() -> list[str]:
 def load(name_or_path: str) -> Persona:
     path = resolve(name_or_path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"persona {path}: {exc}") from exc
+        data = parse_toml(path, "persona")
+    except FileNotFoundError as exc:
+        raise ConfigError(f"persona {path}: no such file") from exc
     try:
         return _build(data, path)
     except (KeyError, TypeError, ValueError) as exc:

@@ -77,6 +77,7 @@ def figures(r: NightResult) -> dict[str, Any]:
         "gated": sum(1 for d in decisions if d.stage == "gate"),
         "accepted": len(r.accepted),
         "rejected_by_stage": {k: len(v) for k, v in by_stage(decisions).items()},
+        "refused_proposal": r.counts.get("refused_proposal", 0),
         "changed": r.changed,
         "model_calls": r.model_calls,
         "calls_by_role": calls_by_role(r),
