@@ -145,7 +145,8 @@ def reflect_slow(
         comparison=comparison,
     )
     out = Reflection()
-    _ask(optimizer, messages, "failure", seed, out, frozenset(t.id for t, _ in persistent[:batch_size]))
+    shown = frozenset(t.id for t, _ in persistent[:batch_size])
+    _ask(optimizer, messages, "failure", seed, out, shown)
     out.edits = [
         Edit(op="append", text=e.text, rationale=e.rationale, origin="slow",
              region="slow", support=e.support)
