@@ -72,6 +72,9 @@ def test_admit_drops_restatements_repeats_and_one_task_edits_in_rank_order():
     assert all(d.stage == "merge" and not d.accepted for d in dropped)
     # min_support 1 and an overlap above 1 turn every rule off.
     assert admit(ranked, doc, min_support=1, overlap=1.1)[0] == ranked
+    # One anecdote a step: the best-ranked under-supported candidate goes on.
+    kept, _ = admit([ranked[3], *ranked[3:]], doc, min_support=2, overlap=0.8, anecdotes=1)
+    assert [e.text for e in kept] == [ranked[3].text, ranked[4].text]
 
 
 def test_support_counts_only_the_tasks_the_optimizer_was_shown():
@@ -113,21 +116,29 @@ def test_a_restated_rule_never_reaches_the_gate():
     assert any(s.count("regression test") == 2 for s in seen)
 
 
-def test_an_edit_citing_one_task_is_not_gated_unless_min_support_allows():
+def test_edits_citing_one_task_are_gated_only_as_the_steps_anecdote_or_if_allowed():
     skill = "---\nname: fix\ndescription: d\n---\nFix bugs.\n"
     one = {"op": "append", "text": GOOD, "tasks": ["t0"]}
-    _, result = _night(skill, [one])
+    other = {"op": "append", "text": "Say which input broke the code, and why it broke it.",
+             "tasks": ["t1"]}
+    _, result = _night(skill, [one, other])  # the defaults: one anecdote a step
+    stages = {d.edit.text: (d.stage, d.reason) for d in result.decisions}  # type: ignore[attr-defined]
+    assert stages[GOOD][0] == "gate" and GOOD in result.skill_after  # type: ignore[attr-defined]
+    assert stages[other["text"]] == ("merge", "cites 1 task(s), fewer than 2")
+    _, result = _night(skill, [one], anecdotes=0)
     assert [d.stage for d in result.decisions] == ["merge"]  # type: ignore[attr-defined]
     assert GOOD not in result.skill_after  # type: ignore[attr-defined]
-    _, result = _night(skill, [one], min_support=1)
+    _, result = _night(skill, [one], anecdotes=0, min_support=1)
     assert GOOD in result.skill_after  # type: ignore[attr-defined]
-    _, result = _night(skill, [dict(one, tasks=["t0", "t1"])])
+    _, result = _night(skill, [dict(one, tasks=["t0", "t1"])], anecdotes=0)
     assert GOOD in result.skill_after  # type: ignore[attr-defined]
 
 
 def test_bad_candidate_settings_are_refused(tmp_path: Path):
     with pytest.raises(ConfigError, match="min_support"):
         NightConfig(min_support=0)
+    with pytest.raises(ConfigError, match="anecdotes"):
+        NightConfig(anecdotes=-1)
     with pytest.raises(ConfigError, match="idle_steps"):
         NightConfig(idle_steps=-1)
 

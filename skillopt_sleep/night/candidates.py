@@ -11,10 +11,14 @@ is dropped (recorded with its reason, never buffered as a gate rejection) when
 - **it repeats a better-ranked candidate** of the same step (the same near-duplicate test):
   one of them is enough, the first in rank order goes on (so a rewording of an edit the
   step accepts never reaches a gate either);
-- **it rests on one task**: the tasks an edit cites (``Edit.support``, counted only among
-  the minibatch's tasks) are below ``min_support``. The reflection prompt asks for edits that
-  fix tasks like these in general, "not one instance"; one failure is an anecdote, and a
-  rule that keeps failing comes back with more support in a later step or night.
+- **it rests on too few tasks**: the tasks an edit cites (``Edit.support``, counted only
+  among the minibatch's tasks) are below ``min_support`` (2), and the step has already let
+  its ``anecdotes`` (1) through. The reflection prompt asks for edits that fix tasks like
+  these in general, "not one instance": an edit seen in one task is usually a rule overfitted
+  to it or a platitude. But a real minibatch is diverse, and a good rule may show in only
+  one of its tasks; so the best-ranked under-supported candidate of each step is still gated.
+  (With no anecdote at all, the full pipeline's proof lost a third of its lift.) Rank order is
+  ``merge``'s: failure-driven edits first, then more support, then shorter text.
 
 *Near-duplicate* is a text rule, the same for every model: two lines are near-duplicates when
 their word sets (lower-cased, punctuation and a short stop-word list removed) overlap by
@@ -88,11 +92,13 @@ def restates(edit: Edit, lines: Iterable[str], overlap: float) -> str | None:
 
 
 def admit(
-    ranked: Sequence[Edit], doc: SkillDoc, *, min_support: int, overlap: float
+    ranked: Sequence[Edit], doc: SkillDoc, *, min_support: int, overlap: float,
+    anecdotes: int = 0,
 ) -> tuple[list[Edit], list[GateDecision]]:
     """The candidates of ``ranked`` worth a gate, in rank order, and a decision (stage
     ``merge``) for each one dropped: restating the skill, repeating a better-ranked
-    candidate, or citing fewer than ``min_support`` tasks."""
+    candidate, or citing fewer than ``min_support`` tasks once ``anecdotes`` such candidates
+    have gone on."""
     lines = skill_lines(doc)
     kept: list[Edit] = []
     dropped: list[GateDecision] = []
@@ -103,7 +109,10 @@ def admit(
         elif (twin := next((k for k in kept if _same_change(edit, k, overlap)), None)) is not None:
             reason = f"repeats candidate {twin.id}"
         elif edit.support < min_support:
-            reason = f"cites {edit.support} task(s), fewer than {min_support}"
+            if anecdotes > 0:
+                anecdotes -= 1
+            else:
+                reason = f"cites {edit.support} task(s), fewer than {min_support}"
         if reason:
             dropped.append(GateDecision(edit, False, reason, stage="merge"))
         else:

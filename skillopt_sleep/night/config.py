@@ -49,6 +49,10 @@ class NightConfig:
     min_support: int = 2
     """An edit reaches the gate only if it cites at least this many minibatch tasks (1: any
     edit); see ``night.candidates``."""
+    anecdotes: int = 1
+    """Of a step's candidates citing fewer than ``min_support`` tasks, this many (the best
+    ranked) still reach the gate: a real minibatch is diverse, and a good rule may show in
+    one task of it."""
     restate_overlap: float = 0.8
     """Word overlap at which an edit's text counts as a line the skill already holds, or as
     a better-ranked candidate (> 1: never), and is dropped before the gate."""
@@ -63,6 +67,8 @@ class NightConfig:
         BUDGET_SCHEDULES.row(self.schedule)
         if self.min_support < 1:
             raise ConfigError(f"min_support must be at least 1, not {self.min_support}")
+        if self.anecdotes < 0:
+            raise ConfigError(f"anecdotes must be 0 or more, not {self.anecdotes}")
         if self.idle_steps < 0:
             raise ConfigError(f"idle_steps must be 0 (never stop early) or more, not "
                               f"{self.idle_steps}")

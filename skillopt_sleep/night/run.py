@@ -218,7 +218,7 @@ class Night:
         if not self.gate_test.replays:
             return list(ranked), []  # the gate-off ablation keeps every edit that applies
         return candidates.admit(ranked, doc, min_support=self.cfg.min_support,
-                                overlap=self.cfg.restate_overlap)
+                                overlap=self.cfg.restate_overlap, anecdotes=self.cfg.anecdotes)
 
     def _reject(self, decision: GateDecision) -> None:
         self.rejected.append(decision)
