@@ -72,9 +72,13 @@ def test_admit_drops_restatements_repeats_and_one_task_edits_in_rank_order():
     assert all(d.stage == "merge" and not d.accepted for d in dropped)
     # min_support 1 and an overlap above 1 turn every rule off.
     assert admit(ranked, doc, min_support=1, overlap=1.1)[0] == ranked
-    # One anecdote a step: the best-ranked under-supported candidate goes on.
-    kept, _ = admit([ranked[3], *ranked[3:]], doc, min_support=2, overlap=0.8, anecdotes=1)
-    assert [e.text for e in kept] == [ranked[3].text, ranked[4].text]
+    # One anecdote a step, only when nothing of the step has the support: the best-ranked
+    # under-supported candidate goes on then, and never beside a better-supported one.
+    weak = [ranked[3], Edit(op="append", text="Quote the traceback's last line.", support=1)]
+    kept, _ = admit(weak, doc, min_support=2, overlap=0.8, anecdotes=1)
+    assert kept == weak[:1]
+    kept, _ = admit(ranked, doc, min_support=2, overlap=0.8, anecdotes=1)
+    assert [e.text for e in kept] == [ranked[0].text, ranked[4].text]
 
 
 def test_support_counts_only_the_tasks_the_optimizer_was_shown():

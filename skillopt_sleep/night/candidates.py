@@ -12,13 +12,15 @@ is dropped (recorded with its reason, never buffered as a gate rejection) when
   one of them is enough, the first in rank order goes on (so a rewording of an edit the
   step accepts never reaches a gate either);
 - **it rests on too few tasks**: the tasks an edit cites (``Edit.support``, counted only
-  among the minibatch's tasks) are below ``min_support`` (2), and the step has already let
-  its ``anecdotes`` (1) through. The reflection prompt asks for edits that fix tasks like
-  these in general, "not one instance": an edit seen in one task is usually a rule overfitted
-  to it or a platitude. But a real minibatch is diverse, and a good rule may show in only
-  one of its tasks; so the best-ranked under-supported candidate of each step is still gated.
-  (With no anecdote at all, the full pipeline's proof lost a third of its lift.) Rank order is
-  ``merge``'s: failure-driven edits first, then more support, then shorter text.
+  among the minibatch's tasks) are below ``min_support`` (2). The reflection prompt asks for
+  edits that fix tasks like these in general, "not one instance": an edit seen in one task
+  is usually a rule overfitted to it or a platitude. But a real minibatch is diverse, and a
+  good rule may show in only one of its tasks: a step in which *no* candidate has the
+  support still gates its best-ranked ``anecdotes`` (1) under-supported ones. (With no
+  anecdote at all the full pipeline's proof, whose mined minibatches are more diverse, lost
+  about a third of its lift on the seeds tried; with one in every step the gate study saved
+  little.) Rank order is ``merge``'s: failure-driven edits first, then more support, then
+  shorter text.
 
 *Near-duplicate* is a text rule, the same for every model: two lines are near-duplicates when
 their word sets (lower-cased, punctuation and a short stop-word list removed) overlap by
@@ -97,11 +99,13 @@ def admit(
 ) -> tuple[list[Edit], list[GateDecision]]:
     """The candidates of ``ranked`` worth a gate, in rank order, and a decision (stage
     ``merge``) for each one dropped: restating the skill, repeating a better-ranked
-    candidate, or citing fewer than ``min_support`` tasks once ``anecdotes`` such candidates
-    have gone on."""
+    candidate, or citing fewer than ``min_support`` tasks (unless no candidate cites enough:
+    then the first ``anecdotes`` of them go on)."""
     lines = skill_lines(doc)
     kept: list[Edit] = []
     dropped: list[GateDecision] = []
+    if any(e.support >= min_support and restates(e, lines, overlap) is None for e in ranked):
+        anecdotes = 0  # the step has better-supported evidence to spend its gates on
     for edit in ranked:
         reason = ""
         if (line := restates(edit, lines, overlap)) is not None:

@@ -50,7 +50,7 @@ class NightConfig:
     """An edit reaches the gate only if it cites at least this many minibatch tasks (1: any
     edit); see ``night.candidates``."""
     anecdotes: int = 1
-    """Of a step's candidates citing fewer than ``min_support`` tasks, this many (the best
+    """In a step where no candidate cites ``min_support`` tasks, this many of them (the best
     ranked) still reach the gate: a real minibatch is diverse, and a good rule may show in
     one task of it."""
     restate_overlap: float = 0.8
