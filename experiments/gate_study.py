@@ -6,15 +6,20 @@ were proposed and ever let in, how often neutral edits got past the gate, how of
 gated skill scored at least as well on test as the ungated one, and what the gated nights
 cost: their model calls (target, optimizer and judge, the test-split scoring included; the
 gate-off twin's calls are not counted) and those calls per +0.01 of held-out test lift
-(total calls over total lift, so a run that gained nothing still counts its calls).
+(total calls over total lift, so a run that gained nothing still counts its calls). The
+test split is measurement, not the night (about 200 calls a run score it for the two
+reported figures), so the same ratio is also given for the nights alone ("nights only");
+the calls target is judged on the first, stricter figure.
 
     python experiments/gate_study.py --seeds 20 --nights 3 --json gate_study.json
     python experiments/gate_study.py --gate-test sign   # the fixed-sample gate, for comparison
+    python experiments/gate_study.py --seeds 10 --set min_support=1   # any NightConfig field
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -49,6 +54,7 @@ def run_persona(name: str, seeds: int, nights: int, config: NightConfig) -> list
         summary = prove(ProofSpec(persona=name, seed=seed, nights=nights, config=config))
         run = {k: summary[k] for k in _SUMMARY_KEYS}
         run["calls"] = run["target_calls"] + run["optimizer_calls"] + run["judge_calls"]
+        run["night_calls"] = run["calls"] - run["test_calls"]
         runs.append(run)
     return runs
 
@@ -70,6 +76,8 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     total_lift = sum(r["lift"] or 0.0 for r in runs)
     calls_per_lift = (round(sum(r["calls"] for r in runs) / (100 * total_lift), 2)
                       if total_lift > 0 else None)
+    night_calls_per_lift = (round(sum(r["night_calls"] for r in runs) / (100 * total_lift), 2)
+                            if total_lift > 0 else None)
     gated_ok = sum(1 for r in runs
                    if (r["after_test"] or 0.0) >= (r["ungated_after_test"] or 0.0) - 1e-9)
     figures: dict[str, Any] = {
@@ -93,6 +101,7 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "mean_test_calls": round(_mean([r["test_calls"] for r in runs]), 1),
         "failed_calls": sum(r["failed_calls"] for r in runs),
         "calls_per_0_01_lift": calls_per_lift,
+        "night_calls_per_0_01_lift": night_calls_per_lift,
         "seconds": round(sum(r["seconds"] for r in runs), 1),
     }
     figures["targets"] = {
@@ -107,7 +116,7 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 _COLUMNS = ("persona", "baseline", "after", "ungated", "lift", "harmful runs", "harmful acc",
-            "neutral acc", "gated≥ungated", "calls", "calls/+0.01", "targets")
+            "neutral acc", "gated≥ungated", "calls", "calls/+0.01", "nights only", "targets")
 
 
 def _row(name: str, f: dict[str, Any]) -> tuple[str, ...]:
@@ -119,6 +128,8 @@ def _row(name: str, f: dict[str, Any]) -> tuple[str, ...]:
             f"{neutral} ({f['neutral_false_accept_rate']:.1%})",
             f"{f['gated_at_least_ungated_runs']}/{n}", f"{f['mean_calls']:.0f}",
             "—" if f["calls_per_0_01_lift"] is None else f"{f['calls_per_0_01_lift']:.1f}",
+            "—" if f["night_calls_per_0_01_lift"] is None
+            else f"{f['night_calls_per_0_01_lift']:.1f}",
             "met" if f["meets_targets"] else "missed: " + ", ".join(
                 k for k, ok in f["targets"].items() if not ok))
 
@@ -149,6 +160,21 @@ def study(names: Sequence[str], seeds: int, nights: int,
     }
 
 
+def night_config(gate_test: str, settings: Sequence[str]) -> NightConfig:
+    """A ``NightConfig`` with ``gate_test`` and each ``KEY=VALUE`` of ``settings`` (a field of
+    ``NightConfig``, its value parsed as the field's type); an unknown key is an error."""
+    fields = {f.name: f for f in dataclasses.fields(NightConfig)}
+    values: dict[str, Any] = {"gate_test": gate_test}
+    for item in settings:
+        key, sep, raw = item.partition("=")
+        if not sep or key not in fields:
+            raise SystemExit(f"--set {item!r}: expected KEY=VALUE with KEY one of "
+                             f"{', '.join(sorted(fields))}")
+        kind = type(getattr(NightConfig(), key))
+        values[key] = raw.lower() in ("1", "true", "yes") if kind is bool else kind(raw)
+    return NightConfig(**values)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=20, help="seeds per persona (0..N-1)")
@@ -157,11 +183,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="only this persona (repeatable); default: every persona")
     parser.add_argument("--gate-test", default=NightConfig().gate_test,
                         help="the gate's test (a row of GATE_TESTS)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a NightConfig field for the nights (repeatable)")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     args = parser.parse_args(argv)
     names = args.persona or personas.available()
     start = time.monotonic()
-    result = study(names, args.seeds, args.nights, NightConfig(gate_test=args.gate_test))
+    result = study(names, args.seeds, args.nights, night_config(args.gate_test, args.set))
     result["command"] = " ".join(["python", "experiments/gate_study.py", *(argv or sys.argv[1:])])
     result["seconds"] = round(time.monotonic() - start, 1)
     rows = [_row(n, f) for n, f in result["personas"].items()]

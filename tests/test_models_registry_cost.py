@@ -317,3 +317,48 @@ def test_handoff_defaults_to_the_state_dir(isolated_home: Path) -> None:
     llm = build_llm("handoff")
     with pytest.raises(HandoffPending, match=str(isolated_home)):
         llm.complete(MESSAGES, max_tokens=5, temperature=0, seed=0)
+
+
+def test_concurrent_calls_never_overshoot_the_cap() -> None:
+    """Calls in flight hold their worst case: eight at once cannot all pass a cap that has
+    room for three (checked per call, all eight would, and the spend would be 0.16)."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    class Slow(PricedScript):
+        def complete(self, messages, *, max_tokens=1024, temperature=0.0, seed=0,  # type: ignore[no-untyped-def]
+                     tools=None) -> Completion:
+            time.sleep(0.2)  # every call overlaps every other
+            return super().complete(messages, max_tokens=max_tokens, temperature=temperature,
+                                    seed=seed)
+
+    ledger = Ledger()
+    inner = Slow(Price(1000.0, 1000.0), Usage(10, 10))  # $0.02 a call, at most ~$0.029
+    metered = MeteredLLM(inner, "target", ledger, max_usd_per_night=0.1)
+
+    def call(seed: int) -> str:
+        try:
+            return metered.complete(MESSAGES, max_tokens=20, temperature=0, seed=seed).text
+        except BudgetExceeded:
+            return "refused"
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        outcomes = list(pool.map(call, range(8)))
+    assert outcomes.count("answer") == 3 and outcomes.count("refused") == 5
+    assert len(inner.calls) == 3 and ledger.total_usd <= 0.1
+    assert ledger.held_usd == 0.0  # every hold settled
+    # Settled holds free their room for the real (smaller) cost: one more call fits.
+    assert call(99) == "answer" and ledger.total_usd <= 0.1
+
+
+def test_an_interrupted_call_releases_its_hold() -> None:
+    def stop(messages: object, seed: int) -> str:
+        raise KeyboardInterrupt
+
+    ledger = Ledger()
+    metered = MeteredLLM(PricedScript(Price(1.0, 1.0), Usage(1, 1)), "target", ledger,
+                         max_usd_per_night=1.0)
+    metered.inner = ScriptedLLM(stop)
+    with pytest.raises(KeyboardInterrupt):
+        metered.complete(MESSAGES, max_tokens=10, temperature=0, seed=0)
+    assert ledger.held_usd == 0.0 and ledger.calls == []

@@ -67,7 +67,7 @@ def test_harmful_edit_rejected_even_when_proposed_with_helpful_one(tmp_path: Pat
     opt = optimizer_reply(
         [
             {"op": "append", "text": HARMFUL, "tasks": ["t0", "t1", "t2"]},
-            {"op": "append", "text": GOOD, "tasks": ["t0"]},
+            {"op": "append", "text": GOOD, "tasks": ["t0", "t1"]},
         ]
     )
     result, _ = night(tmp_path, opt)
@@ -84,7 +84,7 @@ def test_gate_off_lets_the_harmful_edit_in(tmp_path: Path):
 
 
 def test_rejected_edit_reaches_the_next_reflection_and_is_not_regated(tmp_path: Path):
-    opt = optimizer_reply([{"op": "append", "text": HARMFUL}])
+    opt = optimizer_reply([{"op": "append", "text": HARMFUL, "tasks": ["t0", "t1"]}])
     first, archive = night(tmp_path, opt)
     assert [d.stage for d in first.decisions] == ["gate"]
     archive.close()
@@ -193,8 +193,9 @@ def test_after_an_accept_the_gate_compares_on_fresh_samples(tmp_path: Path):
         seeds.append(seed)
         return target_reply(messages, seed)
 
-    opt = optimizer_reply([{"op": "append", "text": GOOD, "tasks": ["t0", "t1"]},
-                           {"op": "append", "text": "Name the failing test."}])
+    opt = optimizer_reply([{"op": "append", "text": GOOD, "tasks": ["t0", "t1", "t2"]},
+                           {"op": "append", "text": "Name the failing test.",
+                            "tasks": ["t2", "t3"]}])
     inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
                          target=ScriptedLLM(target), optimizer=opt, night_id="n",
                          config=NightConfig(steps=1, slow_update=False, gate_test="sign"))
@@ -256,7 +257,7 @@ def test_any_executor_runs_the_replays(tmp_path: Path):
             Counting.maps += 1
             return super().map(*args, **kwargs)
 
-    opt = optimizer_reply([{"op": "append", "text": GOOD}])
+    opt = optimizer_reply([{"op": "append", "text": GOOD, "tasks": ["t0", "t1"]}])
     with Counting(max_workers=2) as pool:
         inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
                              target=ScriptedLLM(target_reply), optimizer=opt, night_id="n",
@@ -315,7 +316,8 @@ def test_no_rollout_is_drawn_twice_in_a_night_with_the_screen(tmp_path: Path):
         return target_reply(messages, seed)
 
     opt = optimizer_reply([{"op": "append", "text": GOOD, "tasks": ["t0", "t1"]},
-                           {"op": "append", "text": "Name the failing test."}])
+                           {"op": "append", "text": "Name the failing test.",
+                            "tasks": ["t2", "t3"]}])
     inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
                          target=ScriptedLLM(target), optimizer=opt, night_id="n",
                          config=NightConfig(steps=2, gate_test="sequential"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,12 +22,16 @@ BODY = (
 
 
 def provider(optimizer_reply: str):
-    """Reflection prompts get ``optimizer_reply``; task prompts follow the TL;DR rule if stated."""
+    """Reflection prompts get ``optimizer_reply`` (its ``TASKS`` replaced by the ids of the
+    minibatch shown, as a model cites the tasks an edit would fix); task prompts follow the
+    TL;DR rule if stated."""
 
     def reply(request: RecordedRequest) -> Text:
         body = json.dumps(request.body)
         if "<mode>" in body:
-            return Text(optimizer_reply, input_tokens=2000, output_tokens=80)
+            shown = re.findall(r'task_id[\\"]*: [\\"]*([\w:.-]+)', body)
+            return Text(optimizer_reply.replace('"TASKS"', json.dumps(shown)[1:-1] or '"none"'),
+                        input_tokens=2000, output_tokens=80)
         answer = (
             f"TL;DR: it holds.\n\n{BODY}"
             if RULE.replace("'", "") in body.replace("'", "")
@@ -98,7 +103,7 @@ def prove_at(url: str, tmp: Path, *extra: str) -> subprocess.CompletedProcess[st
 
 @pytest.mark.timeout(300)
 def test_night_on_real_sdks_reports_calls_and_cost_and_gates_the_edit(tmp_path: Path):
-    edit = json.dumps({"edits": [{"op": "append", "text": RULE, "tasks": ["a", "b"]}]})
+    edit = json.dumps({"edits": [{"op": "append", "text": RULE, "tasks": ["TASKS"]}]})
     with Server(provider(edit)) as server:
         done = prove(server, tmp_path)
         wires = {r.wire for r in server.model_requests()}
@@ -123,7 +128,7 @@ def test_garbage_optimizer_completes_with_no_valid_edits_and_the_reason(tmp_path
 
 @pytest.mark.timeout(300)
 def test_recorded_night_replays_offline_with_identical_results(tmp_path: Path):
-    edit = json.dumps({"edits": [{"op": "append", "text": RULE, "tasks": ["a", "b"]}]})
+    edit = json.dumps({"edits": [{"op": "append", "text": RULE, "tasks": ["TASKS"]}]})
     with Server(provider(edit)) as server:
         recorded = prove(server, tmp_path, "--record")
         url = server.url

@@ -6,6 +6,12 @@ cap is a promise, not a trigger: a call is refused (``BudgetExceeded``, before i
 sent) when its worst case — the prompt plus ``max_tokens`` of output at the model's
 price — could take the spend past the per-night or per-skill cap. Replays from the
 cache are free and never refused.
+
+Calls run concurrently (a night's replays go through an executor), so the check and the
+spend must be one step: a call *reserves* its worst case in the ledger before it is sent
+(checked and held under the ledger's lock, against what is spent plus what calls in flight
+hold) and *settles* when it returns — its hold released and its real cost recorded in one
+step. However many calls are in flight, the spend never passes a cap.
 """
 
 from __future__ import annotations
@@ -52,6 +58,8 @@ class Ledger:
     def __init__(self, guard: CallGuard | None = None) -> None:
         self._lock = threading.Lock()
         self._calls: list[CallRecord] = []
+        self._held: dict[int, tuple[str, float]] = {}
+        self._next_hold = 0
         self.skill = ""
         self.guard = guard
 
@@ -67,6 +75,43 @@ class Ledger:
     def record(self, call: CallRecord) -> None:
         with self._lock:
             self._calls.append(call)
+
+    def reserve(self, usd: float, skill: str, caps: Sequence[tuple[str, float, bool]],
+                what: str) -> int:
+        """Hold ``usd`` for a call about to be sent, or raise ``BudgetExceeded`` if that could
+        take a cap past its limit; returns the hold's id for ``settle``. ``caps`` are
+        ``(scope, limit, per_skill)``: a per-skill cap counts ``skill``'s spend and holds only."""
+        with self._lock:
+            for scope, cap, per_skill in caps:
+                spent = sum(c.cost_usd for c in self._calls if not per_skill or c.skill == skill)
+                held = sum(v for s, v in self._held.values() if not per_skill or s == skill)
+                if spent >= cap or spent + held + usd > cap:
+                    in_flight = f", ${held:.4f} held by calls in flight" if held else ""
+                    raise BudgetExceeded(
+                        f"the {scope} budget of ${cap:.2f} is reached: ${spent:.4f} spent"
+                        f"{in_flight}, the next {what} could cost up to ${usd:.4f}")
+            self._next_hold += 1
+            self._held[self._next_hold] = (skill, usd)
+            return self._next_hold
+
+    def settle(self, hold: int | None, call: CallRecord) -> None:
+        """Release a hold and record the call it was for, in one step."""
+        with self._lock:
+            if hold is not None:
+                self._held.pop(hold, None)
+            self._calls.append(call)
+
+    def release(self, hold: int | None) -> None:
+        """Drop a hold whose call never happened (nothing is recorded)."""
+        if hold is not None:
+            with self._lock:
+                self._held.pop(hold, None)
+
+    @property
+    def held_usd(self) -> float:
+        """What calls in flight hold against the caps."""
+        with self._lock:
+            return sum(v for _, v in self._held.values())
 
     @property
     def calls(self) -> list[CallRecord]:
@@ -179,42 +224,44 @@ class MeteredLLM:
         guard = self.ledger.guard
         if guard is not None:
             guard.check(self.role)
-        self._check_caps(messages, params)
         skill = self.ledger.skill
+        hold = self._reserve(messages, params, skill)
         started = time.monotonic()
         try:
             completion = self.inner.complete(messages, **params)
         except ModelError as exc:
-            self.ledger.record(CallRecord(self.role, self.name, skill, error=str(exc)[:500],
-                                          latency_s=time.monotonic() - started))
+            self.ledger.settle(hold, CallRecord(self.role, self.name, skill,
+                                                error=str(exc)[:500] or type(exc).__name__,
+                                                latency_s=time.monotonic() - started))
             if guard is not None:
                 guard.failed(self.role, self.name, exc)
+            raise
+        except BaseException:
+            self.ledger.release(hold)  # not a model's answer (a bug, an interrupt): no record
             raise
         if guard is not None:
             guard.answered(self.role)
         u = completion.usage
-        self.ledger.record(CallRecord(
+        self.ledger.settle(hold, CallRecord(
             self.role, self.name, skill, u.input_tokens, u.output_tokens, u.cache_read_tokens,
             completion.latency_s or time.monotonic() - started, completion.cost_usd,
             completion.cached))
         return completion
 
-    def _check_caps(self, messages: Sequence[Message], params: dict[str, Any]) -> None:
-        if self.max_usd_per_night is None and self.max_usd_per_skill is None:
-            return  # a tally only (the night's own count of its calls)
+    def _reserve(self, messages: Sequence[Message], params: dict[str, Any],
+                 skill: str) -> int | None:
+        """Hold the call's worst case against the caps (``None``: no cap, or a cached reply)."""
+        caps = [("night", self.max_usd_per_night, False)]
+        if skill:
+            caps.append((f"skill {skill!r}", self.max_usd_per_skill, True))
+        live = [(scope, cap, per_skill) for scope, cap, per_skill in caps if cap is not None]
+        if not live:
+            return None  # a tally only (the night's own count of its calls)
         has = getattr(self.inner, "has", None)
         if callable(has) and has(messages, **params):
-            return
+            return None
         worst = worst_case_usd(self.price, messages, params["max_tokens"])
-        caps = [("night", self.max_usd_per_night, self.ledger.total_usd)]
-        if self.ledger.skill:
-            caps.append((f"skill {self.ledger.skill!r}", self.max_usd_per_skill,
-                         self.ledger.skill_usd(self.ledger.skill)))
-        for scope, cap, spent in caps:
-            if cap is not None and (spent >= cap or spent + worst > cap):
-                raise BudgetExceeded(
-                    f"the {scope} budget of ${cap:.2f} is reached: ${spent:.4f} spent, the next "
-                    f"{self.role} call ({self.name}) could cost up to ${worst:.4f}")
+        return self.ledger.reserve(worst, skill, live, f"{self.role} call ({self.name})")
 
 
 @dataclass

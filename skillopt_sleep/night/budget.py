@@ -7,9 +7,10 @@ use are the rows of ``skillopt_sleep.tables.BUDGET_SCHEDULES``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from skillopt_sleep.errors import ConfigError
+from skillopt_sleep.records import StepResult
 from skillopt_sleep.tables import BUDGET_SCHEDULES
 
 Schedule = Callable[[int, int, int, int], int]
@@ -38,3 +39,14 @@ def edit_budget(
         raise ConfigError(f"step {step} outside a night of {steps} steps")
     chosen: Schedule = BUDGET_SCHEDULES.get(schedule)
     return chosen(step, steps, start, end)
+
+
+def idle(steps: Sequence[StepResult], patience: int) -> bool:
+    """Whether the last ``patience`` steps all accepted nothing (``patience`` 0: never idle).
+
+    A night whose reflections keep proposing what the gate turns down has found what its
+    train failures can teach; more steps of it cost calls and, at most, let in a lucky
+    neutral edit."""
+    if patience < 1 or len(steps) < patience:
+        return False
+    return not any(d.accepted for s in steps[-patience:] for d in s.decisions)

@@ -46,6 +46,18 @@ class NightConfig:
     """Replays run at once (the night's own thread pool; ignored when an executor is given).
     Results do not depend on it."""
     max_success_batches: int = 1
+    min_support: int = 2
+    """An edit reaches the gate only if it cites at least this many minibatch tasks (1: any
+    edit); see ``night.candidates``."""
+    anecdotes: int = 1
+    """In a step where no candidate cites ``min_support`` tasks, this many of them (the best
+    ranked) still reach the gate: a real minibatch is diverse, and a good rule may show in
+    one task of it."""
+    restate_overlap: float = 0.8
+    """Word overlap at which an edit's text counts as a line the skill already holds, or as
+    a better-ranked candidate (> 1: never), and is dropped before the gate."""
+    idle_steps: int = 0
+    """Stop the night's steps after this many steps in a row accepted nothing (0: never)."""
 
     def __post_init__(self) -> None:
         # Unknown names fail here, when the night is configured, not at its first gate.
@@ -53,3 +65,10 @@ class NightConfig:
         if self.concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, not {self.concurrency}")
         BUDGET_SCHEDULES.row(self.schedule)
+        if self.min_support < 1:
+            raise ConfigError(f"min_support must be at least 1, not {self.min_support}")
+        if self.anecdotes < 0:
+            raise ConfigError(f"anecdotes must be 0 or more, not {self.anecdotes}")
+        if self.idle_steps < 0:
+            raise ConfigError(f"idle_steps must be 0 (never stop early) or more, not "
+                              f"{self.idle_steps}")

@@ -46,10 +46,19 @@ pass the fixed test just the same: no validation-only gate can tell it apart. Wi
 screen, over the 20-seed study (4 personas × 20 seeds × 3 nights) neither test let a
 harmful edit in.
 
-Why ``sign`` stays the default: ``sequential`` meets the study's safety and lift targets
-(harmful 0, neutral 0.9 %, mean lift +0.48) at about 37 % fewer calls than ``sign``
-(21.2 against 33.3 calls per +0.01 of test lift), but neither reaches the issue's 9 calls
-per +0.01; the default changes only when every target is met (README, gate study).
+What reaches the gate at all is decided first, at no call (``night.candidates``): an edit
+that restates a line of the skill, repeats a better-ranked candidate or cites fewer than
+``min_support`` shown tasks is dropped (one under-supported candidate still goes in a step
+where none has the support). Those rules only drop, so the error statements above are
+unchanged: every comparison that happens is one of the tests described here.
+
+Why ``sign`` stays the default: no test meets the issue's 9 calls per +0.01 of test lift.
+Over the 20-seed study (4 personas × 20 seeds × 3 nights), with the candidate rules,
+``sign`` takes 24.3 calls per +0.01 with the test-split scoring counted (20.5 for the
+nights alone; 33.3 before them), lift +0.48, harmful 0, neutral 0.1 %; ``sequential``
+takes 18.9 (14.6 for the nights alone; 21.2 before), lift +0.43 (analyst +0.32),
+harmful 0, neutral 0.1 %.
+The default changes only when every target is met (README, gate study).
 """
 
 from __future__ import annotations

@@ -27,8 +27,11 @@ class Reflection:
     failures: list[str] = field(default_factory=list)
 
 
-def parse_edits(text: str, origin: str) -> list[Edit]:
-    """Edits from an optimizer reply; raise ``ValueError`` saying why it is unusable."""
+def parse_edits(text: str, origin: str, shown: frozenset[str] | None = None) -> list[Edit]:
+    """Edits from an optimizer reply; raise ``ValueError`` saying why it is unusable.
+
+    An edit's ``support`` is the number of distinct tasks it cites; with ``shown`` (the ids
+    of the minibatch the optimizer saw) only those count, so a made-up id adds nothing."""
     candidates = [text.strip(), *(m.group(1) for m in _FENCE.finditer(text))]
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
@@ -39,18 +42,22 @@ def parse_edits(text: str, origin: str) -> list[Edit]:
         except json.JSONDecodeError:
             continue
         if isinstance(data, dict) and isinstance(data.get("edits"), list):
-            return [e for e in (_edit(item, origin) for item in data["edits"]) if e is not None]
+            found = (_edit(item, origin, shown) for item in data["edits"])
+            return [e for e in found if e is not None]
     raise ValueError(f"reply is not edit JSON: {text[:120]!r}")
 
 
-def _edit(item: object, origin: str) -> Edit | None:
+def _edit(item: object, origin: str, shown: frozenset[str] | None = None) -> Edit | None:
     if not isinstance(item, dict):
         return None
     op = str(item.get("op", ""))
     if op not in {o.value for o in EditOp}:
         return None
     cited = item.get("tasks")
-    support = len({str(t) for t in cited}) if isinstance(cited, list) and cited else 1
+    ids = {str(t) for t in cited} if isinstance(cited, list) else set()
+    if shown is not None:
+        ids &= shown
+    support = max(1, len(ids))
     return Edit(
         op=op,
         text=str(item.get("text", "") or ""),
@@ -61,14 +68,21 @@ def _edit(item: object, origin: str) -> Edit | None:
     )
 
 
-def _ask(optimizer: LLM, messages: list, origin: str, seed: int, out: Reflection) -> None:
+def _ask(
+    optimizer: LLM,
+    messages: list,
+    origin: str,
+    seed: int,
+    out: Reflection,
+    shown: frozenset[str] | None = None,
+) -> None:
     for attempt in range(2):
         out.calls += 1
         try:
             reply = optimizer.complete(
                 messages, max_tokens=1500, temperature=0.7, seed=seed * 2 + attempt
             )
-            out.edits.extend(parse_edits(reply.text, origin))
+            out.edits.extend(parse_edits(reply.text, origin, shown))
             return
         except (AuthError, BudgetExceeded, HandoffPending):
             raise
@@ -103,9 +117,9 @@ def reflect(
         messages = reflect_messages(
             mode=mode, skill=skill, items=items, rejected=rejected, notes=notes, max_edits=max_edits
         )
-        _ask(
-            optimizer, messages, "failure" if mode == "failures" else "success", seed * 100 + n, out
-        )
+        origin = "failure" if mode == "failures" else "success"
+        shown = frozenset(t.id for t, _ in items)
+        _ask(optimizer, messages, origin, seed * 100 + n, out, shown)
     return out
 
 
@@ -131,9 +145,11 @@ def reflect_slow(
         comparison=comparison,
     )
     out = Reflection()
-    _ask(optimizer, messages, "failure", seed, out)
+    shown = frozenset(t.id for t, _ in persistent[:batch_size])
+    _ask(optimizer, messages, "failure", seed, out, shown)
     out.edits = [
-        Edit(op="append", text=e.text, rationale=e.rationale, origin="slow", region="slow")
+        Edit(op="append", text=e.text, rationale=e.rationale, origin="slow",
+             region="slow", support=e.support)
         for e in out.edits[:2]
         if e.text
     ]

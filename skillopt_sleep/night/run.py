@@ -17,8 +17,8 @@ from skillopt_sleep.errors import BudgetExceeded
 from skillopt_sleep.firewall import Context, check_edit, check_proposal
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
-from skillopt_sleep.night import gate, slow_update
-from skillopt_sleep.night.budget import edit_budget
+from skillopt_sleep.night import candidates, gate, slow_update
+from skillopt_sleep.night.budget import edit_budget, idle
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.describe import Describer, TriggerSetup
 from skillopt_sleep.night.evidence import evidence_rows
@@ -198,6 +198,10 @@ class Night:
             )
             self.inputs.progress(f"step {t + 1}/{self.cfg.steps} (budget {budget})")
             self.result.steps.append(self._step(t, budget))
+            if idle(self.result.steps, self.cfg.idle_steps):
+                self.inputs.progress(f"steps stop after {t + 1}: {self.cfg.idle_steps} in a row "
+                                     "accepted nothing")
+                break
         return self.incumbent
 
     def _step(self, t: int, budget: int) -> StepResult:
@@ -226,8 +230,9 @@ class Night:
         self.result.notes.extend(found.failures)
         passed = self._firewall(found.edits, step)
         ranked, dropped = merge(passed, self.rejected)
+        ranked, spared = self._admit(ranked, doc)
         kept, over = clip(ranked, budget)
-        step.decisions.extend(dropped + over)
+        step.decisions.extend(dropped + spared + over)
         for edit in kept:
             step.decisions.append(self._gate_one(edit, t))
         return step
@@ -246,6 +251,13 @@ class Night:
             else:
                 passed.append(edit)
         return passed
+
+    def _admit(self, ranked: Sequence[Edit], doc: SkillDoc) -> tuple[list[Edit],
+                                                                      list[GateDecision]]:
+        if not self.gate_test.replays:
+            return list(ranked), []  # the gate-off ablation keeps every edit that applies
+        return candidates.admit(ranked, doc, min_support=self.cfg.min_support,
+                                overlap=self.cfg.restate_overlap, anecdotes=self.cfg.anecdotes)
 
     def _reject(self, decision: GateDecision) -> None:
         self.rejected.append(decision)
@@ -338,7 +350,9 @@ class Night:
         )
         self.result.notes.extend(found.failures)
         slow_step = StepResult(step=self.cfg.steps, budget=2, proposed=len(found.edits))
-        for edit in self._firewall(found.edits, slow_step):
+        kept, spared = self._admit(self._firewall(found.edits, slow_step), today)
+        self.result.slow_updates.extend(replace(d, step=self.cfg.steps) for d in spared)
+        for edit in kept:
             self.result.slow_updates.append(self._gate_one(edit, self.cfg.steps, allow_slow=True))
         return self.incumbent
 

@@ -4,8 +4,11 @@
 reads the ``NightConfig`` the night runs with and follows ``night/run.py`` step by step.
 Change it with the night (``tests/test_plan.py`` holds it within a fifth of real nights).
 Its assumptions, stated where a night's course is not known in advance: each step's
-optimizer fills its edit budget and every edit reaches the gate with a full set of
-validation pairs (the incumbent's pairs are shared, so an acceptance costs nothing extra);
+optimizer fills its edit budget, and every edit the candidate rules let through reaches the
+gate with a full set of validation pairs (the incumbent's pairs are shared, so an acceptance
+costs nothing extra). With ``min_support`` above 1 that is taken to be half the budget,
+rounded up (``night.candidates`` drops restatements, repeats and one-task anecdotes; on the
+personas' nights 1–2 edits a step reach the gate);
 reflection scores one minibatch of ``train_batch`` train tasks per step, and the slow update
 one more, with one optimizer call each; the test split is scored before and after.
 A night with fewer validation tasks than the gate needs abstains and makes no call.
@@ -82,7 +85,8 @@ def night_calls(cfg: NightConfig, tasks: list[Task]) -> NightCalls:
                              schedule=cfg.schedule)
         by_split["train"] += batch  # one seeded minibatch for reflection
         optimizer += math.ceil(batch / cfg.batch_size)
-        by_split["validation"] += budget * per_gate
+        gated = budget if cfg.min_support <= 1 else math.ceil(budget / 2)
+        by_split["validation"] += gated * per_gate
     by_split["train"] += slow * batch  # the slow update's minibatch
     optimizer += slow
     by_split["validation"] += slow * per_gate + val  # its gate; the chosen skill at the end
