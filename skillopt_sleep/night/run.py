@@ -11,15 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from skillopt_sleep.errors import BudgetExceeded
 from skillopt_sleep.firewall import Context, check_edit
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
-from skillopt_sleep.night import gate, slow_update
+from skillopt_sleep.night import gate, retire, slow_update
 from skillopt_sleep.night.budget import edit_budget
 from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.cross import CrossCheck, Neighbour, rejection
 from skillopt_sleep.night.evidence import evidence_rows
 from skillopt_sleep.night.memory import Memory
 from skillopt_sleep.night.merge import clip, merge
@@ -57,6 +58,12 @@ class NightInputs:
     executor: Executor | None = None
     """Runs the replays of a step (any ``concurrent.futures.Executor``: a thread pool, a Dask
     client's ``get_executor()`` …); ``None``: the night's own pool of ``config.concurrency``."""
+    neighbours: Sequence[Neighbour] = ()
+    """Skills loaded beside this one: an accepted edit that hurts one of them is rejected
+    (``night.cross``)."""
+    retire: Sequence[str] = ()
+    """Learned entries no task exercised for a while, tried as gated deletions first
+    (``night.retire``)."""
 
 
 class Night:
@@ -80,6 +87,8 @@ class Night:
         else:
             executor = inputs.executor
         self.scorer = Scorer(self.split, self.target, inputs.judge_for, self.cfg, executor)
+        self.cross = CrossCheck(inputs.skill_name, inputs.neighbours, self.target,
+                                inputs.judge_for, self.cfg, executor)
         self.val_first = 0
         """First validation sample of the current incumbent's evidence. An accepted edit's
         scores won its gate, so they are biased upward; the next comparisons use fresh
@@ -141,11 +150,24 @@ class Night:
             )
             return self._finish(doc, doc)
         try:
+            doc = self._retire(doc)
             doc = self._steps(doc)
             doc = self._slow(parse(self.inputs.skill_text), doc)
         except BudgetExceeded as exc:
             r.stopped = f"stopped at the cost cap: {exc}; kept what was validated before it"
         return self._finish(parse(self.inputs.skill_text), self.incumbent)
+
+    def _retire(self, doc: SkillDoc) -> SkillDoc:
+        if not self.inputs.retire or not self.gate_test.replays:
+            return doc
+        val, first = Split.VALIDATION.value, self.val_first
+        n = self.val_repeats * len(self.split[val])
+        doc, self.result.retired = retire.retire(
+            doc, self.inputs.retire, lambda d: self.scorer.pairs(val, d, first, n),
+            self.cfg, self.gate_test)
+        if any(d.accepted for d in self.result.retired):
+            self.val_first += self.val_repeats  # fresh samples: the winner's curse again
+        return doc
 
     def _steps(self, doc: SkillDoc) -> SkillDoc:
         self.incumbent = doc
@@ -223,6 +245,10 @@ class Night:
             self.incumbent = candidate
             return GateDecision(edit, True, "gate disabled", step=step)
         verdict = self._compare(incumbent, candidate)
+        stage: Literal["gate", "cross"] = "gate"
+        if verdict.accepted and (found := self.cross.check(incumbent.text, candidate.text, edit)):
+            self.result.contradictions += found
+            verdict, stage = rejection(verdict, found), "cross"
         c = verdict.comparison
         decision = GateDecision(
             edit,
@@ -236,6 +262,7 @@ class Night:
             candidate_score=c.candidate,
             task_deltas=c.task_deltas,
             step=step,
+            stage=stage,
         )
         if verdict.accepted:
             self.incumbent = candidate

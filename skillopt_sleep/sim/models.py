@@ -127,6 +127,14 @@ class SimulatedTarget:
             for r in self.persona.harmful
             if r.id in bad and self._draw((*key, r.id), skill) < follow
         ]
+        # A rule another skill loaded beside this one states, and that contradicts this
+        # task's own rules, takes effect like a harmful rule.
+        effects += [
+            r.clash
+            for r in self.persona.rules
+            if r.clash and r.id in good and r.id not in relevant
+            and self._draw((*key, r.id, "clash"), skill) < follow
+        ]
         return _render(deliverable, subject, included, effects)
 
 

@@ -42,6 +42,10 @@ class Rule:
     domains: tuple[str, ...] = ()
     effect: str = ""
     correction: str = ""
+    clash: str = ""
+    """An effect (same forms as a harmful rule's ``effect``) this rule, stated in a loaded
+    skill, has on the tasks of families it does not apply to: a rule one skill needs that
+    contradicts another skill loaded beside it."""
 
     def recognised_in(self, line: str) -> bool:
         low = line.lower()
@@ -65,6 +69,16 @@ class Persona:
     target: dict[str, float]
     optimizer: dict[str, Any]
     path: Path
+    skills: dict[str, SkillSpec] = field(default_factory=dict)
+    """Skills beyond ``skill``, each with the deliverables routed to it (``[[skills]]``)."""
+
+    @property
+    def skill_names(self) -> tuple[str, ...]:
+        """Every skill the persona's agent loads: ``skill`` first, then ``[[skills]]``."""
+        return (self.skill, *self.skills)
+
+    def skill_of(self, deliverable: str) -> str:
+        return str(self.deliverables[deliverable].get("skill") or self.skill)
 
     @property
     def subjects(self) -> tuple[str, ...]:
@@ -79,15 +93,29 @@ class Persona:
     def rules_for(self, deliverable: str, domain: str) -> list[Rule]:
         return [r for r in self.rules if r.applies(deliverable, domain)]
 
-    def initial_skill(self) -> str:
+    def initial_skill(self, name: str = "") -> str:
+        """The text of skill ``name`` (default: ``skill``) before any night."""
         from skillopt_sleep.skilldoc import new_skill
 
-        head = f"---\nname: {self.skill}\ndescription: {self.skill_description}\n---\n\n"
+        spec = self.skills.get(name) if name and name != self.skill else None
+        skill = spec.name if spec else self.skill
+        description = spec.description if spec else self.skill_description
+        user_text = spec.user_text if spec else self.user_text
+        head = f"---\nname: {skill}\ndescription: {description}\n---\n\n"
         return (
-            head + self.user_text.rstrip("\n") + "\n"
-            if self.user_text
-            else new_skill(self.skill, self.skill_description)
+            head + user_text.rstrip("\n") + "\n"
+            if user_text
+            else new_skill(skill, description)
         )
+
+
+@dataclass(frozen=True)
+class SkillSpec:
+    """A further skill of a persona with several (``[[skills]]``)."""
+
+    name: str
+    description: str
+    user_text: str = ""
 
 
 def resolve(name_or_path: str) -> Path:
@@ -134,6 +162,7 @@ def _rule(data: dict[str, Any]) -> Rule:
         domains=tuple(data.get("domains", ())),
         effect=data.get("effect", ""),
         correction=data.get("correction", ""),
+        clash=data.get("clash", ""),
     )
 
 
@@ -154,9 +183,22 @@ def _build(data: dict[str, Any], path: Path) -> Persona:
         target={k: float(v) for k, v in data["target"].items()},
         optimizer=dict(data["optimizer"]),
         path=path,
+        skills={s["name"]: SkillSpec(s["name"], s["description"], s.get("user_text", ""))
+                for s in data.get("skills", ())},
     )
     _check_keywords(persona)
+    _check_skills(persona)
     return persona
+
+
+def _check_skills(persona: Persona) -> None:
+    """Every deliverable routes to a known skill; every extra skill has a deliverable."""
+    for did in persona.deliverables:
+        if persona.skill_of(did) not in persona.skill_names:
+            raise ValueError(f"deliverable {did}: unknown skill {persona.skill_of(did)!r}")
+    for name in persona.skills:
+        if not any(persona.skill_of(d) == name for d in persona.deliverables):
+            raise ValueError(f"skill {name}: no deliverable is routed to it")
 
 
 def _check_keywords(persona: Persona) -> None:
@@ -203,9 +245,14 @@ def family_splits(
 
 
 def tasks(persona: Persona, seed: int, ratios: tuple[int, int, int] = (2, 1, 7)) -> list[Task]:
-    """Every task of the persona, with a judge spec and a split; deterministic in ``seed``."""
+    """Every task of the persona, with a judge spec and a split; deterministic in ``seed``.
+    With several skills, each skill's families are split on their own (each skill's night
+    has its own splits and needs its own validation tasks)."""
     families = [f"{persona.name}:{d}:{m}" for d in persona.deliverables for m in persona.domains]
-    splits = family_splits(families, seed, ratios)
+    splits: dict[str, str] = {}
+    for name in persona.skill_names:
+        own = [f for f in families if persona.skill_of(f.split(":")[1]) == name]
+        splits |= family_splits(own, seed, ratios)
     found = []
     for family in families:
         _, deliverable, domain = family.split(":")
@@ -223,7 +270,7 @@ def tasks(persona: Persona, seed: int, ratios: tuple[int, int, int] = (2, 1, 7))
                     judge=JudgeSpec(kind="rules", checks=checks),
                     split=splits[family],
                     project=f"persona:{persona.name}",
-                    skill=persona.skill,
+                    skill=persona.skill_of(deliverable),
                     meta={"deliverable": deliverable, "domain": domain, "subject": subject},
                 )
             )
@@ -249,7 +296,9 @@ def classify(persona: Persona, op: str, text: str, anchor: str = "") -> str:
 
     ``correct``: states a house rule for every subject; ``overfit``: states one for a
     single subject; ``harmful``: states a harmful rule, or deletes/replaces away a correct
-    one; ``hostile``: would be refused by the firewall; ``neutral``: anything else.
+    one; ``clash``: states a rule with a ``clash`` (right for its own skill, harmful to the
+    others loaded beside it); ``hostile``: would be refused by the firewall; ``neutral``:
+    anything else.
     """
     from skillopt_sleep.firewall import scan_text
 
@@ -263,6 +312,8 @@ def classify(persona: Persona, op: str, text: str, anchor: str = "") -> str:
     good = any(r.recognised_in(text) for r in persona.rules)
     if removed_good and not good:
         return "harmful"
+    if any(r.clash and r.recognised_in(text) for r in persona.rules):
+        return "clash"
     if good:
         return "overfit" if subject_in(persona, text) else "correct"
     return "neutral"
