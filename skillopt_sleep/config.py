@@ -56,6 +56,15 @@ class Settings:
     budget_schedule: str = "cosine"
     concurrency: int = 0
     """Replays a night runs at once; 0: the target backend's default (``Backend.concurrency``)."""
+    cross_tasks: int = 8
+    """Validation tasks of each neighbouring skill replayed with a candidate beside it (0: no
+    cross-skill check)."""
+    cross_min_sessions: int = 2
+    """Sessions that must load two skills together before they count as neighbours."""
+    retire_every: int = 7
+    """Every this many nights of a skill, try retiring unused learned entries (0: never)."""
+    retire_after: int = 14
+    """Nights without a task exercising a learned entry before it is tried for retirement."""
     max_usd_per_night: float = 2.0
     max_usd_per_skill: float = 0.5
     min_family_sessions: int = 2
@@ -132,6 +141,12 @@ def _validate(values: dict[str, Any]) -> None:
     if not 0 < values.get("family_threshold", 0.3) <= 1:
         raise ConfigError(
             f"family_threshold must be in (0, 1], not {values['family_threshold']!r}")
+    for key in ("cross_tasks", "retire_every"):
+        if values.get(key, 0) < 0:
+            raise ConfigError(f"{key} must be 0 or more, not {values[key]}")
+    for key in ("cross_min_sessions", "retire_after"):
+        if values.get(key, 1) < 1:
+            raise ConfigError(f"{key} must be at least 1, not {values[key]}")
     if values.get("min_family_sessions", 2) < 1:
         raise ConfigError("min_family_sessions must be at least 1")
 

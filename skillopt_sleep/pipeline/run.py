@@ -40,7 +40,7 @@ from skillopt_sleep.models.guard import CallGuard
 from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.run import NightInputs, run_night
-from skillopt_sleep.pipeline import failures
+from skillopt_sleep.pipeline import companions, failures
 from skillopt_sleep.pipeline.plan import night_config, plan
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
@@ -188,6 +188,8 @@ class _Run:
     checks: list[RoleCheck] = field(default_factory=list)
     """What the pre-flight found per role (prices, base URLs, problems)."""
     _judge_for: JudgeFor = default_judge_for
+    _by_skill: dict[str, list[Task]] = field(default_factory=dict)
+    _roots: list[Path] = field(default_factory=list)
     ledger: Ledger = field(default_factory=lambda: Ledger(CallGuard()))
     """Every model call of the run (miner, target, optimizer, judge) against one set of caps,
     watched by a guard that stops the run when a role cannot answer."""
@@ -284,6 +286,7 @@ class _Run:
         models = build_models(self.settings, ledger)
         self._judge_for = build_judge_for(self.settings, ledger)
         self._estimate(by_skill, roots)
+        self._by_skill, self._roots = by_skill, roots
         live: dict[str, dict[str, str | None]] = {}
         for skill, skill_tasks in sorted(by_skill.items()):
             self.say(f"night for skill {skill} ({len(skill_tasks)} tasks)")
@@ -315,6 +318,10 @@ class _Run:
         self, skill: str, text: str, tasks: list[Task], models: tuple[LLM, LLM]
     ) -> NightResult:
         config = night_config(self.settings)
+        seed = self._seed(skill)
+        extra = companions.companions(self.archive, self.settings, str(self.project), skill,
+                                      text, self.outcome.night_id, self._by_skill, self._roots,
+                                      seed)
         inputs = NightInputs(
             tasks=tasks,
             skill_text=text,
@@ -326,11 +333,14 @@ class _Run:
             project=str(self.project),
             config=config,
             memory=recall(self.archive, str(self.project), skill),
-            seed=self._seed(skill),
+            seed=seed,
             progress=self.say,
+            neighbours=extra.neighbours,
+            retire=extra.retire,
         )
         result = run_night(inputs)
         remember(self.archive, result)
+        companions.after_night(self.archive, result, tasks, extra.seq)
         return result
 
     def _seed(self, skill: str) -> int:

@@ -277,6 +277,13 @@ def tasks(persona: Persona, seed: int, ratios: tuple[int, int, int] = (2, 1, 7))
     return found
 
 
+def asked_on(persona: Persona, task: Task, night: int) -> bool:
+    """Does the developer still ask for ``task`` on night ``night`` (0-based)? A deliverable
+    with ``until_night`` is asked for up to that night only: the work moved on."""
+    until = persona.deliverables[task.meta["deliverable"]].get("until_night")
+    return until is None or night <= int(until)
+
+
 _SUBJECT_CACHE: dict[Path, re.Pattern[str]] = {}
 
 

@@ -25,14 +25,16 @@ from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.errors import AssertionFailed
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
+from skillopt_sleep.night import usage
 from skillopt_sleep.night.config import MIN_LIFT, NightConfig
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.replay import mean_score, replay
 from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.records import NightResult, Split
 from skillopt_sleep.sim import persona as personas
+from skillopt_sleep.sim.multi import companions
 
-KINDS = ("correct", "overfit", "neutral", "harmful", "hostile")
+KINDS = ("correct", "overfit", "neutral", "harmful", "hostile", "clash")
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,8 @@ class ProofSpec:
     cache: str = ""
     concurrency: int = 4
     """Replays run at once (the results do not depend on it)."""
+    retire_every: int = 7
+    retire_after: int = 14
 
 
 @dataclass
@@ -85,7 +89,7 @@ def run_nights(
     night scores the test split for its own report unless ``score_test`` is False (the
     proof scores it once itself)."""
     ledger = ledger if ledger is not None else Ledger()
-    tasks = personas.tasks(p, spec.seed)
+    tasks = [t for t in personas.tasks(p, spec.seed) if t.skill == p.skill]
     skill = p.initial_skill()
     results = []
     target = MeteredLLM(models(spec.target, "target", spec.seed), "target", ledger)
@@ -96,6 +100,9 @@ def run_nights(
             for n in range(spec.nights):
                 progress(f"night {n + 1}/{spec.nights}{'' if gate else ' (gate off)'}")
                 optimizer = models(spec.optimizer, "optimizer", spec.seed * 7919 + n)
+                texts = {s: p.initial_skill(s) for s in p.skill_names} | {p.skill: skill}
+                extra = companions(p, spec.seed, p.skill, texts, archive, n,
+                                   retire_every=spec.retire_every, retire_after=spec.retire_after)
                 inputs = NightInputs(
                     tasks=tasks,
                     skill_text=skill,
@@ -107,9 +114,12 @@ def run_nights(
                     config=config if gate else replace(config, gate_test="accept-all"),
                     memory=recall(archive, f"persona:{p.name}", p.skill),
                     seed=spec.seed * 100 + n,
+                    neighbours=extra.neighbours,
+                    retire=extra.retire,
                 )
                 result = run_night(inputs)
                 remember(archive, result)
+                usage.keep(archive, result, tasks, n)
                 results.append(result)
                 skill = result.skill_after
         finally:
@@ -121,7 +131,8 @@ def score_test(
     p: personas.Persona, spec: ProofSpec, skill: str, models: ModelFactory, ledger: Ledger
 ) -> float | None:
     """The held-out test score of ``skill`` (``test_repeats`` samples of every test task)."""
-    tasks = [t for t in personas.tasks(p, spec.seed) if t.split == Split.TEST.value]
+    tasks = [t for t in personas.tasks(p, spec.seed)
+             if t.split == Split.TEST.value and t.skill == p.skill]
     if not tasks:
         return None
     target = MeteredLLM(models(spec.target, "target", spec.seed), "target", ledger)
@@ -206,6 +217,8 @@ def prove(
         "edits_accepted": sum(1 for d in decisions if d.accepted),
         **_kind_counts(p, gated),
         "firewall_rejected": sum(1 for d in decisions if d.stage == "firewall"),
+        "cross_skill_rejected": sum(1 for d in decisions if d.stage == "cross"),
+        "retired": sum(1 for r in gated for d in r.retired if d.accepted),
         **calls,
         "test_calls": len(baseline.calls) + arm.test_calls,
         "ungated_calls": twin_calls,
