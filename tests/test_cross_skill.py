@@ -1,0 +1,130 @@
+"""Cross-skill non-regression: an edit for one skill that hurts a skill loaded beside it is
+rejected and reported; a harmless one is not held back."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from skillopt_sleep.judges.build import default_judge_for
+from skillopt_sleep.night import gate
+from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.cross import CrossCheck, Neighbour, dropped, together
+from skillopt_sleep.night.replay import replay_one
+from skillopt_sleep.night.run import NightInputs, run_night
+from skillopt_sleep.records import Edit, Rollout, Score, Split
+from skillopt_sleep.sim import persona as personas
+from skillopt_sleep.sim.models import build
+from skillopt_sleep.sim.multi import MultiSpec, run_persona
+from skillopt_sleep.sim.prove import ProofSpec, prove
+from skillopt_sleep.skilldoc import apply_edit, parse
+
+DUO = str(Path(__file__).parent / "fixtures" / "personas" / "duo.toml")
+CLASH = "Leave the release files untouched in a fix; releases own them."
+NEUTRAL = "Prefer small steps that are easy to review."
+
+
+@pytest.fixture(scope="module")
+def duo() -> personas.Persona:
+    return personas.load(DUO)
+
+
+def _with(text: str, line: str) -> str:
+    return apply_edit(parse(text), Edit(op="append", text=line))[0].text
+
+
+def _check(p: personas.Persona, seed: int = 0) -> CrossCheck:
+    val = [t for t in personas.tasks(p, seed)
+           if t.skill == "release-notes" and t.split == Split.VALIDATION.value]
+    neighbour = Neighbour("release-notes", p.initial_skill("release-notes"), tuple(val))
+    return CrossCheck("py-fix", [neighbour], build(p, seed, "target"), default_judge_for,
+                      NightConfig(), ThreadPoolExecutor(2))
+
+
+def test_an_edit_that_hurts_a_neighbour_is_found_and_a_harmless_one_is_not(duo):
+    check = _check(duo)
+    before = duo.initial_skill()
+    found = check.check(before, _with(before, CLASH), Edit(op="append", text=CLASH))
+    assert [c.other_skill for c in found] == ["release-notes"]
+    assert found[0].mean_delta < -0.05 and found[0].p_value < 0.05
+    assert found[0].after < found[0].before
+    assert check.check(before, _with(before, NEUTRAL), Edit(op="append", text=NEUTRAL)) == []
+
+
+def test_the_clash_needs_both_skills_loaded(duo):
+    """The persona's clash lands only on the other skill's tasks, with both in context."""
+    target = build(duo, 0, "target")
+    task = next(t for t in personas.tasks(duo, 0) if t.skill == "release-notes")
+    b = duo.initial_skill("release-notes")
+    a = _with(duo.initial_skill(), CLASH)
+    def changelog(skill: str, s: int) -> bool:
+        answer = replay_one(task, s, skill, target, default_judge_for, max_tokens=1024,
+                            temperature=0.7).response
+        return "## Changelog" in answer
+
+    alone = [changelog(b, s) for s in range(12)]
+    beside = [changelog(together(a, b), s) for s in range(12)]
+    own = [changelog(together(duo.initial_skill(), b), s) for s in range(12)]
+    assert sum(alone) >= 9 and sum(own) >= 9 and sum(beside) <= 3
+
+
+def _rollouts(scores: list[float]) -> list[Rollout]:
+    return [Rollout(f"t{i % 6}", i // 6, "h", score=Score(s, s)) for i, s in enumerate(scores)]
+
+
+def test_dropped_uses_the_gate_test_the_other_way_round():
+    cfg, test = NightConfig(), gate.SIGN
+    before = _rollouts([1.0] * 24)
+    worse = dropped(before, _rollouts([0.0] * 12 + [1.0] * 12), cfg=cfg, test=test)
+    assert worse.accepted and worse.comparison.mean_delta == pytest.approx(-0.5)
+    assert worse.comparison.candidate == pytest.approx(0.5)
+    noisy = dropped(before, _rollouts([0.0] * 2 + [1.0] * 22), cfg=cfg, test=test)
+    assert not noisy.accepted
+
+
+def _night(p: personas.Persona, seed: int, neighbours: bool) -> list[str]:
+    """Classified accepted edits of three nights of py-fix (with or without its neighbour)."""
+    tasks = [t for t in personas.tasks(p, seed) if t.skill == "py-fix"]
+    val = [t for t in personas.tasks(p, seed)
+           if t.skill == "release-notes" and t.split == Split.VALIDATION.value]
+    near = [Neighbour("release-notes", p.initial_skill("release-notes"), tuple(val))]
+    text, kinds, stages = p.initial_skill(), [], []
+    for n in range(3):
+        r = run_night(NightInputs(
+            tasks=tasks, skill_text=text, skill_name="py-fix", target=build(p, seed, "target"),
+            optimizer=build(p, seed * 7919 + n, "optimizer"), night_id=f"n{n}",
+            config=NightConfig(score_test=False), seed=seed * 100 + n,
+            neighbours=near if neighbours else ()))
+        text = r.skill_after
+        kinds += [personas.classify(p, d.edit.op, d.edit.text, d.edit.anchor)
+                  for d in r.accepted]
+        stages += [d.stage for d in r.decisions]
+        # Every cross rejection is reported as (at least) one contradiction.
+        assert len(r.contradictions) >= sum(d.stage == "cross" for d in r.decisions)
+    return kinds + [f"stage:{s}" for s in stages]
+
+
+def test_a_night_with_its_neighbour_refuses_the_clash_it_accepts_alone(duo):
+    alone = _night(duo, 0, neighbours=False)
+    beside = _night(duo, 0, neighbours=True)
+    assert "clash" in alone
+    assert "clash" not in beside and "stage:cross" in beside
+
+
+def test_multi_skill_run_reports_rejections_and_keeps_the_other_skill(duo):
+    on = run_persona(MultiSpec(DUO, seed=0, nights=3, retire_every=0))
+    off = run_persona(MultiSpec(DUO, seed=0, nights=3, retire_every=0, cross=False))
+    assert on["cross_skill_rejected"] >= 1 and on["contradictions"] >= 1
+    assert on["clash_accepted"] == 0 < off["clash_accepted"]
+    other_on, other_off = on["beside_others"]["release-notes"], off["beside_others"]["release-notes"]
+    assert other_off["after"] < other_off["before"] - 0.2
+    assert other_on["after"] > other_on["before"] - 0.1
+
+
+def test_prove_json_counts_cross_skill_rejections(duo):
+    summary = prove(ProofSpec(persona=DUO, seed=0, nights=3))
+    assert summary["cross_skill_rejected"] >= 1
+    assert summary["clash_accepted"] == 0
+    assert "retired" in summary
