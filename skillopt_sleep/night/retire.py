@@ -5,8 +5,9 @@ retirement night each is tried as a ``delete`` edit, replayed on the night's val
 tasks against the incumbent with the gate's paired statistics. The burden of proof is the
 other way round from a new edit's: the entry once earned its place on evidence that no
 longer occurs, and it costs context on every task, so the deletion is kept unless the skill
-without it is significantly worse (``cross.dropped``) or its mean falls by more than
-``tolerance``. Deletions are gated one at a time, each against the skill left by the last.
+without it is significantly worse (``cross.dropped``: the gate's own paired test at the
+gate's ``alpha``, the two sides swapped). Deletions are gated one at a time, each against
+the skill left by the last.
 """
 
 from __future__ import annotations
@@ -19,10 +20,7 @@ from skillopt_sleep.night.cross import dropped
 from skillopt_sleep.records import Edit, GateDecision, Rollout
 from skillopt_sleep.skilldoc import SkillDoc, apply_edit
 
-__all__ = ["RETIRE_TOLERANCE", "retire"]
-
-RETIRE_TOLERANCE = 0.02
-"""The largest fall in the validation mean a retirement may cost (noise, not a loss)."""
+__all__ = ["retire"]
 
 Pairs = Callable[[SkillDoc], Sequence[Rollout]]
 """A skill's validation rollouts, the same (task, sample) pairs for every skill."""
@@ -34,7 +32,6 @@ def retire(
     pairs: Pairs,
     cfg: NightConfig,
     test: gate.GateTest,
-    tolerance: float = RETIRE_TOLERANCE,
 ) -> tuple[SkillDoc, list[GateDecision]]:
     """Try deleting each of ``entries`` from ``doc``; the skill left and every decision."""
     decisions = []
@@ -48,7 +45,7 @@ def retire(
             continue
         verdict = dropped(pairs(doc), pairs(candidate), cfg=cfg, test=test)
         c = verdict.comparison
-        if verdict.accepted or c.mean_delta < -tolerance or not c.n_pairs:
+        if verdict.accepted or not c.n_pairs:
             why = (f"still earns its place: {verdict.reason}" if c.n_pairs else
                    "no usable validation pairs to show the skill does without it")
             accepted = False

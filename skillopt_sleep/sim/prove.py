@@ -104,7 +104,7 @@ def run_nights(
                 extra = companions(p, spec.seed, p.skill, texts, archive, n,
                                    retire_every=spec.retire_every, retire_after=spec.retire_after)
                 inputs = NightInputs(
-                    tasks=tasks,
+                    tasks=[t for t in tasks if personas.asked_on(p, t, n)],
                     skill_text=skill,
                     skill_name=p.skill,
                     target=target,
@@ -119,7 +119,7 @@ def run_nights(
                 )
                 result = run_night(inputs)
                 remember(archive, result)
-                usage.keep(archive, result, tasks, n)
+                usage.keep(archive, result, inputs.tasks, n)
                 results.append(result)
                 skill = result.skill_after
         finally:
@@ -131,8 +131,9 @@ def score_test(
     p: personas.Persona, spec: ProofSpec, skill: str, models: ModelFactory, ledger: Ledger
 ) -> float | None:
     """The held-out test score of ``skill`` (``test_repeats`` samples of every test task)."""
-    tasks = [t for t in personas.tasks(p, spec.seed)
-             if t.split == Split.TEST.value and t.skill == p.skill]
+    # What the developer still asks for by the last night (a persona's ``until_night``).
+    tasks = [t for t in personas.tasks(p, spec.seed) if t.split == Split.TEST.value
+             and t.skill == p.skill and personas.asked_on(p, t, spec.nights - 1)]
     if not tasks:
         return None
     target = MeteredLLM(models(spec.target, "target", spec.seed), "target", ledger)
