@@ -118,7 +118,8 @@ def test_multi_skill_run_reports_rejections_and_keeps_the_other_skill(duo):
     off = run_persona(MultiSpec(DUO, seed=0, nights=3, retire_every=0, cross=False))
     assert on["cross_skill_rejected"] >= 1 and on["contradictions"] >= 1
     assert on["clash_accepted"] == 0 < off["clash_accepted"]
-    other_on, other_off = on["beside_others"]["release-notes"], off["beside_others"]["release-notes"]
+    other_on = on["beside_others"]["release-notes"]
+    other_off = off["beside_others"]["release-notes"]
     assert other_off["after"] < other_off["before"] - 0.2
     assert other_on["after"] > other_on["before"] - 0.1
 

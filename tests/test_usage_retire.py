@@ -85,7 +85,7 @@ def test_entries_keep_night_evidence_and_last_use(archive):
     table = {row["text"]: row for row in later.entries}
     assert table[PY27]["last_used_night"] == "" and table[PY27]["nights_unused"] == 2
     assert table[PYTEST]["age_nights"] == 2 and table[PYTEST]["nights_unused"] == 0
-    assert [row["text"] for row in later.entries][0] == PY27  # least recently used first
+    assert next(row["text"] for row in later.entries) == PY27  # least recently used first
     # Four nights on, only the entry no task exercised is stale.
     assert usage.stale(archive, "proj", "py-fix", text, "night-e", 4, after=3) == [PY27]
     assert usage.stale(archive, "proj", "py-fix", text, "night-e", 2, after=3) == []

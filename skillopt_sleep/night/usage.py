@@ -30,11 +30,15 @@ from skillopt_sleep.skilldoc import parse
 __all__ = ["exercised", "keep", "retire_night", "stale", "terms"]
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_]*")
-_STOP = frozenset("""
-a an and are as at be but by do does for from has have in into is it its not of on or so
-than that the their then there these this those to was were what when where which while who
-why will with without you your yes all any each every one two use used using make made
-always never must should add added include section answer answers text task tasks""".split())
+_STOP = frozenset((
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "do", "does", "for", "from", "has",
+    "have", "in", "into", "is", "it", "its", "not", "of", "on", "or", "so", "than", "that",
+    "the", "their", "then", "there", "these", "this", "those", "to", "was", "were", "what",
+    "when", "where", "which", "while", "who", "why", "will", "with", "without", "you", "your",
+    "yes", "all", "any", "each", "every", "one", "two", "use", "used", "using", "make", "made",
+    "always", "never", "must", "should", "add", "added", "include", "section", "answer",
+    "answers", "text", "task", "tasks",
+))
 
 
 def terms(text: str) -> set[str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +46,7 @@ def _neighbours(archive: Archive, settings: Settings, project: str, skill: str,
                 ) -> list[Neighbour]:
     if not settings.cross_tasks:
         return []
-    together = co_loaded(archive, project).get(skill, {})
+    together: Counter[str] = co_loaded(archive, project).get(skill, Counter())
     families = {t.family_id for t in by_skill.get(skill, [])}
     found = []
     for other, tasks in sorted(by_skill.items()):

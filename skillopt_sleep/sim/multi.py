@@ -28,7 +28,7 @@ from skillopt_sleep.night.cross import Neighbour, together
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.replay import mean_score, replay
 from skillopt_sleep.night.run import NightInputs, run_night
-from skillopt_sleep.records import NightResult, Split, Task
+from skillopt_sleep.records import NightResult, Split
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim.models import build
 from skillopt_sleep.skilldoc import apply_edit, parse
