@@ -53,8 +53,8 @@ def test_an_edit_that_hurts_a_neighbour_is_found_and_a_harmless_one_is_not(duo):
     assert check.check(before, _with(before, NEUTRAL), Edit(op="append", text=NEUTRAL)) == []
 
 
-def test_the_clash_needs_both_skills_loaded(duo):
-    """The persona's clash lands only on the other skill's tasks, with both in context."""
+def test_the_cross_rule_hurts_only_with_both_skills_loaded(duo):
+    """The persona's cross rule lands on the other skill's tasks, with both in context."""
     target = build(duo, 0, "target")
     task = next(t for t in personas.tasks(duo, 0) if t.skill == "release-notes")
     b = duo.initial_skill("release-notes")
@@ -85,7 +85,8 @@ def test_dropped_uses_the_gate_test_the_other_way_round():
 
 
 def _night(p: personas.Persona, seed: int, neighbours: bool) -> list[str]:
-    """Classified accepted edits of three nights of py-fix (with or without its neighbour)."""
+    """Classified accepted edits of three nights of py-fix (with or without its neighbour),
+    and the stages of every decision."""
     tasks = [t for t in personas.tasks(p, seed) if t.skill == "py-fix"]
     val = [t for t in personas.tasks(p, seed)
            if t.skill == "release-notes" and t.split == Split.VALIDATION.value]
@@ -109,15 +110,15 @@ def _night(p: personas.Persona, seed: int, neighbours: bool) -> list[str]:
 def test_a_night_with_its_neighbour_refuses_the_clash_it_accepts_alone(duo):
     alone = _night(duo, 0, neighbours=False)
     beside = _night(duo, 0, neighbours=True)
-    assert "clash" in alone
-    assert "clash" not in beside and "stage:cross" in beside
+    assert "cross" in alone
+    assert "cross" not in beside and "stage:cross" in beside
 
 
 def test_multi_skill_run_reports_rejections_and_keeps_the_other_skill(duo):
     on = run_persona(MultiSpec(DUO, seed=0, nights=3, retire_every=0))
     off = run_persona(MultiSpec(DUO, seed=0, nights=3, retire_every=0, cross=False))
     assert on["cross_skill_rejected"] >= 1 and on["contradictions"] >= 1
-    assert on["clash_accepted"] == 0 < off["clash_accepted"]
+    assert on["cross_accepted"] == 0 < off["cross_accepted"]
     other_on = on["beside_others"]["release-notes"]
     other_off = off["beside_others"]["release-notes"]
     assert other_off["after"] < other_off["before"] - 0.2
@@ -127,5 +128,5 @@ def test_multi_skill_run_reports_rejections_and_keeps_the_other_skill(duo):
 def test_prove_json_counts_cross_skill_rejections(duo):
     summary = prove(ProofSpec(persona=DUO, seed=0, nights=3))
     assert summary["cross_skill_rejected"] >= 1
-    assert summary["clash_accepted"] == 0
+    assert summary["cross_accepted"] == 0
     assert "retired" in summary

@@ -14,9 +14,9 @@ a ``Contradiction``, reported and never resolved by the night on its own.
 Each neighbour is its own test at ``alpha``: a harmless edit is wrongly held back by one of
 ``k`` neighbours with probability at most ``k·alpha``, which costs lift, never safety.
 
-What "loaded together" means for the target: both documents in its context, the neighbour's
-first (``together``). The rollouts of one combination are drawn once and reused (the
-incumbent's by every candidate of the night).
+What "loaded together" means for the target: both documents in its system prompt, each in
+its own ``<skill>`` block, the neighbour's first (``together``). The rollouts of one
+combination are drawn once and reused (the incumbent's by every candidate of the night).
 """
 
 from __future__ import annotations
@@ -49,8 +49,9 @@ class Neighbour:
 
 
 def together(own: str, other: str) -> str:
-    """The context the target reads with ``other`` loaded beside ``own``."""
-    return f"{other.rstrip()}\n\n{own.rstrip()}\n"
+    """The context the target reads with ``other`` loaded beside ``own``: each document in
+    its own ``<skill>`` block (the replay prompt wraps the whole in one), ``other`` first."""
+    return f"{other.rstrip()}\n</skill>\n<skill>\n{own.rstrip()}\n"
 
 
 def dropped(

@@ -28,6 +28,8 @@ from skillopt_sleep.sim.persona import Persona, Rule, load, subject_in
 from skillopt_sleep.skilldoc import approx_tokens
 
 _BLOCK = re.compile(r"<(?P<tag>skill|minibatch|rejected|mode)>\n?(?P<body>.*?)\n?</(?P=tag)>", re.S)
+_SKILL = re.compile(r"<skill>\n?(.*?)\n?</skill>", re.S)
+_NAME = re.compile(r"^name:\s*(.+?)\s*$", re.M)
 
 
 def _rand(*parts: object) -> float:
@@ -37,6 +39,12 @@ def _rand(*parts: object) -> float:
 
 def blocks(text: str) -> dict[str, str]:
     return {m.group("tag"): m.group("body") for m in _BLOCK.finditer(text)}
+
+
+def loaded_skills(system: str) -> str:
+    """Every skill loaded in a system prompt, one ``<skill>`` block each, read as one text:
+    skills loaded together act together (a rule any of them states applies)."""
+    return "\n".join(_SKILL.findall(system))
 
 
 class SimulatedTarget:
@@ -74,7 +82,7 @@ class SimulatedTarget:
     ) -> Completion:
         system = "\n".join(m["content"] for m in messages if m["role"] == "system")
         prompt = "\n".join(m["content"] for m in messages if m["role"] == "user")
-        skill = blocks(system).get("skill", "")
+        skill = loaded_skills(system)
         where = self._locate(prompt)
         if where is None:
             text = "I could not tell what this task asks for."
@@ -95,6 +103,10 @@ class SimulatedTarget:
                 continue
             good.update(r.id for r in self.persona.rules if r.recognised_in(line))
             bad.update(r.id for r in self.persona.harmful if r.recognised_in(line))
+            for cross in self.persona.cross:
+                if cross.recognised_in(line):
+                    good.add(cross.helps)
+                    bad.add(cross.id)
         return good, bad
 
     def _draw(self, key: tuple[object, ...], skill: str) -> float:
@@ -124,16 +136,8 @@ class SimulatedTarget:
                 included.append(rule)
         effects = [
             r.effect
-            for r in self.persona.harmful
+            for r in (*self.persona.harmful, *self.persona.cross)
             if r.id in bad and self._draw((*key, r.id), skill) < follow
-        ]
-        # A rule another skill loaded beside this one states, and that contradicts this
-        # task's own rules, takes effect like a harmful rule.
-        effects += [
-            r.clash
-            for r in self.persona.rules
-            if r.clash and r.id in good and r.id not in relevant
-            and self._draw((*key, r.id, "clash"), skill) < follow
         ]
         return _render(deliverable, subject, included, effects)
 
@@ -204,10 +208,12 @@ class SimulatedOptimizer:
         failing = self._failing_rules(items)
         count = int(self.persona.optimizer.get("per_batch", 3)) if mode == "failures" else 2
         edits: list[dict[str, Any]] = []
+        found = _NAME.search(parts.get("skill", ""))
+        name = found.group(1).strip("'\"") if found else self.persona.skill
         for _ in range(count):
-            edit = self._one(rng, failing, items, entries)
+            edit = self._one(rng, failing, items, entries, name)
             if edit and _norm(edit.get("text", "")) in rejected:
-                edit = self._one(rng, failing, items, entries)  # the buffer steers away once
+                edit = self._one(rng, failing, items, entries, name)  # the buffer steers away
             if edit:
                 edits.append(edit)
         return edits
@@ -234,14 +240,18 @@ class SimulatedOptimizer:
         failing: dict[str, list[str]],
         items: list[dict[str, Any]],
         entries: list[str],
+        skill: str = "",
     ) -> dict[str, Any] | None:
         """One proposal, of a kind drawn with the persona's optimizer weights."""
         opt = self.persona.optimizer
-        kinds = ["correct", "overfit", "neutral", "harmful", "hostile"]
+        # "cross" last: with no weight (a one-skill persona) the draws are what they were.
+        kinds = ["correct", "overfit", "neutral", "harmful", "hostile", "cross"]
         kind = rng.choices(kinds, weights=[float(opt.get(k, 0.0)) for k in kinds])[0]
         ids = [str(i.get("task_id", "")) for i in items]
         if kind in ("correct", "overfit") and failing:
             return self._rule_edit(rng, failing, items if kind == "overfit" else [])
+        if kind == "cross" and (edit := self._cross_edit(rng, failing, skill)):
+            return edit
         if kind == "harmful":
             return self._harmful_edit(rng, ids, entries)
         if kind == "hostile" and opt.get("hostile_texts"):
@@ -267,6 +277,18 @@ class SimulatedOptimizer:
                 wording = f"When working on {subject}: {wording[0].lower()}{wording[1:]}"
                 cited = [str(item.get("task_id", ""))]
         return {"op": "append", "text": wording, "rationale": f"fixes {rule.id}", "tasks": cited}
+
+    def _cross_edit(
+        self, rng: random.Random, failing: dict[str, list[str]], skill: str
+    ) -> dict[str, Any] | None:
+        """This skill's cross rule, when the house rule it reads as is failing."""
+        fits = [c for c in self.persona.cross if c.skill == skill and c.helps in failing]
+        if not fits:
+            return None
+        rule = rng.choice(fits)
+        wording = rng.choice((rule.text, *rule.paraphrases))
+        return {"op": "append", "text": wording, "rationale": f"fixes {rule.helps}",
+                "tasks": failing[rule.helps]}
 
     def _harmful_edit(
         self, rng: random.Random, ids: list[str], entries: list[str]

@@ -36,6 +36,10 @@ from skillopt_sleep.skilldoc import apply_edit, parse
 __all__ = ["Companions", "MultiSpec", "companions", "run_persona"]
 
 
+def _names(p: personas.Persona) -> list[str]:
+    return [s.name for s in p.skills]
+
+
 @dataclass(frozen=True)
 class Companions:
     neighbours: list[Neighbour]
@@ -47,7 +51,7 @@ def companions(p: personas.Persona, seed: int, skill: str, texts: dict[str, str]
                retire_after: int = 14) -> Companions:
     """What night ``night`` of ``skill`` needs beyond its own tasks (see the module)."""
     neighbours = []
-    for other in p.skill_names:
+    for other in _names(p):
         val = [t for t in personas.tasks(p, seed) if t.skill == other and
                t.split == Split.VALIDATION.value and personas.asked_on(p, t, night)]
         if other == skill or not val or not cross_tasks:
@@ -84,7 +88,7 @@ def _night(p: personas.Persona, spec: MultiSpec, archive: Archive, skill: str,
     project = f"persona:{p.name}"
     result = run_night(NightInputs(
         tasks=tasks, skill_text=texts[skill], skill_name=skill, target=target,
-        optimizer=build(p, spec.seed * 7919 + n * 31 + p.skill_names.index(skill),
+        optimizer=build(p, spec.seed * 7919 + n * 31 + _names(p).index(skill),
                         "optimizer"),
         night_id=f"sim-{n}", project=project, config=spec.config,
         memory=recall(archive, project, skill), seed=spec.seed * 100 + n,
@@ -143,7 +147,7 @@ def run_persona(spec: MultiSpec, progress: Callable[[str], None] = lambda _m: No
     config = replace(spec.config, concurrency=spec.concurrency)
     spec = replace(spec, config=config)
     target = build(p, spec.seed, "target")
-    first = {s: p.initial_skill(s) for s in p.skill_names}
+    first = {s: p.initial_skill(s) for s in _names(p)}
     texts = dict(first)
     results: list[NightResult] = []
     with tempfile.TemporaryDirectory(prefix="skillopt-multi-") as tmp:
@@ -151,7 +155,7 @@ def run_persona(spec: MultiSpec, progress: Callable[[str], None] = lambda _m: No
         try:
             for n in range(spec.nights):
                 progress(f"night {n + 1}/{spec.nights}")
-                for skill in p.skill_names:
+                for skill in _names(p):
                     result = _night(p, spec, archive, skill, texts, n, target)
                     texts[skill] = result.skill_after
                     results.append(result)
@@ -163,7 +167,7 @@ def run_persona(spec: MultiSpec, progress: Callable[[str], None] = lambda _m: No
     accepted = [personas.classify(p, d.edit.op, d.edit.text, d.edit.anchor)
                 for r in results for d in r.accepted]
     others: dict[str, dict[str, float | None]] = {}
-    for skill in p.skill_names:
+    for skill in _names(p):
         own = texts[skill]
         # The skill's own last document, with the others' first and then last beside it.
         before = {s: t for s, t in first.items()}
@@ -172,7 +176,7 @@ def run_persona(spec: MultiSpec, progress: Callable[[str], None] = lambda _m: No
             "after": _test(p, spec, skill, _loaded(texts, skill), own, target, last)}
     return {
         "persona": p.name, "seed": spec.seed, "cross": spec.cross,
-        "clash_proposed": kinds.count("clash"), "clash_accepted": accepted.count("clash"),
+        "cross_proposed": kinds.count("cross"), "cross_accepted": accepted.count("cross"),
         "harmful_accepted": accepted.count("harmful"),
         "cross_skill_rejected": sum(d.stage == "cross" for r in results for d in r.decisions),
         "contradictions": sum(len(r.contradictions) for r in results),

@@ -42,10 +42,6 @@ class Rule:
     domains: tuple[str, ...] = ()
     effect: str = ""
     correction: str = ""
-    clash: str = ""
-    """An effect (same forms as a harmful rule's ``effect``) this rule, stated in a loaded
-    skill, has on the tasks of families it does not apply to: a rule one skill needs that
-    contradicts another skill loaded beside it."""
 
     def recognised_in(self, line: str) -> bool:
         low = line.lower()
@@ -53,6 +49,38 @@ class Rule:
 
     def applies(self, deliverable: str, domain: str) -> bool:
         return deliverable in self.deliverables or domain in self.domains
+
+
+@dataclass(frozen=True)
+class CrossRule(Rule):
+    """An edit one skill's optimizer proposes that helps that skill and hurts another.
+
+    Stated in a loaded skill, it counts as stating the house rule ``helps`` (so the
+    proposing skill's own gate sees a gain) and applies ``effect`` to every task answered
+    while it is loaded (so another skill's tasks lose when both are loaded together)."""
+
+    skill: str = ""
+    helps: str = ""
+
+
+@dataclass(frozen=True)
+class SkillSpec:
+    """One of the persona's skills: its starting document and the deliverables routed to it."""
+
+    name: str
+    description: str
+    user_text: str
+    deliverables: tuple[str, ...]
+
+    def initial_text(self) -> str:
+        from skillopt_sleep.skilldoc import new_skill
+
+        head = f"---\nname: {self.name}\ndescription: {self.description}\n---\n\n"
+        return (
+            head + self.user_text.rstrip("\n") + "\n"
+            if self.user_text
+            else new_skill(self.name, self.description)
+        )
 
 
 @dataclass(frozen=True)
@@ -69,23 +97,31 @@ class Persona:
     target: dict[str, float]
     optimizer: dict[str, Any]
     path: Path
-    skills: dict[str, SkillSpec] = field(default_factory=dict)
-    """Skills beyond ``skill``, each with the deliverables routed to it (``[[skills]]``)."""
+    skills: tuple[SkillSpec, ...] = ()
+    """Every skill; a persona without ``[[skills]]`` has one, built from ``skill``."""
+    cross: tuple[CrossRule, ...] = ()
 
     @property
-    def skill_names(self) -> tuple[str, ...]:
-        """Every skill the persona's agent loads: ``skill`` first, then ``[[skills]]``."""
-        return (self.skill, *self.skills)
+    def multi(self) -> bool:
+        """Whether tasks are routed to several skills (a ``[[skills]]`` persona)."""
+        return len(self.skills) > 1
 
     def skill_of(self, deliverable: str) -> str:
-        return str(self.deliverables[deliverable].get("skill") or self.skill)
+        """The skill a deliverable's tasks are routed to."""
+        return next(s.name for s in self.skills if deliverable in s.deliverables)
+
+    def skill_spec(self, name: str) -> SkillSpec:
+        for spec in self.skills:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
 
     @property
     def subjects(self) -> tuple[str, ...]:
         return tuple(s for subs in self.domains.values() for s in subs)
 
     def rule(self, rule_id: str) -> Rule:
-        for rule in (*self.rules, *self.harmful):
+        for rule in (*self.rules, *self.harmful, *self.cross):
             if rule.id == rule_id:
                 return rule
         raise KeyError(rule_id)
@@ -93,29 +129,9 @@ class Persona:
     def rules_for(self, deliverable: str, domain: str) -> list[Rule]:
         return [r for r in self.rules if r.applies(deliverable, domain)]
 
-    def initial_skill(self, name: str = "") -> str:
-        """The text of skill ``name`` (default: ``skill``) before any night."""
-        from skillopt_sleep.skilldoc import new_skill
-
-        spec = self.skills.get(name) if name and name != self.skill else None
-        skill = spec.name if spec else self.skill
-        description = spec.description if spec else self.skill_description
-        user_text = spec.user_text if spec else self.user_text
-        head = f"---\nname: {skill}\ndescription: {description}\n---\n\n"
-        return (
-            head + user_text.rstrip("\n") + "\n"
-            if user_text
-            else new_skill(skill, description)
-        )
-
-
-@dataclass(frozen=True)
-class SkillSpec:
-    """A further skill of a persona with several (``[[skills]]``)."""
-
-    name: str
-    description: str
-    user_text: str = ""
+    def initial_skill(self, name: str | None = None) -> str:
+        """The starting document of skill ``name`` (default: the first skill)."""
+        return self.skill_spec(name or self.skill).initial_text()
 
 
 def resolve(name_or_path: str) -> Path:
@@ -162,20 +178,40 @@ def _rule(data: dict[str, Any]) -> Rule:
         domains=tuple(data.get("domains", ())),
         effect=data.get("effect", ""),
         correction=data.get("correction", ""),
-        clash=data.get("clash", ""),
     )
+
+
+def _cross(data: dict[str, Any]) -> CrossRule:
+    base = _rule(data)
+    fields = {k: getattr(base, k) for k in base.__dataclass_fields__}
+    return CrossRule(**fields, skill=data["skill"], helps=data["helps"])
+
+
+def _skills(data: dict[str, Any], deliverables: dict[str, dict[str, Any]]) -> tuple[SkillSpec, ...]:
+    """``[[skills]]``, or the one skill of the top-level ``skill`` fields."""
+    if "skills" not in data:
+        return (SkillSpec(data["skill"], data["skill_description"], data.get("user_text", ""),
+                          tuple(deliverables)),)
+    found = tuple(SkillSpec(s["name"], s["description"], s.get("user_text", ""),
+                            tuple(s["deliverables"])) for s in data["skills"])
+    routed = [d for s in found for d in s.deliverables]
+    if sorted(routed) != sorted(deliverables):
+        raise ValueError("[[skills]] must route every deliverable to exactly one skill "
+                         f"(routed: {sorted(routed)}; deliverables: {sorted(deliverables)})")
+    return found
 
 
 def _build(data: dict[str, Any], path: Path) -> Persona:
     deliverables = {d["id"]: d for d in data["deliverables"]}
     for d in deliverables.values():
         validate_checks(d.get("checks", [{"op": "no_refusal"}]))
+    skills = _skills(data, deliverables)
     persona = Persona(
         name=data["name"],
         description=data.get("description", ""),
-        skill=data["skill"],
-        skill_description=data["skill_description"],
-        user_text=data.get("user_text", ""),
+        skill=skills[0].name,
+        skill_description=skills[0].description,
+        user_text=skills[0].user_text,
         deliverables=deliverables,
         domains={d["id"]: tuple(d["subjects"]) for d in data["domains"]},
         rules=tuple(_rule(r) for r in data["rules"]),
@@ -183,39 +219,30 @@ def _build(data: dict[str, Any], path: Path) -> Persona:
         target={k: float(v) for k, v in data["target"].items()},
         optimizer=dict(data["optimizer"]),
         path=path,
-        skills={s["name"]: SkillSpec(s["name"], s["description"], s.get("user_text", ""))
-                for s in data.get("skills", ())},
+        skills=skills,
+        cross=tuple(_cross(r) for r in data.get("cross", ())),
     )
     _check_keywords(persona)
-    _check_skills(persona)
+    for cross in persona.cross:
+        if cross.skill not in {s.name for s in persona.skills}:
+            raise ValueError(f"cross rule {cross.id}: unknown skill {cross.skill!r}")
+        if cross.helps not in {r.id for r in persona.rules}:
+            raise ValueError(f"cross rule {cross.id}: helps unknown rule {cross.helps!r}")
     return persona
-
-
-def _check_skills(persona: Persona) -> None:
-    """Every deliverable routes to a known skill; every extra skill has a deliverable."""
-    for did in persona.deliverables:
-        if persona.skill_of(did) not in persona.skill_names:
-            raise ValueError(f"deliverable {did}: unknown skill {persona.skill_of(did)!r}")
-    for name in persona.skills:
-        if not any(persona.skill_of(d) == name for d in persona.deliverables):
-            raise ValueError(f"skill {name}: no deliverable is routed to it")
 
 
 def _check_keywords(persona: Persona) -> None:
     """Every wording of a rule must be recognised as that rule, and only that rule."""
-    for rule in (*persona.rules, *persona.harmful):
+    every = (*persona.rules, *persona.harmful, *persona.cross)
+    for rule in every:
         for wording in (rule.text, *rule.paraphrases):
             if not rule.recognised_in(wording):
                 raise ValueError(f"rule {rule.id}: wording not recognised: {wording!r}")
-            others = [
-                r.id
-                for r in (*persona.rules, *persona.harmful)
-                if r is not rule and r.recognised_in(wording)
-            ]
+            others = [r.id for r in every if r is not rule and r.recognised_in(wording)]
             if others:
                 raise ValueError(f"rule {rule.id}: {wording!r} also reads as {others}")
     for text in persona.optimizer.get("neutral_texts", ()):
-        hits = [r.id for r in (*persona.rules, *persona.harmful) if r.recognised_in(text)]
+        hits = [r.id for r in every if r.recognised_in(text)]
         if hits:
             raise ValueError(f"neutral text {text!r} reads as rules {hits}")
 
@@ -246,12 +273,13 @@ def family_splits(
 
 def tasks(persona: Persona, seed: int, ratios: tuple[int, int, int] = (2, 1, 7)) -> list[Task]:
     """Every task of the persona, with a judge spec and a split; deterministic in ``seed``.
-    With several skills, each skill's families are split on their own (each skill's night
-    has its own splits and needs its own validation tasks)."""
+
+    Each skill's families are split on their own, so every skill's night has validation
+    tasks (a persona with one skill splits all its families at once, as it always did)."""
     families = [f"{persona.name}:{d}:{m}" for d in persona.deliverables for m in persona.domains]
     splits: dict[str, str] = {}
-    for name in persona.skill_names:
-        own = [f for f in families if persona.skill_of(f.split(":")[1]) == name]
+    for spec in persona.skills:
+        own = [f for f in families if f.split(":")[1] in spec.deliverables]
         splits |= family_splits(own, seed, ratios)
     found = []
     for family in families:
@@ -303,9 +331,8 @@ def classify(persona: Persona, op: str, text: str, anchor: str = "") -> str:
 
     ``correct``: states a house rule for every subject; ``overfit``: states one for a
     single subject; ``harmful``: states a harmful rule, or deletes/replaces away a correct
-    one; ``clash``: states a rule with a ``clash`` (right for its own skill, harmful to the
-    others loaded beside it); ``hostile``: would be refused by the firewall; ``neutral``:
-    anything else.
+    one; ``cross``: states a cross rule (helps its skill, hurts another loaded beside it);
+    ``hostile``: would be refused by the firewall; ``neutral``: anything else.
     """
     from skillopt_sleep.firewall import scan_text
 
@@ -316,11 +343,11 @@ def classify(persona: Persona, op: str, text: str, anchor: str = "") -> str:
         return "harmful" if removed_good else "neutral"
     if any(r.recognised_in(text) for r in persona.harmful):
         return "harmful"
+    if any(r.recognised_in(text) for r in persona.cross):
+        return "cross"
     good = any(r.recognised_in(text) for r in persona.rules)
     if removed_good and not good:
         return "harmful"
-    if any(r.clash and r.recognised_in(text) for r in persona.rules):
-        return "clash"
     if good:
         return "overfit" if subject_in(persona, text) else "correct"
     return "neutral"

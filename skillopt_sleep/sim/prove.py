@@ -34,7 +34,7 @@ from skillopt_sleep.records import NightResult, Split
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim.multi import companions
 
-KINDS = ("correct", "overfit", "neutral", "harmful", "hostile", "clash")
+KINDS = ("correct", "overfit", "neutral", "harmful", "hostile", "cross")
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def run_nights(
             for n in range(spec.nights):
                 progress(f"night {n + 1}/{spec.nights}{'' if gate else ' (gate off)'}")
                 optimizer = models(spec.optimizer, "optimizer", spec.seed * 7919 + n)
-                texts = {s: p.initial_skill(s) for s in p.skill_names} | {p.skill: skill}
+                texts = {s.name: s.initial_text() for s in p.skills} | {p.skill: skill}
                 extra = companions(p, spec.seed, p.skill, texts, archive, n,
                                    retire_every=spec.retire_every, retire_after=spec.retire_after)
                 inputs = NightInputs(
