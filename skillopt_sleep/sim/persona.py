@@ -278,8 +278,8 @@ def tasks(persona: Persona, seed: int, ratios: tuple[int, int, int] = (2, 1, 7))
     tasks (a persona with one skill splits all its families at once, as it always did)."""
     families = [f"{persona.name}:{d}:{m}" for d in persona.deliverables for m in persona.domains]
     splits: dict[str, str] = {}
-    for spec in persona.skills:
-        own = [f for f in families if f.split(":")[1] in spec.deliverables]
+    for skill in persona.skills:
+        own = [f for f in families if f.split(":")[1] in skill.deliverables]
         splits |= family_splits(own, seed, ratios)
     found = []
     for family in families:
