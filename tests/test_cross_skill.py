@@ -121,8 +121,8 @@ def test_multi_skill_run_reports_rejections_and_keeps_the_other_skill(duo):
     assert on["cross_accepted"] == 0 < off["cross_accepted"]
     other_on = on["beside_others"]["release-notes"]
     other_off = off["beside_others"]["release-notes"]
-    assert other_off["after"] < other_off["before"] - 0.2
-    assert other_on["after"] > other_on["before"] - 0.1
+    assert other_off["dropped"] and other_off["delta"] < -0.2
+    assert not other_on["dropped"]
 
 
 def test_prove_json_counts_cross_skill_rejections(duo):

@@ -22,13 +22,13 @@ from typing import Any
 
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.models.base import LLM
-from skillopt_sleep.night import usage
+from skillopt_sleep.night import gate, usage
 from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.night.cross import Neighbour, together
+from skillopt_sleep.night.cross import Neighbour, dropped, together
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.replay import mean_score, replay
 from skillopt_sleep.night.run import NightInputs, run_night
-from skillopt_sleep.records import NightResult, Split
+from skillopt_sleep.records import NightResult, Rollout, Split
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim.models import build
 from skillopt_sleep.skilldoc import apply_edit, parse
@@ -99,13 +99,24 @@ def _night(p: personas.Persona, spec: MultiSpec, archive: Archive, skill: str,
 
 
 def _test(p: personas.Persona, spec: MultiSpec, skill: str, context: Callable[[str], str],
-          own: str, target: LLM, night: int) -> float | None:
+          own: str, target: LLM, night: int) -> list[Rollout]:
+    """``skill``'s held-out test rollouts with ``own`` in ``context``, on the tasks the
+    developer still asks for on night ``night``."""
     tasks = [t for t in personas.tasks(p, spec.seed) if t.skill == skill and
              t.split == Split.TEST.value and personas.asked_on(p, t, night)]
     with ThreadPoolExecutor(max_workers=spec.concurrency) as pool:
-        rollouts = replay(tasks, context(own), target, samples=spec.test_repeats, executor=pool,
-                          temperature=spec.config.temperature)
-    return mean_score(rollouts, spec.config.metric)
+        return replay(tasks, context(own), target, samples=spec.test_repeats, executor=pool,
+                      temperature=spec.config.temperature)
+
+
+def _compare(before: list[Rollout], after: list[Rollout], spec: MultiSpec) -> dict[str, Any]:
+    """Test score before and after, and whether the fall is beyond noise: the gate's paired
+    test on the same (task, sample) pairs, the other way round (``cross.dropped``)."""
+    verdict = dropped(before, after, cfg=spec.config, test=gate.gate_test(spec.config.gate_test))
+    c = verdict.comparison
+    return {"before": mean_score(before, spec.config.metric),
+            "after": mean_score(after, spec.config.metric), "delta": round(c.mean_delta, 4),
+            "p_drop": round(c.p_value, 4), "dropped": verdict.accepted}
 
 
 def _loaded(texts: dict[str, str], skill: str) -> Callable[[str], str]:
@@ -121,7 +132,7 @@ def _retirements(p: personas.Persona, spec: MultiSpec, results: list[NightResult
                  target: LLM) -> dict[str, Any]:
     """What the accepted retirements removed, and the held-out score just before and after."""
     tried = retired = 0
-    deltas = []
+    checks = []
     for r in results:
         done = [d for d in r.retired if d.accepted]
         tried, retired = tried + len(r.retired), retired + len(done)
@@ -133,11 +144,9 @@ def _retirements(p: personas.Persona, spec: MultiSpec, results: list[NightResult
             after = apply_edit(after, d.edit)[0]
         night = int(r.night_id.rsplit("-", 1)[1])
         same = _loaded({}, r.skill)
-        b = _test(p, spec, r.skill, same, before.text, target, night)
-        a = _test(p, spec, r.skill, same, after.text, target, night)
-        if a is not None and b is not None:
-            deltas.append(a - b)
-    return {"retire_tried": tried, "retired": retired, "retire_test_deltas": deltas}
+        checks.append(_compare(_test(p, spec, r.skill, same, before.text, target, night),
+                               _test(p, spec, r.skill, same, after.text, target, night), spec))
+    return {"retire_tried": tried, "retired": retired, "retire_test": checks}
 
 
 def run_persona(spec: MultiSpec, progress: Callable[[str], None] = lambda _m: None
@@ -166,14 +175,13 @@ def run_persona(spec: MultiSpec, progress: Callable[[str], None] = lambda _m: No
              for r in results for d in r.decisions]
     accepted = [personas.classify(p, d.edit.op, d.edit.text, d.edit.anchor)
                 for r in results for d in r.accepted]
-    others: dict[str, dict[str, float | None]] = {}
+    others: dict[str, dict[str, Any]] = {}
     for skill in _names(p):
-        own = texts[skill]
         # The skill's own last document, with the others' first and then last beside it.
-        before = {s: t for s, t in first.items()}
-        others[skill] = {
-            "before": _test(p, spec, skill, _loaded(before, skill), own, target, last),
-            "after": _test(p, spec, skill, _loaded(texts, skill), own, target, last)}
+        own = texts[skill]
+        others[skill] = _compare(_test(p, spec, skill, _loaded(first, skill), own, target, last),
+                                 _test(p, spec, skill, _loaded(texts, skill), own, target, last),
+                                 spec)
     return {
         "persona": p.name, "seed": spec.seed, "cross": spec.cross,
         "cross_proposed": kinds.count("cross"), "cross_accepted": accepted.count("cross"),
