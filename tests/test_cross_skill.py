@@ -3,6 +3,9 @@ rejected and reported; a harmless one is not held back."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -14,7 +17,17 @@ from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.cross import CrossCheck, Neighbour, dropped, together
 from skillopt_sleep.night.replay import replay_one
 from skillopt_sleep.night.run import NightInputs, run_night
-from skillopt_sleep.records import Edit, Rollout, Score, Split
+from skillopt_sleep.publish.report import render, render_json
+from skillopt_sleep.records import (
+    Contradiction,
+    Edit,
+    GateDecision,
+    NightResult,
+    Rollout,
+    Score,
+    Split,
+    StepResult,
+)
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim.models import build
 from skillopt_sleep.sim.multi import MultiSpec, run_persona
@@ -130,3 +143,26 @@ def test_prove_json_counts_cross_skill_rejections(duo):
     assert summary["cross_skill_rejected"] >= 1
     assert summary["cross_accepted"] == 0
     assert "retired" in summary
+
+
+def test_prove_cli_json_has_cross_skill_rejected_and_retired():
+    done = subprocess.run([sys.executable, "-m", "skillopt_sleep", "prove", "--persona", DUO,
+                           "--json", "--seed", "0"], capture_output=True, text=True, timeout=120)
+    data = json.loads(done.stdout)
+    assert data["cross_skill_rejected"] >= 1 and data["retired"] == 0
+    assert data["cross_accepted"] == 0
+
+
+def test_report_shows_contradictions_in_html_and_json(duo):
+    edit = Edit(op="append", text=CLASH)
+    night = NightResult("n1", "py-fix", skill_before=duo.initial_skill(),
+                        skill_after=duo.initial_skill())
+    night.steps.append(StepResult(0, 4, 1, decisions=[
+        GateDecision(edit, False, "hurts release-notes loaded beside it", stage="cross")]))
+    night.contradictions.append(Contradiction("py-fix", "release-notes", edit, -0.2, 0.001, 18,
+                                              before=0.8, after=0.6))
+    html = render([night])
+    assert "Contradictions with other skills (1)" in html and "release-notes" in html
+    assert "Rejected at cross" in html
+    data = render_json([night])
+    assert data["nights"][0]["contradictions"][0]["other_skill"] == "release-notes"

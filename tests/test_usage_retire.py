@@ -18,7 +18,16 @@ from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.pipeline.companions import companions
 from skillopt_sleep.publish.report import render
-from skillopt_sleep.records import Edit, GateDecision, NightResult, Session, Task, Turn
+from skillopt_sleep.records import (
+    Edit,
+    GateDecision,
+    JudgeSpec,
+    NightResult,
+    Session,
+    StepResult,
+    Task,
+    Turn,
+)
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim.models import build
 from skillopt_sleep.sim.multi import MultiSpec, run_persona
@@ -66,8 +75,6 @@ def test_entries_keep_night_evidence_and_last_use(archive):
     text = _skill(p, PYTEST, PY27)
     result = NightResult("night-a", "py-fix", "proj", skill_before=p.initial_skill(),
                          skill_after=text)
-    result.steps = []
-    from skillopt_sleep.records import StepResult
     result.steps.append(StepResult(0, 4, 2, decisions=[
         GateDecision(Edit("append", PYTEST), True, "better", mean_delta=0.2, p_value=0.01,
                      n_pairs=18),
@@ -152,7 +159,6 @@ def test_harvest_tells_when_a_skill_was_loaded_and_how_it_went(archive):
 
 
 def _task(skill: str, family: str, split: str) -> Task:
-    from skillopt_sleep.records import JudgeSpec
     return Task(f"{family}:0", family, "do it", JudgeSpec(), split=split, skill=skill)
 
 

@@ -40,28 +40,35 @@ def _sessions(archive: Archive, project: str) -> list[tuple[str, str, list[str],
 
 def skill_loads(archive: Archive, project: str) -> dict[str, SkillLoads]:
     """Per skill name: the sessions that loaded it and how their turns went."""
+    rows = archive.conn.execute(
+        "SELECT s.source, s.session_id, s.skills_json, COALESCE(s.ended_at, s.started_at, ''),"
+        " t.signals_json, t.reaction FROM sessions s LEFT JOIN turns t"
+        " ON t.source = s.source AND t.session_id = s.session_id"
+        " WHERE s.project = ? AND s.skills_json != '[]'", (project,)).fetchall()
+    sessions: dict[tuple[str, str], tuple[list[str], str, list[str]]] = {}
+    for source, session_id, skills, when, signals_json, reaction in rows:
+        names, _, outcomes = sessions.setdefault(
+            (source, session_id), (list(dict.fromkeys(json.loads(skills))), when, []))
+        if reaction is not None:
+            outcomes.append(_outcome(set(json.loads(signals_json or "[]")), reaction))
     found: dict[str, SkillLoads] = defaultdict(SkillLoads)
-    for source, session_id, skills, when in _sessions(archive, project):
-        if not skills:
-            continue
-        turns = archive.conn.execute(
-            "SELECT signals_json, reaction FROM turns WHERE source = ? AND session_id = ?",
-            (source, session_id)).fetchall()
-        good = bad = 0
-        for signals_json, reaction in turns:
-            signals = set(json.loads(signals_json or "[]"))
-            if reaction in FAILURE_REACTIONS or signals & FAILURE_SIGNALS:
-                bad += 1
-            elif reaction == Reaction.APPROVAL.value or Signal.VOTE_UP.value in signals:
-                good += 1
-        for name in dict.fromkeys(skills):
+    for names, when, outcomes in sessions.values():
+        for name in names:
             row = found[name]
             row.sessions += 1
             row.last_loaded = max(row.last_loaded, when)
-            row.turns += len(turns)
-            row.went_well += good
-            row.went_badly += bad
+            row.turns += len(outcomes)
+            row.went_well += outcomes.count("well")
+            row.went_badly += outcomes.count("badly")
     return dict(found)
+
+
+def _outcome(signals: set[str], reaction: str) -> str:
+    if reaction in FAILURE_REACTIONS or signals & FAILURE_SIGNALS:
+        return "badly"
+    if reaction == Reaction.APPROVAL.value or Signal.VOTE_UP.value in signals:
+        return "well"
+    return "unknown"
 
 
 def co_loaded(archive: Archive, project: str) -> dict[str, Counter[str]]:
