@@ -118,6 +118,7 @@ def test_an_unused_entry_is_retired_and_a_used_one_is_kept():
     assert all(d.stage == "retire" and d.edit.op == "delete" for d in r.retired)
     assert PY27 not in r.skill_after and PYTEST in r.skill_after
     assert r.decisions == []  # retirements are not reflection's proposals
+    assert r.counts["retired"] == 1
 
 
 def test_retire_nights_come_every_nth_night():

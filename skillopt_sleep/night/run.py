@@ -372,6 +372,8 @@ def _counts(r: NightResult) -> dict[str, int]:
     for d in r.decisions:
         key = "accepted" if d.accepted else f"rejected_{d.stage}"
         counts[key] = counts.get(key, 0) + 1
+    if r.retired:
+        counts["retired"] = sum(d.accepted for d in r.retired)
     return counts
 
 

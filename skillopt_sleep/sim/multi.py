@@ -47,8 +47,8 @@ class Companions:
 
 
 def companions(p: personas.Persona, seed: int, skill: str, texts: dict[str, str],
-               archive: Archive, night: int, *, cross_tasks: int = 8, retire_every: int = 7,
-               retire_after: int = 14) -> Companions:
+               archive: Archive, night: int, *, night_id: str = "", cross_tasks: int = 8,
+               retire_every: int = 7, retire_after: int = 14) -> Companions:
     """What night ``night`` of ``skill`` needs beyond its own tasks (see the module)."""
     neighbours = []
     for other in _names(p):
@@ -61,7 +61,7 @@ def companions(p: personas.Persona, seed: int, skill: str, texts: dict[str, str]
     retire: list[str] = []
     if usage.retire_night(night, retire_every):
         retire = usage.stale(archive, f"persona:{p.name}", skill, texts[skill],
-                             f"sim-{night}", night, retire_after)
+                             night_id or f"sim-{night}", night, retire_after)
     return Companions(neighbours, retire)
 
 

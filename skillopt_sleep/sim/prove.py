@@ -87,10 +87,11 @@ def run_nights(
 ) -> list[NightResult]:
     """``spec.nights`` consecutive nights, each starting from the last one's skill; each
     night scores the test split for its own report unless ``score_test`` is False (the
-    proof scores it once itself)."""
+    proof scores it once itself). A persona with several skills trains each skill every
+    night, in turn, each with the others as its neighbours (``sim.multi.companions``)."""
     ledger = ledger if ledger is not None else Ledger()
-    tasks = [t for t in personas.tasks(p, spec.seed) if t.skill == p.skill]
-    skill = p.initial_skill()
+    tasks = personas.tasks(p, spec.seed)
+    skills = {s.name: s.initial_text() for s in p.skills}
     results = []
     target = MeteredLLM(models(spec.target, "target", spec.seed), "target", ledger)
     config = replace(spec.config, score_test=score_test, concurrency=spec.concurrency)
@@ -100,28 +101,30 @@ def run_nights(
             for n in range(spec.nights):
                 progress(f"night {n + 1}/{spec.nights}{'' if gate else ' (gate off)'}")
                 optimizer = models(spec.optimizer, "optimizer", spec.seed * 7919 + n)
-                texts = {s.name: s.initial_text() for s in p.skills} | {p.skill: skill}
-                extra = companions(p, spec.seed, p.skill, texts, archive, n,
-                                   retire_every=spec.retire_every, retire_after=spec.retire_after)
-                inputs = NightInputs(
-                    tasks=[t for t in tasks if personas.asked_on(p, t, n)],
-                    skill_text=skill,
-                    skill_name=p.skill,
-                    target=target,
-                    optimizer=MeteredLLM(optimizer, "optimizer", ledger),
-                    night_id=f"prove-{p.name}-{spec.seed}-{n}",
-                    project=f"persona:{p.name}",
-                    config=config if gate else replace(config, gate_test="accept-all"),
-                    memory=recall(archive, f"persona:{p.name}", p.skill),
-                    seed=spec.seed * 100 + n,
-                    neighbours=extra.neighbours,
-                    retire=extra.retire,
-                )
-                result = run_night(inputs)
-                remember(archive, result)
-                usage.keep(archive, result, inputs.tasks, n)
-                results.append(result)
-                skill = result.skill_after
+                for name in skills:
+                    night_id = f"prove-{p.name}-{spec.seed}-{n}"
+                    extra = companions(p, spec.seed, name, skills, archive, n, night_id=night_id,
+                                       retire_every=spec.retire_every,
+                                       retire_after=spec.retire_after)
+                    inputs = NightInputs(
+                        tasks=[t for t in tasks if t.skill == name and personas.asked_on(p, t, n)],
+                        skill_text=skills[name],
+                        skill_name=name,
+                        target=target,
+                        optimizer=MeteredLLM(optimizer, "optimizer", ledger),
+                        night_id=night_id,
+                        project=f"persona:{p.name}",
+                        config=config if gate else replace(config, gate_test="accept-all"),
+                        memory=recall(archive, f"persona:{p.name}", name),
+                        seed=spec.seed * 100 + n,
+                        neighbours=extra.neighbours,
+                        retire=extra.retire,
+                    )
+                    result = run_night(inputs)
+                    remember(archive, result)
+                    usage.keep(archive, result, inputs.tasks, n)
+                    results.append(result)
+                    skills[name] = result.skill_after
         finally:
             archive.close()
     return results
@@ -160,7 +163,7 @@ def _arm(
     arm = Arm([], Ledger())
     arm.results = run_nights(p, spec, gate, models, progress, arm.ledger, score_test=False)
     before = len(arm.ledger.calls)
-    arm.after_test = score_test(p, spec, arm.results[-1].skill_after, models, arm.ledger)
+    arm.after_test = score_test(p, spec, _own(p, arm.results)[-1].skill_after, models, arm.ledger)
     arm.test_calls = len(arm.ledger.calls) - before
     return arm
 
@@ -198,6 +201,7 @@ def prove(
     arm = _arm(p, spec, spec.gate, models, progress)
     twin = _arm(p, spec, False, models, progress) if spec.gate else arm
     gated = arm.results
+    own = _own(p, gated)
     decisions = [d for r in gated for d in r.decisions]
     calls = _calls(arm.ledger)
     calls["target_calls"] += len(baseline.calls)  # the first skill's test score
@@ -212,8 +216,8 @@ def prove(
         "baseline_test": _round(baseline_test),
         "after_test": _round(arm.after_test),
         "ungated_after_test": _round(twin.after_test),
-        "baseline_val": _round(gated[0].baseline_val),
-        "after_val": _round(gated[-1].after_val),
+        "baseline_val": _round(own[0].baseline_val),
+        "after_val": _round(own[-1].after_val),
         "edits_proposed": sum(s.proposed for r in gated for s in r.steps),
         "edits_accepted": sum(1 for d in decisions if d.accepted),
         **_kind_counts(p, gated),
@@ -229,7 +233,7 @@ def prove(
         "cost_usd": round(baseline.total_usd + arm.ledger.total_usd
                           + (twin.ledger.total_usd if spec.gate else 0), 6),
         "stopped": next((r.stopped for r in gated if r.stopped), ""),
-        "final_skill": gated[-1].skill_after,
+        "final_skill": own[-1].skill_after,
         "seconds": round(time.monotonic() - start, 2),
     }
     failures = [n for r in gated for n in r.notes]
@@ -252,6 +256,11 @@ def check(summary: dict[str, Any], min_lift: float = MIN_LIFT) -> None:
         problems.append(f"{summary['harmful_accepted']} harmful edit(s) accepted")
     if problems:
         raise AssertionFailed("proof failed: " + "; ".join(problems))
+
+
+def _own(p: personas.Persona, results: list[NightResult]) -> list[NightResult]:
+    """The nights of the persona's first skill (the one the test and val figures are of)."""
+    return [r for r in results if r.skill == p.skill]
 
 
 def _round(value: float | None) -> float | None:
