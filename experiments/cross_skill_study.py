@@ -57,6 +57,9 @@ def _arm(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "cross_accepted": sum(r["cross_accepted"] for r in runs),
         "runs_cross_accepted": sum(r["cross_accepted"] > 0 for r in runs),
         "cross_skill_rejected": sum(r["cross_skill_rejected"] for r in runs),
+        "cross_withdrawn": sum(r["cross_withdrawn"] for r in runs),
+        "cross_in_final": sum(r["cross_in_final"] for r in runs),
+        "runs_cross_in_final": sum(r["cross_in_final"] > 0 for r in runs),
         "harmful_accepted": sum(r["harmful_accepted"] for r in runs),
         "skill_scores": len(beside),
         "skill_drops_beyond_noise": holm([c["p_drop"] for c in beside
@@ -79,7 +82,9 @@ def _print(name: str, a: dict[str, Any]) -> None:
     print(f"{name}: {n} runs")
     print(f"  cross-skill harmful edits proposed in {a['runs_cross_proposed']}/{n} runs "
           f"({a['cross_proposed']} proposals), accepted {a['cross_accepted']} "
-          f"(in {a['runs_cross_accepted']} runs); cross rejections {a['cross_skill_rejected']}")
+          f"(in {a['runs_cross_accepted']} runs); cross rejections {a['cross_skill_rejected']}, "
+          f"withdrawn later {a['cross_withdrawn']}; left in the final skills "
+          f"{a['cross_in_final']} (in {a['runs_cross_in_final']} runs)")
     print(f"  skills' held-out test with the others beside: {a['skill_drops_beyond_noise']} of "
           f"{a['skill_scores']} fell beyond noise (family-wise; "
           f"{a['skill_drops_per_comparison']} at p < {ALPHA} each); mean delta "

@@ -125,11 +125,12 @@ def _entries(body: str) -> tuple[str, ...]:
 
 def new_skill(name: str, description: str) -> str:
     """A managed skill document with empty learned and slow regions."""
-    head = f"---\nname: {name}\ndescription: {_yaml_scalar(description)}\n---\n\n# {name}\n\n"
+    head = f"---\nname: {name}\ndescription: {yaml_scalar(description)}\n---\n\n# {name}\n\n"
     return head + _empty_region("learned") + "\n" + _empty_region("slow")
 
 
-def _yaml_scalar(value: str) -> str:
+def yaml_scalar(value: str) -> str:
+    """``value`` as one YAML scalar on one line (quoted only when YAML needs it)."""
     dumped = yaml.safe_dump(value, default_flow_style=True, width=10_000).strip()
     return dumped.removesuffix("\n...").removesuffix("...").strip()
 

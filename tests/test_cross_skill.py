@@ -14,7 +14,7 @@ import pytest
 from skillopt_sleep.judges.build import default_judge_for
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.night.cross import CrossCheck, Neighbour, dropped, together
+from skillopt_sleep.night.cross import CrossCheck, Neighbour, changed, dropped, seen, together
 from skillopt_sleep.night.replay import replay_one
 from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.publish.report import render, render_json
@@ -166,3 +166,33 @@ def test_report_shows_contradictions_in_html_and_json(duo):
     assert "Rejected at cross" in html
     data = render_json([night])
     assert data["nights"][0]["contradictions"][0]["other_skill"] == "release-notes"
+
+
+def _recheck_night(p: personas.Persona, text: str, recheck: bool) -> NightResult:
+    val = [t for t in personas.tasks(p, 0)
+           if t.skill == "release-notes" and t.split == Split.VALIDATION.value]
+    near = [Neighbour("release-notes", p.initial_skill("release-notes"), tuple(val))]
+    return run_night(NightInputs(
+        tasks=[t for t in personas.tasks(p, 0) if t.skill == "py-fix"], skill_text=text,
+        skill_name="py-fix", target=build(p, 0, "target"), optimizer=build(p, 1, "optimizer"),
+        night_id="w", config=NightConfig(steps=0, slow_update=False, score_test=False),
+        neighbours=near, recheck=recheck))
+
+
+def test_an_entry_that_now_hurts_a_changed_neighbour_is_withdrawn_and_reported(duo):
+    text = _with(_with(duo.initial_skill(), CLASH), NEUTRAL)
+    kept = _recheck_night(duo, text, recheck=False)
+    assert CLASH in kept.skill_after and not kept.withdrawn
+    r = _recheck_night(duo, text, recheck=True)
+    assert [d.edit.anchor for d in r.withdrawn] == [CLASH]
+    assert CLASH not in r.skill_after and NEUTRAL in r.skill_after
+    assert [c.other_skill for c in r.contradictions] == ["release-notes"]
+    assert r.counts["withdrawn"] == 1 and r.neighbours_seen.keys() == {"release-notes"}
+
+
+def test_a_neighbour_change_is_what_triggers_the_recheck():
+    a = Neighbour("b", "v1", ())
+    assert not changed(None, [a])  # the first night: nothing to re-check
+    assert not changed(seen([a]), [a])
+    assert changed(seen([a]), [Neighbour("b", "v2", ())])
+    assert changed({}, [a])  # a new neighbour

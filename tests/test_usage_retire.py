@@ -127,7 +127,7 @@ def test_retire_nights_come_every_nth_night():
 
 
 def test_multi_skill_run_retires_unused_entries_without_lowering_the_score():
-    found = run_persona(MultiSpec(DUO, seed=1, nights=6, retire_every=3, retire_after=3))
+    found = run_persona(MultiSpec(DUO, seed=9, nights=6, retire_every=3, retire_after=3))
     assert found["retired"] >= 1
     assert found["retire_test"] and not any(c["dropped"] for c in found["retire_test"])
     assert PY27 not in found["final"]["py-fix"]

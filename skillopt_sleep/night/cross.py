@@ -11,6 +11,13 @@ the edit is rejected when the neighbour is significantly worse with the candidat
 gate's test at the gate's ``alpha``, mean delta below ``-margin``). Every such rejection is
 a ``Contradiction``, reported and never resolved by the night on its own.
 
+A harm can also be latent when an edit is accepted: "never touch the release files" costs
+the release-notes skill nothing until that skill has learned to add a changelog entry. So
+when a neighbour changed since the skill's last night, the night first re-checks each of
+the skill's own entries the same way (``withdraw``: the neighbour with the skill as it is
+against the skill without that entry); an entry that now significantly lowers a neighbour
+is withdrawn from the proposal, and the contradiction reported with it.
+
 Each neighbour is its own test at ``alpha``: a harmless edit is wrongly held back by one of
 ``k`` neighbours with probability at most ``k·alpha``, which costs lift, never safety.
 
@@ -25,14 +32,17 @@ import dataclasses
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from typing import Literal
 
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.replay import JudgeFor, replay_jobs
-from skillopt_sleep.records import Contradiction, Edit, Rollout, Task, sha256_text
+from skillopt_sleep.records import Contradiction, Edit, GateDecision, Rollout, Task, sha256_text
+from skillopt_sleep.skilldoc import SkillDoc, apply_edit
 
-__all__ = ["CrossCheck", "Neighbour", "dropped", "rejection", "together"]
+__all__ = ["CrossCheck", "Neighbour", "changed", "dropped", "rejection", "seen", "together",
+           "withdraw"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +56,17 @@ class Neighbour:
     """A sample of its own validation tasks."""
     why: str = ""
     """Why it is a neighbour ("shares families", "loaded together in 5 sessions")."""
+
+
+def seen(neighbours: Sequence[Neighbour]) -> dict[str, str]:
+    """What a night saw of its neighbours: each one's document hash, by skill."""
+    return {n.skill: sha256_text(n.text)[:16] for n in neighbours}
+
+
+def changed(before: dict[str, str] | None, now: Sequence[Neighbour]) -> bool:
+    """Has a neighbour changed (or joined) since a night that saw ``before``? ``None``: the
+    skill's first night, nothing to re-check."""
+    return before is not None and any(before.get(k) != v for k, v in seen(now).items())
 
 
 def together(own: str, other: str) -> str:
@@ -95,6 +116,8 @@ class CrossCheck:
         self.executor = executor
         self.test = gate.gate_test(cfg.gate_test)
         self._drawn: dict[tuple[str, str, int], Rollout] = {}
+        self.found: list[Contradiction] = []
+        """Contradictions ``withdraw`` found (``check`` returns its own)."""
 
     def __bool__(self) -> bool:
         return bool(self.neighbours) and self.test.replays
@@ -125,3 +148,28 @@ class CrossCheck:
             for (t, s), rollout in zip(missing, drawn, strict=True):
                 self._drawn[(key, t.id, s)] = rollout
         return [self._drawn[(key, t.id, s)] for t, s in jobs]
+
+
+def withdraw(check: CrossCheck, doc: SkillDoc) -> tuple[SkillDoc, list[GateDecision]]:
+    """``doc`` without the entries that now lower a neighbour, and one decision per entry
+    withdrawn (their contradictions are ``check``'s to report; see the module)."""
+    decisions = []
+    regions: tuple[Literal["learned", "slow"], ...] = ("learned", "slow")
+    for region in regions if check else ():
+        for entry in doc.entries(region):
+            gone = Edit(op="delete", anchor=entry, region=region, origin="retire",
+                        rationale="lowers a skill loaded beside it")
+            without, outcome = apply_edit(doc, gone, allow_slow=region == "slow")
+            if outcome.value != "applied":
+                continue
+            found = check.check(without.text, doc.text,
+                                Edit(op="append", text=entry, region=region))
+            if found:
+                worst = min(found, key=lambda c: c.mean_delta)
+                decisions.append(GateDecision(
+                    gone, True, f"withdrawn: lowers {worst.other_skill} loaded beside it by "
+                    f"{worst.mean_delta:+.3f} (p = {worst.p_value:.3f})", stage="cross",
+                    mean_delta=worst.mean_delta, p_value=worst.p_value, n_pairs=worst.n_pairs))
+                check.found.extend(found)
+                doc = without
+    return doc, decisions

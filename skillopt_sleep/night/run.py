@@ -20,7 +20,7 @@ from skillopt_sleep.models.meter import Ledger, MeteredLLM
 from skillopt_sleep.night import gate, retire, slow_update
 from skillopt_sleep.night.budget import edit_budget
 from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.night.cross import CrossCheck, Neighbour, rejection
+from skillopt_sleep.night.cross import CrossCheck, Neighbour, rejection, seen, withdraw
 from skillopt_sleep.night.evidence import evidence_rows
 from skillopt_sleep.night.memory import Memory
 from skillopt_sleep.night.merge import clip, merge
@@ -61,6 +61,9 @@ class NightInputs:
     neighbours: Sequence[Neighbour] = ()
     """Skills loaded beside this one: an accepted edit that hurts one of them is rejected
     (``night.cross``)."""
+    recheck: bool = False
+    """A neighbour changed since this skill's last night: its entries are re-checked against
+    the neighbours first, and those that now lower one are withdrawn (``cross.withdraw``)."""
     retire: Sequence[str] = ()
     """Learned entries no task exercised for a while, tried as gated deletions first
     (``night.retire``)."""
@@ -104,6 +107,7 @@ class Night:
             started_at=utcnow(),
             skill_before=inputs.skill_text,
         )
+        self.result.neighbours_seen = seen(inputs.neighbours)
 
     # --- scoring (cached by skill hash: the incumbent is never re-run) -------------------
 
@@ -151,6 +155,9 @@ class Night:
             return self._finish(doc, doc)
         try:
             doc = self._retire(doc)
+            if self.inputs.recheck:
+                doc, self.result.withdrawn = withdraw(self.cross, doc)
+                self.result.contradictions += self.cross.found
             doc = self._steps(doc)
             doc = self._slow(parse(self.inputs.skill_text), doc)
         except BudgetExceeded as exc:
@@ -374,6 +381,8 @@ def _counts(r: NightResult) -> dict[str, int]:
         counts[key] = counts.get(key, 0) + 1
     if r.retired:
         counts["retired"] = sum(d.accepted for d in r.retired)
+    if r.withdrawn:
+        counts["withdrawn"] = len(r.withdrawn)
     return counts
 
 

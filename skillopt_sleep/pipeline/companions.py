@@ -25,7 +25,7 @@ from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.usage import co_loaded, skill_loads
 from skillopt_sleep.config import Settings
 from skillopt_sleep.night import usage
-from skillopt_sleep.night.cross import Neighbour
+from skillopt_sleep.night.cross import Neighbour, changed
 from skillopt_sleep.publish.adopt import read_live
 from skillopt_sleep.records import NightResult, Split, Task
 from skillopt_sleep.skilldoc import new_skill
@@ -39,6 +39,8 @@ class Companions:
     retire: list[str]
     seq: int
     """The night's ordinal among the skill's nights (0: its first)."""
+    recheck: bool = False
+    """A neighbour changed since the skill's last night (``night.cross.withdraw``)."""
 
 
 def _neighbours(archive: Archive, settings: Settings, project: str, skill: str,
@@ -72,7 +74,9 @@ def companions(archive: Archive, settings: Settings, project: str, skill: str, t
     if usage.retire_night(seq, settings.retire_every):
         retire = usage.stale(archive, project, skill, text, night_id, seq, settings.retire_after)
     neighbours = _neighbours(archive, settings, project, skill, by_skill, roots, seed)
-    return Companions(neighbours, retire, seq)
+    last = next((r for _, r in archive.nights(project, limit=50) if r.skill == skill), None)
+    return Companions(neighbours, retire, seq,
+                      changed(last.neighbours_seen if last else None, neighbours))
 
 
 def after_night(archive: Archive, result: NightResult, tasks: list[Task], seq: int) -> None:

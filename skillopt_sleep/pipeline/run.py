@@ -337,6 +337,7 @@ class _Run:
             progress=self.say,
             neighbours=extra.neighbours,
             retire=extra.retire,
+            recheck=extra.recheck,
         )
         result = run_night(inputs)
         remember(self.archive, result)

@@ -248,6 +248,11 @@ class NightResult:
     retired: list[GateDecision] = field(default_factory=list)
     """Deletions of learned entries no task exercised for a while, each gated (accepted:
     the entry is retired); never among ``decisions`` (no reflection proposed them)."""
+    withdrawn: list[GateDecision] = field(default_factory=list)
+    """Entries of the skill withdrawn because they now lower a skill loaded beside it (a
+    neighbour that changed since: ``night.cross.withdraw``)."""
+    neighbours_seen: dict[str, str] = field(default_factory=dict)
+    """The neighbours' document hashes this night checked against, by skill."""
     contradictions: list[Contradiction] = field(default_factory=list)
     """Edits the cross-skill check rejected, with the other skill's paired evidence."""
     entries: list[dict[str, Any]] = field(default_factory=list)

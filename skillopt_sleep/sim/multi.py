@@ -24,7 +24,7 @@ from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night import gate, usage
 from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.night.cross import Neighbour, dropped, together
+from skillopt_sleep.night.cross import Neighbour, changed, dropped, together
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.replay import mean_score, replay
 from skillopt_sleep.night.run import NightInputs, run_night
@@ -36,6 +36,11 @@ from skillopt_sleep.skilldoc import apply_edit, parse
 __all__ = ["Companions", "MultiSpec", "companions", "run_persona"]
 
 
+def _entries(text: str) -> tuple[str, ...]:
+    doc = parse(text)
+    return (*doc.entries("learned"), *doc.entries("slow"))
+
+
 def _names(p: personas.Persona) -> list[str]:
     return [s.name for s in p.skills]
 
@@ -44,11 +49,13 @@ def _names(p: personas.Persona) -> list[str]:
 class Companions:
     neighbours: list[Neighbour]
     retire: list[str]
+    recheck: bool = False
 
 
 def companions(p: personas.Persona, seed: int, skill: str, texts: dict[str, str],
                archive: Archive, night: int, *, night_id: str = "", cross_tasks: int = 8,
-               retire_every: int = 7, retire_after: int = 14) -> Companions:
+               retire_every: int = 7, retire_after: int = 14,
+               previous: dict[str, str] | None = None) -> Companions:
     """What night ``night`` of ``skill`` needs beyond its own tasks (see the module)."""
     neighbours = []
     for other in _names(p):
@@ -62,7 +69,7 @@ def companions(p: personas.Persona, seed: int, skill: str, texts: dict[str, str]
     if usage.retire_night(night, retire_every):
         retire = usage.stale(archive, f"persona:{p.name}", skill, texts[skill],
                              night_id or f"sim-{night}", night, retire_after)
-    return Companions(neighbours, retire)
+    return Companions(neighbours, retire, changed(previous, neighbours))
 
 
 @dataclass(frozen=True)
@@ -79,12 +86,13 @@ class MultiSpec:
 
 
 def _night(p: personas.Persona, spec: MultiSpec, archive: Archive, skill: str,
-           texts: dict[str, str], n: int, target: LLM) -> NightResult:
+           texts: dict[str, str], n: int, target: LLM,
+           seen: dict[str, dict[str, str]]) -> NightResult:
     tasks = [t for t in personas.tasks(p, spec.seed)
              if t.skill == skill and personas.asked_on(p, t, n)]
     extra = companions(p, spec.seed, skill, texts, archive, n,
                        cross_tasks=8 if spec.cross else 0, retire_every=spec.retire_every,
-                       retire_after=spec.retire_after)
+                       retire_after=spec.retire_after, previous=seen.get(skill))
     project = f"persona:{p.name}"
     result = run_night(NightInputs(
         tasks=tasks, skill_text=texts[skill], skill_name=skill, target=target,
@@ -92,7 +100,8 @@ def _night(p: personas.Persona, spec: MultiSpec, archive: Archive, skill: str,
                         "optimizer"),
         night_id=f"sim-{n}", project=project, config=spec.config,
         memory=recall(archive, project, skill), seed=spec.seed * 100 + n,
-        neighbours=extra.neighbours, retire=extra.retire))
+        neighbours=extra.neighbours, retire=extra.retire, recheck=extra.recheck))
+    seen[skill] = result.neighbours_seen
     remember(archive, result)
     usage.keep(archive, result, tasks, n)
     return result
@@ -159,13 +168,14 @@ def run_persona(spec: MultiSpec, progress: Callable[[str], None] = lambda _m: No
     first = {s: p.initial_skill(s) for s in _names(p)}
     texts = dict(first)
     results: list[NightResult] = []
+    seen: dict[str, dict[str, str]] = {}
     with tempfile.TemporaryDirectory(prefix="skillopt-multi-") as tmp:
         archive = Archive(Path(tmp) / "archive.sqlite3")
         try:
             for n in range(spec.nights):
                 progress(f"night {n + 1}/{spec.nights}")
                 for skill in _names(p):
-                    result = _night(p, spec, archive, skill, texts, n, target)
+                    result = _night(p, spec, archive, skill, texts, n, target, seen)
                     texts[skill] = result.skill_after
                     results.append(result)
         finally:
@@ -187,6 +197,11 @@ def run_persona(spec: MultiSpec, progress: Callable[[str], None] = lambda _m: No
         "cross_proposed": kinds.count("cross"), "cross_accepted": accepted.count("cross"),
         "harmful_accepted": accepted.count("harmful"),
         "cross_skill_rejected": sum(d.stage == "cross" for r in results for d in r.decisions),
+        "cross_withdrawn": sum(personas.classify(p, "append", d.edit.anchor) == "cross"
+                               for r in results for d in r.withdrawn),
+        "withdrawn": sum(len(r.withdrawn) for r in results),
+        "cross_in_final": sum(personas.classify(p, "append", e) == "cross"
+                              for t in texts.values() for e in _entries(t)),
         "contradictions": sum(len(r.contradictions) for r in results),
         "beside_others": others, **_retirements(p, spec, results, target),
         "final": texts}

@@ -73,9 +73,9 @@ class SkillSpec:
     deliverables: tuple[str, ...]
 
     def initial_text(self) -> str:
-        from skillopt_sleep.skilldoc import new_skill
+        from skillopt_sleep.skilldoc import new_skill, yaml_scalar
 
-        head = f"---\nname: {self.name}\ndescription: {self.description}\n---\n\n"
+        head = f"---\nname: {self.name}\ndescription: {yaml_scalar(self.description)}\n---\n\n"
         return (
             head + self.user_text.rstrip("\n") + "\n"
             if self.user_text

@@ -93,6 +93,7 @@ def run_nights(
     tasks = personas.tasks(p, spec.seed)
     skills = {s.name: s.initial_text() for s in p.skills}
     results = []
+    seen: dict[str, dict[str, str]] = {}
     target = MeteredLLM(models(spec.target, "target", spec.seed), "target", ledger)
     config = replace(spec.config, score_test=score_test, concurrency=spec.concurrency)
     with tempfile.TemporaryDirectory(prefix="skillopt-prove-") as tmp:
@@ -105,7 +106,8 @@ def run_nights(
                     night_id = f"prove-{p.name}-{spec.seed}-{n}"
                     extra = companions(p, spec.seed, name, skills, archive, n, night_id=night_id,
                                        retire_every=spec.retire_every,
-                                       retire_after=spec.retire_after)
+                                       retire_after=spec.retire_after,
+                                       previous=seen.get(name))
                     inputs = NightInputs(
                         tasks=[t for t in tasks if t.skill == name and personas.asked_on(p, t, n)],
                         skill_text=skills[name],
@@ -119,8 +121,10 @@ def run_nights(
                         seed=spec.seed * 100 + n,
                         neighbours=extra.neighbours,
                         retire=extra.retire,
+                        recheck=extra.recheck,
                     )
                     result = run_night(inputs)
+                    seen[name] = result.neighbours_seen
                     remember(archive, result)
                     usage.keep(archive, result, inputs.tasks, n)
                     results.append(result)
@@ -223,6 +227,7 @@ def prove(
         **_kind_counts(p, gated),
         "firewall_rejected": sum(1 for d in decisions if d.stage == "firewall"),
         "cross_skill_rejected": sum(1 for d in decisions if d.stage == "cross"),
+        "cross_withdrawn": sum(len(r.withdrawn) for r in gated),
         "retired": sum(1 for r in gated for d in r.retired if d.accepted),
         **calls,
         "test_calls": len(baseline.calls) + arm.test_calls,
