@@ -188,6 +188,7 @@ def test_an_entry_that_now_hurts_a_changed_neighbour_is_withdrawn_and_reported(d
     assert CLASH not in r.skill_after and NEUTRAL in r.skill_after
     assert [c.other_skill for c in r.contradictions] == ["release-notes"]
     assert r.counts["withdrawn"] == 1 and r.neighbours_seen.keys() == {"release-notes"}
+    assert "Withdrawn from this skill (1)" in render([r])
 
 
 def test_a_neighbour_change_is_what_triggers_the_recheck():

@@ -30,6 +30,18 @@ def _contradictions(r: NightResult) -> str:
             f'<th class="num">Pairs</th></tr></thead><tbody>{rows}</tbody></table>')
 
 
+def _withdrawn(r: NightResult) -> str:
+    if not r.withdrawn:
+        return ""
+    rows = "".join(f"<tr><td>{escape(d.edit.anchor)}</td><td>{escape(d.reason)}</td></tr>"
+                   for d in r.withdrawn)
+    return (f'<h3 class="withdrawn">Withdrawn from this skill ({len(r.withdrawn)})</h3>'
+            '<p class="meta">Entries accepted on earlier nights that now lower a skill loaded '
+            "beside it (that skill changed since): removed from this proposal; the "
+            "contradiction is listed above.</p><table><thead><tr><th>Entry</th><th>Why</th>"
+            f"</tr></thead><tbody>{rows}</tbody></table>")
+
+
 def _retired(r: NightResult) -> str:
     if not r.retired:
         return ""
@@ -75,4 +87,4 @@ def _loads(r: NightResult) -> str:
 
 def entries_html(r: NightResult) -> str:
     """The skill section's part on neighbours and entries (empty when there is nothing)."""
-    return _contradictions(r) + _retired(r) + _loads(r) + _entries(r)
+    return _contradictions(r) + _withdrawn(r) + _retired(r) + _loads(r) + _entries(r)
