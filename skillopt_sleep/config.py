@@ -56,9 +56,9 @@ class Settings:
     budget_schedule: str = "cosine"
     concurrency: int = 0
     """Replays a night runs at once; 0: the target backend's default (``Backend.concurrency``)."""
-    cross_tasks: int = 8
-    """Validation tasks of each neighbouring skill replayed with a candidate beside it (0: no
-    cross-skill check)."""
+    cross_tasks: int = 12
+    """Train and validation tasks of each neighbouring skill replayed with a candidate beside
+    it (0: no cross-skill check)."""
     cross_min_sessions: int = 2
     """Sessions that must load two skills together before they count as neighbours."""
     retire_every: int = 7

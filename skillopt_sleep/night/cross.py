@@ -4,12 +4,13 @@ A night improves one skill against that skill's own tasks; the agent, though, lo
 skills at once, and two of them can contradict each other ("never touch the release
 files" beside "always add a changelog entry"). So before an edit the gate accepted is kept,
 every *neighbour* (another skill that shares families with this one or is routinely loaded
-in the same sessions; the caller chooses them) answers a sample of its own validation tasks
-twice: with the incumbent loaded beside it and with the candidate loaded beside it. The
-pairs (task, sample) go through the gate's own paired statistics, one-sided the other way:
-the edit is rejected when the neighbour is significantly worse with the candidate (the
-gate's test at the gate's ``alpha``, mean delta below ``-margin``). Every such rejection is
-a ``Contradiction``, reported and never resolved by the night on its own.
+in the same sessions; the caller chooses them) answers a sample of its own tasks (train
+and validation: held out from this skill) twice, with the incumbent loaded beside it and
+with the candidate loaded beside it. The pairs (task, sample) go through the gate's own
+paired statistics, one-sided the other way: the edit is rejected when the neighbour is
+significantly worse with the candidate (the gate's test at the gate's ``alpha``, mean
+delta below ``-margin``). Every such rejection is a ``Contradiction``, reported and never
+resolved by the night on its own.
 
 A harm can also be latent when an edit is accepted: "never touch the release files" costs
 the release-notes skill nothing until that skill has learned to add a changelog entry. So
@@ -53,7 +54,8 @@ class Neighbour:
     text: str
     """Its live document."""
     tasks: tuple[Task, ...]
-    """A sample of its own validation tasks."""
+    """A sample of its own tasks that this skill never trained on (its train and validation
+    splits; its test split stays for the figures)."""
     why: str = ""
     """Why it is a neighbour ("shares families", "loaded together in 5 sessions")."""
 

@@ -3,7 +3,7 @@
 *Neighbours* (``night.cross``): every other skill trained tonight that shares a task family
 with this one, or that the agents loaded in the same sessions at least
 ``cross_min_sessions`` times (harvest's ``skills_used``), each with a seeded sample of
-``cross_tasks`` of its own validation tasks and its live document.
+``cross_tasks`` of its own train and validation tasks and its live document.
 
 *Retirement* (``night.retire``): on every ``retire_every``-th night of the skill, the learned
 entries no task exercised for ``retire_after`` nights (``night.usage``).
@@ -56,7 +56,9 @@ def _neighbours(archive: Archive, settings: Settings, project: str, skill: str,
         sessions = together.get(other, 0)
         if other == skill or (not shared and sessions < settings.cross_min_sessions):
             continue
-        val = sorted((t for t in tasks if t.split == Split.VALIDATION.value), key=lambda t: t.id)
+        # Its train and validation tasks (this skill never trained on either; its test split
+        # stays for the figures): more pairs than validation alone for a small harm.
+        val = sorted((t for t in tasks if t.split != Split.TEST.value), key=lambda t: t.id)
         sample = random.Random(f"{seed}:{other}").sample(val, min(settings.cross_tasks, len(val)))
         text = read_live(roots, other)[0] or new_skill(other, other)
         why = (f"shares {len(shared)} families" if shared else

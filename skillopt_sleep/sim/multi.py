@@ -53,14 +53,16 @@ class Companions:
 
 
 def companions(p: personas.Persona, seed: int, skill: str, texts: dict[str, str],
-               archive: Archive, night: int, *, night_id: str = "", cross_tasks: int = 8,
+               archive: Archive, night: int, *, night_id: str = "", cross_tasks: int = 12,
                retire_every: int = 7, retire_after: int = 14,
                previous: dict[str, str] | None = None) -> Companions:
     """What night ``night`` of ``skill`` needs beyond its own tasks (see the module)."""
     neighbours = []
     for other in _names(p):
+        # The neighbour's train and validation tasks: held out from this skill, and its test
+        # split stays untouched for the figures.
         val = [t for t in personas.tasks(p, seed) if t.skill == other and
-               t.split == Split.VALIDATION.value and personas.asked_on(p, t, night)]
+               t.split != Split.TEST.value and personas.asked_on(p, t, night)]
         if other == skill or not val or not cross_tasks:
             continue
         sample = random.Random(f"{seed}:{other}").sample(val, min(cross_tasks, len(val)))
@@ -91,7 +93,7 @@ def _night(p: personas.Persona, spec: MultiSpec, archive: Archive, skill: str,
     tasks = [t for t in personas.tasks(p, spec.seed)
              if t.skill == skill and personas.asked_on(p, t, n)]
     extra = companions(p, spec.seed, skill, texts, archive, n,
-                       cross_tasks=8 if spec.cross else 0, retire_every=spec.retire_every,
+                       cross_tasks=12 if spec.cross else 0, retire_every=spec.retire_every,
                        retire_after=spec.retire_after, previous=seen.get(skill))
     project = f"persona:{p.name}"
     result = run_night(NightInputs(
