@@ -41,6 +41,9 @@ _STOP = frozenset((
 ))
 
 
+_UNKNOWN = {"note": "in the skill before its use was recorded"}
+
+
 def terms(text: str) -> set[str]:
     """The distinctive words of ``text`` (lower case, three letters or more, no stop words)."""
     return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _STOP}
@@ -77,8 +80,7 @@ def stale(archive: Archive, project: str, skill: str, text: str, night_id: str, 
     for entry in _learned(text):
         row = known.get(store.entry_key(entry))
         if row is None or row.retired_night:
-            store.record_entry(archive, project, skill, entry, night_id, seq,
-                               {"note": "in the skill before its use was recorded"})
+            store.record_entry(archive, project, skill, entry, night_id, seq, _UNKNOWN)
             continue
         if seq - row.last_seen_seq >= after:
             found.append(entry)
@@ -110,6 +112,10 @@ def keep(archive: Archive, result: NightResult, tasks: Sequence[Task], seq: int)
             store.mark_retired(archive, project, skill, d.edit.anchor, night)
     doc = parse(result.skill_after)
     present = [*doc.entries("learned"), *doc.entries("slow")]
+    known = store.entries(archive, project, skill)
+    for entry in present:  # learned before its use was kept, or written by hand
+        if store.entry_key(entry) not in known:
+            store.record_entry(archive, project, skill, entry, night, seq, _UNKNOWN)
     store.mark_used(archive, project, skill, [e for e in present if exercised(e, tasks)],
                     night, seq)
     result.entries = table(archive, project, skill, present, seq)
