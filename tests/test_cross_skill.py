@@ -80,7 +80,7 @@ def test_the_cross_rule_hurts_only_with_both_skills_loaded(duo):
     alone = [changelog(b, s) for s in range(12)]
     beside = [changelog(together(a, b), s) for s in range(12)]
     own = [changelog(together(duo.initial_skill(), b), s) for s in range(12)]
-    assert sum(alone) >= 9 and sum(own) >= 9 and sum(beside) <= 3
+    assert sum(alone) >= 9 and sum(own) >= 9 and sum(beside) <= sum(own) - 4
 
 
 def _rollouts(scores: list[float]) -> list[Rollout]:
@@ -121,21 +121,22 @@ def _night(p: personas.Persona, seed: int, neighbours: bool) -> list[str]:
 
 
 def test_a_night_with_its_neighbour_refuses_the_clash_it_accepts_alone(duo):
-    alone = _night(duo, 0, neighbours=False)
-    beside = _night(duo, 0, neighbours=True)
+    alone = [k for seed in range(4) for k in _night(duo, seed, neighbours=False)]
+    beside = [k for seed in range(4) for k in _night(duo, seed, neighbours=True)]
     assert "cross" in alone
     assert "cross" not in beside and "stage:cross" in beside
 
 
 def test_multi_skill_run_reports_rejections_and_keeps_the_other_skill(duo):
-    on = run_persona(MultiSpec(DUO, seed=0, nights=3, retire_every=0))
-    off = run_persona(MultiSpec(DUO, seed=0, nights=3, retire_every=0, cross=False))
-    assert on["cross_skill_rejected"] >= 1 and on["contradictions"] >= 1
-    assert on["cross_accepted"] == 0 < off["cross_accepted"]
-    other_on = on["beside_others"]["release-notes"]
-    other_off = off["beside_others"]["release-notes"]
-    assert other_off["dropped"] and other_off["delta"] < -0.2
-    assert not other_on["dropped"]
+    on = [run_persona(MultiSpec(DUO, seed=s, nights=3, retire_every=0)) for s in range(3)]
+    off = [run_persona(MultiSpec(DUO, seed=s, nights=3, retire_every=0, cross=False))
+           for s in range(3)]
+    assert sum(r["cross_skill_rejected"] for r in on) >= 1
+    assert all(r["contradictions"] >= r["cross_skill_rejected"] for r in on)
+    assert sum(r["cross_accepted"] for r in on) == 0 < sum(r["cross_accepted"] for r in off)
+    hurt = [r["beside_others"]["release-notes"] for r in off if r["cross_accepted"]]
+    assert all(c["dropped"] and c["delta"] < -0.2 for c in hurt)
+    assert not any(r["beside_others"]["release-notes"]["dropped"] for r in on)
 
 
 def test_prove_json_counts_cross_skill_rejections(duo):

@@ -126,32 +126,19 @@ def test_retire_nights_come_every_nth_night():
     assert not any(usage.retire_night(n, 0) for n in range(15))
 
 
-def _arrives_with_py27(tmp_path: Path) -> str:
-    """The duo persona whose py-fix skill arrives with a learned entry for the legacy port,
-    work the developer stops asking for after night 1."""
-    text = Path(DUO).read_text(encoding="utf-8").replace(
-        "Help me fix, refactor and test Python code in our services.\n",
-        "Help me fix, refactor and test Python code in our services.\n\n"
-        "<!-- skillopt-sleep:learned:start -->\n## Learned\n\n"
-        f"- {PY27}\n<!-- skillopt-sleep:learned:end -->\n", 1)
-    path = tmp_path / "duo-py27.toml"
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
-
-def test_multi_skill_run_retires_unused_entries_without_lowering_the_score(tmp_path):
-    found = run_persona(MultiSpec(_arrives_with_py27(tmp_path), seed=0, nights=6,
+def test_multi_skill_run_retires_unused_entries_without_lowering_the_score():
+    found = run_persona(MultiSpec(DUO, seed=0, nights=6,
                                   retire_every=3, retire_after=3))
     assert found["retired"] >= 1
     assert found["retire_test"] and not any(c["dropped"] for c in found["retire_test"])
     assert PY27 not in found["final"]["py-fix"]
-    kept = run_persona(MultiSpec(_arrives_with_py27(tmp_path), seed=0, nights=6,
+    kept = run_persona(MultiSpec(DUO, seed=0, nights=6,
                                  retire_every=0))
     assert kept["retired"] == 0 and PY27 in kept["final"]["py-fix"]
 
 
-def test_prove_json_counts_retired(tmp_path):
-    summary = prove(ProofSpec(persona=_arrives_with_py27(tmp_path), seed=0, nights=6,
+def test_prove_json_counts_retired():
+    summary = prove(ProofSpec(persona=DUO, seed=0, nights=6,
                               retire_every=3, retire_after=3))
     assert summary["retired"] >= 1 and PY27 not in summary["final_skill"]
 
