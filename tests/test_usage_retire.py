@@ -127,11 +127,15 @@ def test_retire_nights_come_every_nth_night():
 
 
 def test_multi_skill_run_retires_unused_entries_without_lowering_the_score():
-    found = run_persona(MultiSpec(DUO, seed=0, nights=6,
-                                  retire_every=3, retire_after=3))
-    assert found["retired"] >= 1
-    assert found["retire_test"] and not any(c["dropped"] for c in found["retire_test"])
-    assert PY27 not in found["final"]["py-fix"]
+    runs = [run_persona(MultiSpec(DUO, seed=s, nights=6, retire_every=3, retire_after=3))
+            for s in range(3)]
+    for found in runs:
+        assert found["retired"] >= 1 and found["retire_test"]
+        assert PY27 not in found["final"]["py-fix"]
+    # Never beyond noise, judged family-wise as the study does: Holm's procedure rejects
+    # some comparison exactly when the smallest p is below alpha / (number of comparisons).
+    p_drops = [c["p_drop"] for found in runs for c in found["retire_test"]]
+    assert min(p_drops) >= 0.05 / len(p_drops)
     kept = run_persona(MultiSpec(DUO, seed=0, nights=6,
                                  retire_every=0))
     assert kept["retired"] == 0 and PY27 in kept["final"]["py-fix"]

@@ -291,7 +291,8 @@ class Night:
         if not self.gate_test.replays:
             self.incumbent = candidate
             return GateDecision(edit, True, "gate disabled", step=step)
-        verdict = self._compare(incumbent, candidate)
+        verdict = self.scorer.compare(self.gate_test, incumbent, candidate, self.val_first,
+                                      self.val_repeats)
         stage: Literal["gate", "cross"] = "gate"
         if verdict.accepted and (found := self.cross.check(incumbent.text, candidate.text, edit)):
             self.result.contradictions += found
@@ -318,34 +319,6 @@ class Night:
         else:
             self._reject(decision)
         return decision
-
-    def _compare(self, incumbent: SkillDoc, candidate: SkillDoc) -> gate.Verdict:
-        """Draw pairs look by look until the gate test decides (or the pairs run out)."""
-        val, first = Split.VALIDATION.value, self.val_first
-        screen = gate.screen_jobs(self.gate_test, self.scorer.rounds(val, incumbent, 1, first),
-                                  self.cfg.metric)
-        if screen:
-            by_id = {t.id: t for t in self.split[val]}
-            jobs = [(by_id[r.task_id], r.sample) for r in screen]
-            dropped = gate.screened_out(screen, self.scorer.tasks(candidate, jobs),
-                                        metric=self.cfg.metric, margin=self.cfg.margin)
-            if dropped is not None:
-                return dropped
-        points = gate.looks(self.gate_test, self.val_repeats * len(self.split[val]))
-        for i, n in enumerate(points):
-            verdict = gate.decide(
-                self.scorer.pairs(val, incumbent, first, n),
-                self.scorer.pairs(val, candidate, first, n),
-                metric=self.cfg.metric,
-                alpha=gate.level(self.gate_test, i, len(points), self.cfg.alpha),
-                margin=self.cfg.margin,
-                test=self.gate_test,
-                no_regression=self.cfg.no_regression,
-                final=i == len(points) - 1,
-            )
-            if verdict.decided:
-                break
-        return verdict
 
     def _slow(self, yesterday: SkillDoc, today: SkillDoc) -> SkillDoc:
         if not self.cfg.slow_update or not self.split[Split.TRAIN.value]:

@@ -4,7 +4,8 @@
 persona's other skills as neighbours (the simulated agent loads all of them in every
 session) and, on a retirement night, the learned entries no task exercised for
 ``retire_after`` nights. ``run_persona`` runs ``nights`` nights of every skill, each night
-on the tasks the developer still asks for (``persona.asked_on``), and returns the figures
+on the tasks the developer still asks for (``persona.asked_on``) and with the trigger check
+(``sim.skill_figures.trigger_setup``) as in ``run`` and the proof, and returns the figures
 the cross-skill experiment prints: harmful cross-skill edits proposed and accepted, every
 skill's held-out test score with the others' first and last documents beside it, and what
 the retirements removed and cost.
@@ -31,6 +32,7 @@ from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.records import NightResult, Rollout, Split
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim.models import build
+from skillopt_sleep.sim.skill_figures import trigger_setup
 from skillopt_sleep.skilldoc import apply_edit, parse
 
 __all__ = ["Companions", "MultiSpec", "companions", "run_persona"]
@@ -80,6 +82,8 @@ class MultiSpec:
     seed: int = 0
     nights: int = 6
     cross: bool = True
+    trigger: bool = True
+    """The trigger check in every night (as ``run`` and the proof have it)."""
     config: NightConfig = field(default_factory=lambda: NightConfig(score_test=False))
     retire_every: int = 3
     retire_after: int = 3
@@ -90,8 +94,8 @@ class MultiSpec:
 def _night(p: personas.Persona, spec: MultiSpec, archive: Archive, skill: str,
            texts: dict[str, str], n: int, target: LLM,
            seen: dict[str, dict[str, str]]) -> NightResult:
-    tasks = [t for t in personas.tasks(p, spec.seed)
-             if t.skill == skill and personas.asked_on(p, t, n)]
+    asked = [t for t in personas.tasks(p, spec.seed) if personas.asked_on(p, t, n)]
+    tasks = [t for t in asked if t.skill == skill]
     extra = companions(p, spec.seed, skill, texts, archive, n,
                        cross_tasks=12 if spec.cross else 0, retire_every=spec.retire_every,
                        retire_after=spec.retire_after, previous=seen.get(skill))
@@ -102,6 +106,7 @@ def _night(p: personas.Persona, spec: MultiSpec, archive: Archive, skill: str,
                         "optimizer"),
         night_id=f"sim-{n}", project=project, config=spec.config,
         memory=recall(archive, project, skill), seed=spec.seed * 100 + n,
+        trigger=trigger_setup(p, skill, texts, asked) if spec.trigger else None,
         neighbours=extra.neighbours, retire=extra.retire, recheck=extra.recheck))
     seen[skill] = result.neighbours_seen
     remember(archive, result)
