@@ -59,6 +59,15 @@ class Settings:
     budget_schedule: str = "cosine"
     concurrency: int = 0
     """Replays a night runs at once; 0: the target backend's default (``Backend.concurrency``)."""
+    cross_tasks: int = 12
+    """Train and validation tasks of each neighbouring skill replayed with a candidate beside
+    it (0: no cross-skill check)."""
+    cross_min_sessions: int = 2
+    """Sessions that must load two skills together before they count as neighbours."""
+    retire_every: int = 7
+    """Every this many nights of a skill, try retiring unused learned entries (0: never)."""
+    retire_after: int = 14
+    """Nights without a task exercising a learned entry before it is tried for retirement."""
     max_usd_per_night: float = 2.0
     max_usd_per_skill: float = 0.5
     max_tasks_per_skill: int = 120
@@ -134,6 +143,10 @@ RANGES: dict[str, Range] = {
     "min_new_sessions": Range(0),
     "max_tasks_per_skill": Range(*TASK_BUDGET_RANGE, note="tasks one skill's night replays"),
     "max_tasks_per_night": Range(*TASK_BUDGET_RANGE, note="tasks a night replays in all"),
+    "cross_tasks": Range(0, note="0: no cross-skill check"),
+    "retire_every": Range(0, note="0: never retire"),
+    "cross_min_sessions": Range(1),
+    "retire_after": Range(1),
 }
 """Every numeric setting's range, checked in each layer so the error names its file."""
 

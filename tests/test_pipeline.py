@@ -90,6 +90,12 @@ def test_run_stage_status_report_adopt_versions_rollback(world: dict):
     staged = Path(run["staged"])
     assert (staged / "manifest.json").exists() and (staged / "report.html").exists()
     assert not any(r.exists() for r in world["roots"])  # review: nothing written back yet
+    # Each learned entry keeps the night that accepted it and the gate's evidence.
+    (night,) = json.loads((staged / "report.json").read_text(encoding="utf-8"))
+    assert len(night["entries"]) == skill["accepted"]
+    assert all(e["night_id"] == run["night_id"] and e["evidence"]["n_pairs"] > 0
+               for e in night["entries"])
+    assert "Learned entries" in (staged / "report.html").read_text(encoding="utf-8")
 
     status = lines(cli(world, "status", "--json"))
     assert status[-1]["summary"]["pending"] == 1

@@ -14,7 +14,8 @@ FIELDS = {"persona", "seed", "nights", "baseline_test", "after_test", "ungated_a
           "edits_proposed", "edits_accepted", "harmful_proposed", "harmful_accepted",
           "overfit_proposed", "overfit_accepted", "neutral_proposed", "neutral_accepted",
           "firewall_rejected", "model_calls", "seconds", "target_calls", "optimizer_calls",
-          "judge_calls", "ungated_calls", "abstained_nights", "failed_calls", "test_calls"}
+          "judge_calls", "ungated_calls", "abstained_nights", "failed_calls", "test_calls",
+          "cross_skill_rejected", "retired"}
 
 
 def test_proof_is_deterministic_for_a_seed():

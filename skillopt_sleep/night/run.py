@@ -11,15 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from skillopt_sleep.errors import BudgetExceeded
 from skillopt_sleep.firewall import Context, check_edit, check_proposal
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
-from skillopt_sleep.night import candidates, gate, slow_update
+from skillopt_sleep.night import candidates, gate, retire, slow_update
 from skillopt_sleep.night.budget import edit_budget, idle
 from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.cross import CrossCheck, Neighbour, rejection, seen, withdraw
 from skillopt_sleep.night.describe import Describer, TriggerSetup
 from skillopt_sleep.night.evidence import evidence_rows
 from skillopt_sleep.night.memory import Memory
@@ -61,6 +62,15 @@ class NightInputs:
     trigger: TriggerSetup | None = None
     """The other installed skills (and their tasks) for the trigger check, which may edit
     the description (``night.describe``); ``None``: no trigger check."""
+    neighbours: Sequence[Neighbour] = ()
+    """Skills loaded beside this one: an accepted edit that hurts one of them is rejected
+    (``night.cross``)."""
+    recheck: bool = False
+    """A neighbour changed since this skill's last night: its entries are re-checked against
+    the neighbours first, and those that now lower one are withdrawn (``cross.withdraw``)."""
+    retire: Sequence[str] = ()
+    """Learned entries no task exercised for a while, tried as gated deletions first
+    (``night.retire``)."""
 
 
 class Night:
@@ -86,6 +96,8 @@ class Night:
         self.scorer = Scorer(self.split, self.target, inputs.judge_for, self.cfg, executor)
         self.refused = 0
         """1 when the night's validated proposal was refused by the firewall as a whole."""
+        self.cross = CrossCheck(inputs.skill_name, inputs.neighbours, self.target,
+                                inputs.judge_for, self.cfg, executor)
         self.val_first = 0
         """First validation sample of the current incumbent's evidence. An accepted edit's
         scores won its gate, so they are biased upward; the next comparisons use fresh
@@ -101,6 +113,7 @@ class Night:
             started_at=utcnow(),
             skill_before=inputs.skill_text,
         )
+        self.result.neighbours_seen = seen(inputs.neighbours)
 
     # --- scoring (cached by skill hash: the incumbent is never re-run) -------------------
 
@@ -148,6 +161,11 @@ class Night:
             return self._finish(doc, doc)
         try:
             doc = self._describe(doc)
+            doc = self.incumbent = self._retire(doc)
+            if self.inputs.recheck:
+                doc, self.result.withdrawn = withdraw(self.cross, doc)
+                self.result.contradictions += self.cross.found
+                self.incumbent = doc
             doc = self._steps(doc)
             doc = self._slow(parse(self.inputs.skill_text), doc)
         except BudgetExceeded as exc:
@@ -185,6 +203,18 @@ class Night:
         self.incumbent, self.result.trigger = describer.run(doc)
         self.result.notes.extend(describer.notes)
         return self.incumbent
+
+    def _retire(self, doc: SkillDoc) -> SkillDoc:
+        if not self.inputs.retire or not self.gate_test.replays:
+            return doc
+        val, first = Split.VALIDATION.value, self.val_first
+        n = self.val_repeats * len(self.split[val])
+        doc, self.result.retired = retire.retire(
+            doc, self.inputs.retire, lambda d: self.scorer.pairs(val, d, first, n),
+            self.cfg, self.gate_test)
+        if any(d.accepted for d in self.result.retired):
+            self.val_first += self.val_repeats  # fresh samples: the winner's curse again
+        return doc
 
     def _steps(self, doc: SkillDoc) -> SkillDoc:
         self.incumbent = doc
@@ -273,7 +303,12 @@ class Night:
         if not self.gate_test.replays:
             self.incumbent = candidate
             return GateDecision(edit, True, "gate disabled", step=step)
-        verdict = self._compare(incumbent, candidate)
+        verdict = self.scorer.compare(self.gate_test, incumbent, candidate, self.val_first,
+                                      self.val_repeats)
+        stage: Literal["gate", "cross"] = "gate"
+        if verdict.accepted and (found := self.cross.check(incumbent.text, candidate.text, edit)):
+            self.result.contradictions += found
+            verdict, stage = rejection(verdict, found), "cross"
         c = verdict.comparison
         decision = GateDecision(
             edit,
@@ -287,6 +322,7 @@ class Night:
             candidate_score=c.candidate,
             task_deltas=c.task_deltas,
             step=step,
+            stage=stage,
         )
         if verdict.accepted:
             self.incumbent = candidate
@@ -295,34 +331,6 @@ class Night:
         else:
             self._reject(decision)
         return decision
-
-    def _compare(self, incumbent: SkillDoc, candidate: SkillDoc) -> gate.Verdict:
-        """Draw pairs look by look until the gate test decides (or the pairs run out)."""
-        val, first = Split.VALIDATION.value, self.val_first
-        screen = gate.screen_jobs(self.gate_test, self.scorer.rounds(val, incumbent, 1, first),
-                                  self.cfg.metric)
-        if screen:
-            by_id = {t.id: t for t in self.split[val]}
-            jobs = [(by_id[r.task_id], r.sample) for r in screen]
-            dropped = gate.screened_out(screen, self.scorer.tasks(candidate, jobs),
-                                        metric=self.cfg.metric, margin=self.cfg.margin)
-            if dropped is not None:
-                return dropped
-        points = gate.looks(self.gate_test, self.val_repeats * len(self.split[val]))
-        for i, n in enumerate(points):
-            verdict = gate.decide(
-                self.scorer.pairs(val, incumbent, first, n),
-                self.scorer.pairs(val, candidate, first, n),
-                metric=self.cfg.metric,
-                alpha=gate.level(self.gate_test, i, len(points), self.cfg.alpha),
-                margin=self.cfg.margin,
-                test=self.gate_test,
-                no_regression=self.cfg.no_regression,
-                final=i == len(points) - 1,
-            )
-            if verdict.decided:
-                break
-        return verdict
 
     def _slow(self, yesterday: SkillDoc, today: SkillDoc) -> SkillDoc:
         if not self.cfg.slow_update or not self.split[Split.TRAIN.value]:
@@ -400,6 +408,10 @@ def _counts(r: NightResult) -> dict[str, int]:
     for d in r.decisions:
         key = "accepted" if d.accepted else f"rejected_{d.stage}"
         counts[key] = counts.get(key, 0) + 1
+    if r.retired:
+        counts["retired"] = sum(d.accepted for d in r.retired)
+    if r.withdrawn:
+        counts["withdrawn"] = len(r.withdrawn)
     return counts
 
 

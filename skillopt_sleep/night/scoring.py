@@ -19,9 +19,10 @@ from collections.abc import Sequence
 from concurrent.futures import Executor
 
 from skillopt_sleep.models.base import LLM
+from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.replay import JudgeFor, replay_jobs
-from skillopt_sleep.records import Rollout, Task
+from skillopt_sleep.records import Rollout, Split, Task
 from skillopt_sleep.skilldoc import SkillDoc
 
 
@@ -62,6 +63,35 @@ class Scorer:
                 break
             out.append(rollout)
         return out
+
+    def compare(self, test: gate.GateTest, incumbent: SkillDoc, candidate: SkillDoc,
+                first: int, repeats: int) -> gate.Verdict:
+        """The gate on validation: pairs (samples from ``first``, at most ``repeats`` of
+        each task) drawn look by look until ``test`` decides or the pairs run out."""
+        val, cfg = Split.VALIDATION.value, self.cfg
+        screen = gate.screen_jobs(test, self.rounds(val, incumbent, 1, first), cfg.metric)
+        if screen:
+            by_id = {t.id: t for t in self.splits[val]}
+            jobs = [(by_id[r.task_id], r.sample) for r in screen]
+            dropped = gate.screened_out(screen, self.tasks(candidate, jobs),
+                                        metric=cfg.metric, margin=cfg.margin)
+            if dropped is not None:
+                return dropped
+        points = gate.looks(test, repeats * len(self.splits[val]))
+        for i, n in enumerate(points):
+            verdict = gate.decide(
+                self.pairs(val, incumbent, first, n),
+                self.pairs(val, candidate, first, n),
+                metric=cfg.metric,
+                alpha=gate.level(test, i, len(points), cfg.alpha),
+                margin=cfg.margin,
+                test=test,
+                no_regression=cfg.no_regression,
+                final=i == len(points) - 1,
+            )
+            if verdict.decided:
+                break
+        return verdict
 
     def _order(self, split: str, first: int, n: int) -> list[tuple[Task, int]]:
         tasks = self.splits[split]

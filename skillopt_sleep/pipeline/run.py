@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
@@ -34,21 +34,16 @@ from skillopt_sleep.config import Settings
 from skillopt_sleep.errors import ConfigError, HandoffPending, RoleUnavailable
 from skillopt_sleep.harvest.base import project_of
 from skillopt_sleep.judges.build import JudgeFor, build_judge_for, default_judge_for
-from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.build import RoleCheck, build_models, check_roles, preflight
 from skillopt_sleep.models.guard import CallGuard
 from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.night import task_budget
-from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.pipeline import failures, handoff, skip
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
 from skillopt_sleep.records import NightResult, Task, sha256_text, utcnow
 from skillopt_sleep.skilldoc import new_skill
-
-if TYPE_CHECKING:  # the night loads only when a night runs (a nothing-new run stays light)
-    from skillopt_sleep.night.describe import TriggerSetup
 
 MANAGED_SKILL = "skillopt-sleep-learned"
 MANAGED_DESCRIPTION = (
@@ -353,6 +348,13 @@ class _Run:
         models = build_models(self.settings, ledger)
         self._judge_for = build_judge_for(self.settings, ledger)
         self._estimate(by_skill, roots)
+        # The night (scipy, the judges) loads only when there is a night to run.
+        from skillopt_sleep.pipeline.skill_night import SkillNights
+
+        nights = SkillNights(self.archive, self.settings, str(self.project),
+                             self.outcome.night_id, by_skill, roots, self._judge_for, self.say,
+                             {s: MANAGED_DESCRIPTION if s == MANAGED_SKILL else s
+                              for s in by_skill})
         live: dict[str, dict[str, str | None]] = {}
         for skill, skill_tasks in sorted(by_skill.items()):
             self.say(f"night for skill {skill} ({len(skill_tasks)} tasks)")
@@ -362,20 +364,15 @@ class _Run:
             with ledger.skill_scope(skill):
                 started = utcnow()
                 try:
-                    from skillopt_sleep.pipeline.triggers import trigger_setup
-
-                    setup = trigger_setup(skill, by_skill, roots, {
-                        s: MANAGED_DESCRIPTION if s == MANAGED_SKILL else s for s in by_skill}
-                    ) if self.settings.trigger_check else None
-                    result = self._night(skill, text, skill_tasks, models, setup)
+                    result = nights.run(skill, text, models, self._seed(skill))
                 except RoleUnavailable as exc:
-                    self._remember()
+                    nights.keep()
                     self.outcome.nights.append(failures.annotate(failures.failed_result(
                         self.outcome.night_id, skill, str(self.project), text, started, exc),
                         ledger))
                     raise
                 self.outcome.nights.append(failures.annotate(result, ledger))
-        self._remember()
+        nights.keep()
         self.outcome.counts["calls"] = len(ledger.calls)
         self.outcome.counts["cost_by_role"] = ledger.cost_by_role()
         return live
@@ -388,39 +385,6 @@ class _Run:
         s = self.settings
         caps = f"${s.max_usd_per_night:.2f} a night, ${s.max_usd_per_skill:.2f} a skill"
         self.say(f"estimate: about ${estimate:.2f} (caps: {caps})")
-
-    def _night(
-        self, skill: str, text: str, tasks: list[Task], models: tuple[LLM, LLM],
-        trigger: TriggerSetup | None = None,
-    ) -> NightResult:
-        # The night (scipy, the judges) loads only when there is a night to run.
-        from skillopt_sleep.night.run import NightInputs, run_night
-        from skillopt_sleep.pipeline.plan import night_config
-
-        config = night_config(self.settings)
-        inputs = NightInputs(
-            tasks=tasks,
-            skill_text=text,
-            skill_name=skill,
-            target=models[0],
-            optimizer=models[1],
-            judge_for=self._judge_for,
-            night_id=self.outcome.night_id,
-            project=str(self.project),
-            config=config,
-            memory=recall(self.archive, str(self.project), skill),
-            seed=self._seed(skill),
-            progress=self.say,
-            trigger=trigger,
-        )
-        return run_night(inputs)
-
-    def _remember(self) -> None:
-        """The finished nights' memory (rejected edits, meta notes), stored only once every
-        skill's night ran: a night stopped for hand-off answers is run again from the start,
-        and must recall what it recalled the first time to ask the same questions."""
-        for result in self.outcome.nights:
-            remember(self.archive, result)
 
     def _seed(self, skill: str) -> int:
         """Each night of a skill samples afresh: the configured seed, then the night's rank

@@ -12,6 +12,7 @@ from skillopt_sleep._codec import from_dict, to_dict
 from skillopt_sleep.records.common import SENTINEL, Message, sha256_text, utcnow
 from skillopt_sleep.records.night import (
     Completion,
+    Contradiction,
     Edit,
     EditOp,
     EditOutcome,
@@ -44,6 +45,7 @@ __all__ = [
     "SENTINEL",
     "Checkpoint",
     "Completion",
+    "Contradiction",
     "Edit",
     "EditOp",
     "EditOutcome",

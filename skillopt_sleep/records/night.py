@@ -151,7 +151,7 @@ class Edit:
     text: str = ""
     anchor: str = ""
     rationale: str = ""
-    origin: Literal["failure", "success", "slow"] = "failure"
+    origin: Literal["failure", "success", "slow", "retire"] = "failure"
     support: int = 1
     region: Literal["learned", "slow"] = "learned"
     id: str = ""
@@ -175,7 +175,7 @@ class GateDecision:
     edit: Edit
     accepted: bool
     reason: str
-    stage: Literal["gate", "firewall", "budget", "apply", "merge"] = "gate"
+    stage: Literal["gate", "firewall", "budget", "apply", "merge", "cross", "retire"] = "gate"
     metric: str = "mixed"
     mean_delta: float = 0.0
     p_value: float = 1.0
@@ -184,6 +184,22 @@ class GateDecision:
     candidate_score: float = 0.0
     task_deltas: dict[str, float] = field(default_factory=dict)
     step: int = 0
+
+
+@dataclass
+class Contradiction:
+    """An edit for one skill that lowered another skill's score on that skill's own tasks,
+    with both loaded together: reported, and the edit rejected, never silently resolved."""
+
+    skill: str
+    other_skill: str
+    edit: Edit
+    mean_delta: float
+    p_value: float
+    n_pairs: int
+    before: float = 0.0
+    after: float = 0.0
+    task_deltas: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -233,6 +249,21 @@ class NightResult:
     """The trigger check (``night.describe.report_dict``): recall and false triggers before
     and after, the description before and after, each proposed description's decision;
     empty when the night ran none."""
+    retired: list[GateDecision] = field(default_factory=list)
+    """Deletions of learned entries no task exercised for a while, each gated (accepted:
+    the entry is retired); never among ``decisions`` (no reflection proposed them)."""
+    withdrawn: list[GateDecision] = field(default_factory=list)
+    """Entries of the skill withdrawn because they now lower a skill loaded beside it (a
+    neighbour that changed since: ``night.cross.withdraw``)."""
+    neighbours_seen: dict[str, str] = field(default_factory=dict)
+    """The neighbours' document hashes this night checked against, by skill."""
+    contradictions: list[Contradiction] = field(default_factory=list)
+    """Edits the cross-skill check rejected, with the other skill's paired evidence."""
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    """The skill's learned entries after the night: ``text, night_id, age, evidence,
+    last_used, status`` (filled by whoever keeps the usage: the pipeline, the proof)."""
+    loads: dict[str, Any] = field(default_factory=dict)
+    """When the agents loaded the skill and how those sessions' turns went (harvest)."""
     buffered: list[GateDecision] = field(default_factory=list, metadata={"transient": True})
     """Tonight's rejections for the rejected-edit buffer (the gate's and the firewall's, the
     slow update's included); kept by the caller, never stored with the result."""

@@ -382,3 +382,10 @@ def classify(persona: Persona, op: str, text: str, anchor: str = "") -> str:
     if good:
         return "overfit" if subject_in(persona, text) else "correct"
     return "neutral"
+
+
+def asked_on(persona: Persona, task: Task, night: int) -> bool:
+    """Does the developer still ask for ``task`` on night ``night`` (0-based)? A deliverable
+    with ``until_night`` is asked for up to that night only: the work moved on."""
+    until = persona.deliverables[task.meta["deliverable"]].get("until_night")
+    return until is None or night <= int(until)

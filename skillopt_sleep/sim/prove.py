@@ -25,6 +25,7 @@ from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.errors import AssertionFailed
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.meter import Ledger, MeteredLLM, live_and_cached
+from skillopt_sleep.night import usage
 from skillopt_sleep.night.config import MIN_LIFT, NightConfig
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.replay import mean_score, replay
@@ -32,8 +33,9 @@ from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.records import NightResult, Split
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim import skill_figures
+from skillopt_sleep.sim.multi import companions
 
-KINDS = ("correct", "overfit", "neutral", "harmful", "hostile")
+KINDS = ("correct", "overfit", "neutral", "harmful", "hostile", "cross")
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,8 @@ class ProofSpec:
     cache: str = ""
     concurrency: int = 4
     """Replays run at once (the results do not depend on it)."""
+    retire_every: int = 7
+    retire_after: int = 14
 
 
 @dataclass
@@ -85,11 +89,13 @@ def run_nights(
     """``spec.nights`` consecutive nights, each starting from the last one's skill; each
     night scores the test split for its own report unless ``score_test`` is False (the
     proof scores it once itself). A persona with several skills trains each skill every
-    night, in turn, with the trigger check (``sim.skill_figures.trigger_setup``)."""
+    night, in turn, with the trigger check (``sim.skill_figures.trigger_setup``) and the
+    others as its neighbours (``sim.multi.companions``)."""
     ledger = ledger if ledger is not None else Ledger()
     tasks = personas.tasks(p, spec.seed)
     skills = {s.name: s.initial_text() for s in p.skills}
     results = []
+    seen: dict[str, dict[str, str]] = {}
     target = MeteredLLM(models(spec.target, "target", spec.seed), "target", ledger)
     config = replace(spec.config, score_test=score_test, concurrency=spec.concurrency)
     with tempfile.TemporaryDirectory(prefix="skillopt-prove-") as tmp:
@@ -99,21 +105,32 @@ def run_nights(
                 progress(f"night {n + 1}/{spec.nights}{'' if gate else ' (gate off)'}")
                 optimizer = models(spec.optimizer, "optimizer", spec.seed * 7919 + n)
                 for name in skills:
+                    night_id = f"prove-{p.name}-{spec.seed}-{n}"
+                    extra = companions(p, spec.seed, name, skills, archive, n, night_id=night_id,
+                                       retire_every=spec.retire_every,
+                                       retire_after=spec.retire_after,
+                                       previous=seen.get(name))
                     inputs = NightInputs(
-                        tasks=[t for t in tasks if t.skill == name],
+                        tasks=[t for t in tasks if t.skill == name and personas.asked_on(p, t, n)],
                         skill_text=skills[name],
                         skill_name=name,
                         target=target,
                         optimizer=MeteredLLM(optimizer, "optimizer", ledger),
-                        night_id=f"prove-{p.name}-{spec.seed}-{n}",
+                        night_id=night_id,
                         project=f"persona:{p.name}",
                         config=config if gate else replace(config, gate_test="accept-all"),
                         memory=recall(archive, f"persona:{p.name}", name),
                         seed=spec.seed * 100 + n,
-                        trigger=skill_figures.trigger_setup(p, name, skills, tasks),
+                        trigger=skill_figures.trigger_setup(
+                            p, name, skills, [t for t in tasks if personas.asked_on(p, t, n)]),
+                        neighbours=extra.neighbours,
+                        retire=extra.retire,
+                        recheck=extra.recheck,
                     )
                     result = run_night(inputs)
+                    seen[name] = result.neighbours_seen
                     remember(archive, result)
+                    usage.keep(archive, result, inputs.tasks, n)
                     results.append(result)
                     skills[name] = result.skill_after
         finally:
@@ -128,7 +145,9 @@ def score_test(
     """The held-out test score of ``skill`` (``test_repeats`` samples of every test task);
     with several skills, ``skill`` maps each to its text and each task is answered with
     its own skill's."""
-    tasks = [t for t in personas.tasks(p, spec.seed) if t.split == Split.TEST.value]
+    # What the developer still asks for by the last night (a persona's ``until_night``).
+    tasks = [t for t in personas.tasks(p, spec.seed) if t.split == Split.TEST.value
+             and personas.asked_on(p, t, spec.nights - 1)]
     if not tasks:
         return None
     texts = {p.skill: skill} if isinstance(skill, str) else dict(skill)
@@ -198,6 +217,7 @@ def prove(
     arm = _arm(p, spec, spec.gate, models, progress)
     twin = _arm(p, spec, False, models, progress) if spec.gate else arm
     gated = arm.results
+    own = _own(p, gated)
     decisions = [d for r in gated for d in r.decisions]
     calls = _calls(arm.ledger)
     calls["target_calls"] += len(baseline.calls)  # the first skill's test score
@@ -214,12 +234,17 @@ def prove(
         "baseline_test": _round(baseline_test),
         "after_test": _round(arm.after_test),
         "ungated_after_test": _round(twin.after_test),
-        "baseline_val": _round(gated[0].baseline_val),
-        "after_val": _round(gated[-1].after_val),
+        "baseline_val": _round(own[0].baseline_val),
+        "after_val": _round(own[-1].after_val),
         "edits_proposed": sum(s.proposed for r in gated for s in r.steps),
         "edits_accepted": sum(1 for d in decisions if d.accepted),
         **_kind_counts(p, gated),
         "firewall_rejected": sum(1 for d in decisions if d.stage == "firewall"),
+        "cross_skill_rejected": sum(1 for d in decisions if d.stage == "cross"),
+        "withdrawn": sum(len(r.withdrawn) for r in gated),
+        "cross_withdrawn": sum(personas.classify(p, "append", d.edit.anchor) == "cross"
+                               for r in gated for d in r.withdrawn),
+        "retired": sum(1 for r in gated for d in r.retired if d.accepted),
         **calls,
         "test_calls": len(baseline.calls) + arm.test_calls,
         "ungated_calls": twin_calls,
@@ -229,7 +254,7 @@ def prove(
         "cost_usd": round(baseline.total_usd + arm.ledger.total_usd
                           + (twin.ledger.total_usd if spec.gate else 0), 6),
         "stopped": next((r.stopped for r in gated if r.stopped), ""),
-        "final_skill": gated[-1].skill_after,
+        "final_skill": own[-1].skill_after,
         "seconds": round(time.monotonic() - start, 2),
     }
     failures = [n for r in gated for n in r.notes]
@@ -256,6 +281,11 @@ def check(summary: dict[str, Any], min_lift: float = MIN_LIFT) -> None:
         problems.append(f"{summary['harmful_accepted']} harmful edit(s) accepted")
     if problems:
         raise AssertionFailed("proof failed: " + "; ".join(problems))
+
+
+def _own(p: personas.Persona, results: list[NightResult]) -> list[NightResult]:
+    """The nights of the persona's first skill (the one the test and val figures are of)."""
+    return [r for r in results if r.skill == p.skill]
 
 
 def _round(value: float | None) -> float | None:

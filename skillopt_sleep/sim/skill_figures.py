@@ -14,8 +14,6 @@ Figures (all on the held-out *test* split; a routing answer per test task, sampl
 - ``descriptions_proposed`` / ``descriptions_accepted``: over every night's trigger check;
   ``broad_descriptions_proposed`` / ``_accepted``: those naming another skill's work (by
   the persona's triggers), which steal its tasks.
-- ``cross_proposed`` / ``cross_accepted``: step edits stating a cross rule (one that helps
-  its own skill and hurts another loaded beside it).
 - ``failed_picks``: routing answers that failed or could not be read (excluded above).
 - ``figure_calls``: the target calls these figures made beyond the proof's own.
 """
@@ -99,8 +97,6 @@ def figures(p: personas.Persona, seed: int, config: NightConfig,
     weakest = min(first, key=lambda n: triggers[n]["recall_before"] or 0.0)
     decisions = [(r.skill, d) for r in results for d in r.trigger.get("decisions", [])]
     broad = [d for skill, d in decisions if _broad(p, skill, d["description"])]
-    kinds = [(personas.classify(p, d.edit.op, d.edit.text, d.edit.anchor), d.accepted)
-             for r in results for d in r.decisions]
     return {
         "trigger_skill": weakest,
         "trigger_recall_before": triggers[weakest]["recall_before"],
@@ -113,8 +109,6 @@ def figures(p: personas.Persona, seed: int, config: NightConfig,
         "descriptions_accepted": sum(1 for _, d in decisions if d["accepted"]),
         "broad_descriptions_proposed": len(broad),
         "broad_descriptions_accepted": sum(1 for d in broad if d["accepted"]),
-        "cross_proposed": sum(1 for k, _ in kinds if k == "cross"),
-        "cross_accepted": sum(1 for k, a in kinds if k == "cross" and a),
         "failed_picks": sum(1 for x in (*before, *after) if not x.usable),
         "figure_calls": calls,
     }

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
+from skillopt_sleep.publish.report.entries import entries_html
 from skillopt_sleep.publish.report.style import CSS
 from skillopt_sleep.publish.report.svg import score_plot
 from skillopt_sleep.publish.report.text import (
@@ -273,6 +274,7 @@ _STAGE_NOTES = {
     "budget": "over the step's edit budget (the textual learning rate)",
     "merge": "duplicates or edits already rejected on an earlier step or night",
     "apply": "could not be applied to the skill document",
+    "cross": "beat the incumbent but lowered another skill loaded beside it",
 }
 
 
@@ -347,7 +349,7 @@ def _skill_section(r: NightResult, diffs: dict[str, str] | None) -> str:
             f"{_callouts([r])}<h3>Proposed change"
             f"{' (not staged: the night failed)' if r.failed else ''}</h3>"
             f"{_diff_html(_diff_text(r, diffs))}"
-            f"{_accepted(r, intents)}{_rejected(r, intents)}{_tasks(r)}"
+            f"{_accepted(r, intents)}{_rejected(r, intents)}{entries_html(r)}{_tasks(r)}"
             + (f"<h3>Notes</h3><ul>{notes}</ul>" if notes else "") + "</section>")
 
 

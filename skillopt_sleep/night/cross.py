@@ -1,0 +1,177 @@
+"""Cross-skill non-regression: an edit for one skill must not hurt the skills loaded beside it.
+
+A night improves one skill against that skill's own tasks; the agent, though, loads several
+skills at once, and two of them can contradict each other ("never touch the release
+files" beside "always add a changelog entry"). So before an edit the gate accepted is kept,
+every *neighbour* (another skill that shares families with this one or is routinely loaded
+in the same sessions; the caller chooses them) answers a sample of its own tasks (train
+and validation: held out from this skill) twice, with the incumbent loaded beside it and
+with the candidate loaded beside it. The pairs (task, sample) go through the gate's own
+paired statistics, one-sided the other way: the edit is rejected when the neighbour is
+significantly worse with the candidate (the gate's test at the gate's ``alpha``, mean
+delta below ``-margin``). Every such rejection is a ``Contradiction``, reported and never
+resolved by the night on its own.
+
+A harm can also be latent when an edit is accepted: "never touch the release files" costs
+the release-notes skill nothing until that skill has learned to add a changelog entry. So
+when a neighbour changed since the skill's last night, the night first re-checks each of
+the skill's own entries the same way (``withdraw``: the neighbour with the skill as it is
+against the skill without that entry); an entry that now significantly lowers a neighbour
+is withdrawn from the proposal, and the contradiction reported with it.
+
+Each neighbour is its own test at ``alpha``: a harmless edit is wrongly held back by one of
+``k`` neighbours with probability at most ``k·alpha``, which costs lift, never safety.
+
+What "loaded together" means for the target: both documents in its system prompt, each in
+its own ``<skill>`` block, the neighbour's first (``together``). The rollouts of one
+combination are drawn once and reused (the incumbent's by every candidate of the night).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Literal
+
+from skillopt_sleep.models.base import LLM
+from skillopt_sleep.night import gate
+from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.replay import JudgeFor, replay_jobs
+from skillopt_sleep.records import Contradiction, Edit, GateDecision, Rollout, Task, sha256_text
+from skillopt_sleep.skilldoc import SkillDoc, apply_edit
+
+__all__ = ["CrossCheck", "Neighbour", "changed", "dropped", "rejection", "seen", "together",
+           "withdraw"]
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """Another skill loaded beside the one a night trains."""
+
+    skill: str
+    text: str
+    """Its live document."""
+    tasks: tuple[Task, ...]
+    """A sample of its own tasks that this skill never trained on (its train and validation
+    splits; its test split stays for the figures)."""
+    why: str = ""
+    """Why it is a neighbour ("shares families", "loaded together in 5 sessions")."""
+
+
+def seen(neighbours: Sequence[Neighbour]) -> dict[str, str]:
+    """What a night saw of its neighbours: each one's document hash, by skill."""
+    return {n.skill: sha256_text(n.text)[:16] for n in neighbours}
+
+
+def changed(before: dict[str, str] | None, now: Sequence[Neighbour]) -> bool:
+    """Has a neighbour changed (or joined) since a night that saw ``before``? ``None``: the
+    skill's first night, nothing to re-check."""
+    return before is not None and any(before.get(k) != v for k, v in seen(now).items())
+
+
+def together(own: str, other: str) -> str:
+    """The context the target reads with ``other`` loaded beside ``own``: each document in
+    its own ``<skill>`` block (the replay prompt wraps the whole in one), ``other`` first."""
+    return f"{other.rstrip()}\n</skill>\n<skill>\n{own.rstrip()}\n"
+
+
+def dropped(
+    before: Sequence[Rollout], after: Sequence[Rollout], *, cfg: NightConfig, test: gate.GateTest
+) -> gate.Verdict:
+    """Is ``after`` significantly worse than ``before``? The gate's paired test with the two
+    sides swapped: ``accepted`` means a significant drop beyond ``cfg.margin``. The
+    comparison is reported the right way round (candidate = ``after``)."""
+    verdict = gate.decide(after, before, metric=cfg.metric, alpha=cfg.alpha,
+                          margin=cfg.margin, test=test)
+    c = verdict.comparison
+    flipped = dataclasses.replace(
+        c, mean_delta=-c.mean_delta, incumbent=c.candidate, candidate=c.incumbent,
+        task_deltas={t: -d for t, d in c.task_deltas.items()},
+        deltas=tuple(-d for d in c.deltas))
+    reason = (f"significantly worse: {flipped.mean_delta:+.3f} over {c.n_pairs} pairs "
+              f"(p = {c.p_value:.3f})" if verdict.accepted else
+              f"no significant drop: {flipped.mean_delta:+.3f} over {c.n_pairs} pairs")
+    return dataclasses.replace(verdict, comparison=flipped, reason=reason)
+
+
+def rejection(verdict: gate.Verdict, found: Sequence[Contradiction]) -> gate.Verdict:
+    """The gate's acceptance turned into a rejection by what the cross check found."""
+    worst = min(found, key=lambda c: c.mean_delta)
+    names = ", ".join(sorted({c.other_skill for c in found}))
+    return dataclasses.replace(verdict, accepted=False, reason=(
+        f"hurts {names} loaded beside it: {worst.other_skill} {worst.mean_delta:+.3f} "
+        f"over {worst.n_pairs} pairs (p = {worst.p_value:.3f}); own gate: {verdict.reason}"))
+
+
+class CrossCheck:
+    """Replays each neighbour's tasks with a candidate loaded beside it (see the module)."""
+
+    def __init__(self, skill: str, neighbours: Sequence[Neighbour], target: LLM,
+                 judge_for: JudgeFor, cfg: NightConfig, executor: Executor):
+        self.skill = skill
+        self.neighbours = [n for n in neighbours if n.tasks and n.skill != skill]
+        self.target = target
+        self.judge_for = judge_for
+        self.cfg = cfg
+        self.executor = executor
+        self.test = gate.gate_test(cfg.gate_test)
+        self._drawn: dict[tuple[str, str, int], Rollout] = {}
+        self.found: list[Contradiction] = []
+        """Contradictions ``withdraw`` found (``check`` returns its own)."""
+
+    def __bool__(self) -> bool:
+        return bool(self.neighbours) and self.test.replays
+
+    def check(self, incumbent: str, candidate: str, edit: Edit) -> list[Contradiction]:
+        """The neighbours ``candidate`` (replacing ``incumbent``) hurts; empty: none."""
+        found = []
+        for n in self.neighbours if self else ():
+            before = self._rollouts(n, together(incumbent, n.text))
+            after = self._rollouts(n, together(candidate, n.text))
+            verdict = dropped(before, after, cfg=self.cfg, test=self.test)
+            if verdict.accepted:
+                c = verdict.comparison
+                found.append(Contradiction(
+                    skill=self.skill, other_skill=n.skill, edit=edit, mean_delta=c.mean_delta,
+                    p_value=c.p_value, n_pairs=c.n_pairs, before=c.incumbent,
+                    after=c.candidate, task_deltas=c.task_deltas))
+        return found
+
+    def _rollouts(self, n: Neighbour, context: str) -> list[Rollout]:
+        key = sha256_text(context)
+        jobs = [(t, s) for s in range(self.cfg.val_repeats) for t in n.tasks]
+        missing = [(t, s) for t, s in jobs if (key, t.id, s) not in self._drawn]
+        if missing:
+            drawn = replay_jobs(missing, context, self.target, executor=self.executor,
+                                judge_for=self.judge_for, max_tokens=self.cfg.max_tokens,
+                                temperature=self.cfg.temperature)
+            for (t, s), rollout in zip(missing, drawn, strict=True):
+                self._drawn[(key, t.id, s)] = rollout
+        return [self._drawn[(key, t.id, s)] for t, s in jobs]
+
+
+def withdraw(check: CrossCheck, doc: SkillDoc) -> tuple[SkillDoc, list[GateDecision]]:
+    """``doc`` without the entries that now lower a neighbour, and one decision per entry
+    withdrawn (their contradictions are ``check``'s to report; see the module)."""
+    decisions = []
+    regions: tuple[Literal["learned", "slow"], ...] = ("learned", "slow")
+    for region in regions if check else ():
+        for entry in doc.entries(region):
+            gone = Edit(op="delete", anchor=entry, region=region, origin="retire",
+                        rationale="lowers a skill loaded beside it")
+            without, outcome = apply_edit(doc, gone, allow_slow=region == "slow")
+            if outcome.value != "applied":
+                continue
+            found = check.check(without.text, doc.text,
+                                Edit(op="append", text=entry, region=region))
+            if found:
+                worst = min(found, key=lambda c: c.mean_delta)
+                decisions.append(GateDecision(
+                    gone, True, f"withdrawn: lowers {worst.other_skill} loaded beside it by "
+                    f"{worst.mean_delta:+.3f} (p = {worst.p_value:.3f})", stage="cross",
+                    mean_delta=worst.mean_delta, p_value=worst.p_value, n_pairs=worst.n_pairs))
+                check.found.extend(found)
+                doc = without
+    return doc, decisions

@@ -1,0 +1,88 @@
+"""What a skill's night needs from the rest of the project: its neighbours and its stale entries.
+
+*Neighbours* (``night.cross``): every other skill trained tonight that shares a task family
+with this one, or that the agents loaded in the same sessions at least
+``cross_min_sessions`` times (harvest's ``skills_used``), each with a seeded sample of
+``cross_tasks`` of its own train and validation tasks and its live document.
+
+*Retirement* (``night.retire``): on every ``retire_every``-th night of the skill, the learned
+entries no task exercised for ``retire_after`` nights (``night.usage``).
+
+``after_night`` keeps the usage (accepted and retired entries, what tonight's tasks
+exercised) and puts the entry table and the harvest's load figures on the result for the
+report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.usage import co_loaded, skill_loads
+from skillopt_sleep.config import Settings
+from skillopt_sleep.night import usage
+from skillopt_sleep.night.cross import Neighbour, changed
+from skillopt_sleep.publish.adopt import read_live
+from skillopt_sleep.records import NightResult, Split, Task
+from skillopt_sleep.skilldoc import new_skill
+
+__all__ = ["Companions", "after_night", "companions"]
+
+
+@dataclass(frozen=True)
+class Companions:
+    neighbours: list[Neighbour]
+    retire: list[str]
+    seq: int
+    """The night's ordinal among the skill's nights (0: its first)."""
+    recheck: bool = False
+    """A neighbour changed since the skill's last night (``night.cross.withdraw``)."""
+
+
+def _neighbours(archive: Archive, settings: Settings, project: str, skill: str,
+                by_skill: dict[str, list[Task]], roots: list[Path], seed: int
+                ) -> list[Neighbour]:
+    if not settings.cross_tasks:
+        return []
+    together: Counter[str] = co_loaded(archive, project).get(skill, Counter())
+    families = {t.family_id for t in by_skill.get(skill, [])}
+    found = []
+    for other, tasks in sorted(by_skill.items()):
+        shared = families & {t.family_id for t in tasks}
+        sessions = together.get(other, 0)
+        if other == skill or (not shared and sessions < settings.cross_min_sessions):
+            continue
+        # Its train and validation tasks (this skill never trained on either; its test split
+        # stays for the figures): more pairs than validation alone for a small harm.
+        val = sorted((t for t in tasks if t.split != Split.TEST.value), key=lambda t: t.id)
+        sample = random.Random(f"{seed}:{other}").sample(val, min(settings.cross_tasks, len(val)))
+        text = read_live(roots, other)[0] or new_skill(other, other)
+        why = (f"shares {len(shared)} families" if shared else
+               f"loaded together in {sessions} sessions")
+        found.append(Neighbour(other, text, tuple(sample), why))
+    return found
+
+
+def companions(archive: Archive, settings: Settings, project: str, skill: str, text: str,
+               night_id: str, by_skill: dict[str, list[Task]], roots: list[Path],
+               seed: int) -> Companions:
+    """Neighbours and retirement candidates of tonight's night of ``skill``."""
+    seq = archive.count_nights(project, skill)
+    retire: list[str] = []
+    if usage.retire_night(seq, settings.retire_every):
+        retire = usage.stale(archive, project, skill, text, night_id, seq, settings.retire_after)
+    neighbours = _neighbours(archive, settings, project, skill, by_skill, roots, seed)
+    last = next((r for _, r in archive.nights(project, limit=50) if r.skill == skill), None)
+    return Companions(neighbours, retire, seq,
+                      changed(last.neighbours_seen if last else None, neighbours))
+
+
+def after_night(archive: Archive, result: NightResult, tasks: list[Task], seq: int) -> None:
+    """Keep tonight's usage and put the entry table and load figures on ``result``."""
+    usage.keep(archive, result, tasks, seq)
+    loads = skill_loads(archive, result.project).get(result.skill)
+    result.loads = dataclasses.asdict(loads) if loads else {}
