@@ -176,10 +176,10 @@ def test_unreadable_live_skill(world: World, command: list[str]) -> None:
     learned.write_text("---\nname: skillopt-sleep-learned\ndescription: d\n---\n")
     for path in (learned, world.wb.roots[0] / wb.SKILL / "SKILL.md"):
         path.chmod(0)
-    before = disk(world, harvest=False)
+    before = disk(world)  # the run checks the skills before it harvests: nothing changes
     one_line(cli(world, *command, confined=True), "cannot read", "SKILL.md",
              "Permission denied")
-    assert disk(world, harvest=False) == before
+    assert disk(world) == before
 
 
 @pytest.mark.parametrize("command", [["run"], ["status"], ["harvest"], ["adopt"],

@@ -176,6 +176,7 @@ def run_once(
     say("checking the models")
     # A dry run reaches no server: its plan lists what the offline checks found instead.
     checks = check_roles(settings, reach=False) if dry_run else preflight(settings)
+    adoption.check_readable(skill_roots(settings, where))
     with night_lock(paths.ensure(paths.state_dir())), _state(dry_run) as state:
         archive = Archive(paths.archive_path(state))
         try:

@@ -129,6 +129,15 @@ def read_live(roots: list[Path], skill: str) -> tuple[str | None, dict[str, str 
     return text, hashes
 
 
+def check_readable(roots: list[Path]) -> None:
+    """``StoreError`` (one line) for the first live skill file in ``roots`` that cannot be
+    read: a night checks this before it harvests, so a skill it could never read or write
+    back stops the run with nothing changed."""
+    for root in roots:
+        for path in sorted(root.glob("*/SKILL.md")) if root.is_dir() else []:
+            snapshot(path)
+
+
 def recover(archive: Archive) -> str | None:
     """Finish or undo a write-back a crash interrupted (call with the state lock held)."""
     return recover_journal(archive)
