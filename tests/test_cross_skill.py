@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from skillopt_sleep.judges.build import default_judge_for
-from skillopt_sleep.night import gate
+from skillopt_sleep.night import cross, gate
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.cross import CrossCheck, Neighbour, changed, dropped, seen, together
 from skillopt_sleep.night.replay import replay_one
@@ -188,7 +188,7 @@ def test_an_entry_that_now_hurts_a_changed_neighbour_is_withdrawn_and_reported(d
     assert [d.edit.anchor for d in r.withdrawn] == [CLASH]
     assert CLASH not in r.skill_after and NEUTRAL in r.skill_after
     assert [c.other_skill for c in r.contradictions] == ["release-notes"]
-    assert r.counts["withdrawn"] == 1 and r.neighbours_seen.keys() == {"release-notes"}
+    assert r.counts["withdrawn"] == 1 and r.neighbours_seen.keys() == {"release-notes", r.skill}
     assert "Withdrawn from this skill (1)" in render([r])
 
 
@@ -198,3 +198,26 @@ def test_a_neighbour_change_is_what_triggers_the_recheck():
     assert not changed(seen([a]), [a])
     assert changed(seen([a]), [Neighbour("b", "v2", ())])
     assert changed({}, [a])  # a new neighbour
+    # The skill itself changed since its last night: its entries are re-checked too.
+    assert not changed(seen([a], "s", "mine v1"), [a], "s", "mine v1")
+    assert changed(seen([a], "s", "mine v1"), [a], "s", "mine v2")
+
+
+def test_a_drop_in_the_grey_zone_earns_a_second_look_with_more_samples(duo, monkeypatch):
+    """Two tasks sampled 3 times each: the first look's 6 pairs show a drop that is not
+    significant (p = 0.125, the grey zone); the second look's 18 pairs show it."""
+    val = [t for t in personas.tasks(duo, 0)
+           if t.skill == "release-notes" and t.split == Split.VALIDATION.value][:2]
+    neighbour = Neighbour("release-notes", duo.initial_skill("release-notes"), tuple(val))
+
+    def found(extend: int) -> list[Contradiction]:
+        monkeypatch.setattr(cross, "EXTEND", extend)
+        check = CrossCheck("py-fix", [neighbour], build(duo, 0, "target"), default_judge_for,
+                           NightConfig(), ThreadPoolExecutor(2))
+        before = duo.initial_skill()
+        return check.check(before, _with(before, CLASH), Edit(op="append", text=CLASH))
+
+    extend = cross.EXTEND
+    assert found(1) == []  # one look only: the drop is not significant
+    got = found(extend)
+    assert [c.other_skill for c in got] == ["release-notes"] and got[0].n_pairs == 6 * extend

@@ -105,9 +105,17 @@ def test_recall_up_but_false_triggers_up_beyond_noise_is_rejected() -> None:
     assert not verdict.accepted and "false triggers up" in verdict.reason
 
 
-def test_a_single_extra_false_trigger_is_noise_and_does_not_block() -> None:
-    inc = _picks([None] * 12, [OTHER] * 12)
-    cand = _picks([S] * 12, [S] + [OTHER] * 11)
+def test_a_false_trigger_rise_beyond_the_tolerance_blocks_though_not_significant() -> None:
+    inc = _picks([None] * 36, [OTHER] * 36)
+    cand = _picks([S] * 36, [S] * 4 + [OTHER] * 32)  # +0.111, sign test p = 0.0625
+    verdict = _compare(inc, cand)
+    assert verdict.p_false_up > 0.05
+    assert not verdict.accepted and "tolerance" in verdict.reason
+
+
+def test_a_false_trigger_rise_within_the_tolerance_does_not_block() -> None:
+    inc = _picks([None] * 36, [OTHER] * 36)
+    cand = _picks([S] * 36, [S] + [OTHER] * 35)  # +0.028
     assert _compare(inc, cand).accepted
 
 

@@ -14,13 +14,21 @@ resolved by the night on its own.
 
 A harm can also be latent when an edit is accepted: "never touch the release files" costs
 the release-notes skill nothing until that skill has learned to add a changelog entry. So
-when a neighbour changed since the skill's last night, the night first re-checks each of
-the skill's own entries the same way (``withdraw``: the neighbour with the skill as it is
-against the skill without that entry); an entry that now significantly lowers a neighbour
-is withdrawn from the proposal, and the contradiction reported with it.
+whenever a neighbour or the skill itself changed since the skill's last night (a harm one
+re-check could not yet tell from noise may show once either side has moved on), the night
+first re-checks each of the skill's own entries the same way (``withdraw``: the neighbour
+with the skill as it is against the skill without that entry); an entry that now
+significantly lowers a neighbour is withdrawn from the proposal, and the contradiction
+reported with it.
 
-Each neighbour is its own test at ``alpha``: a harmless edit is wrongly held back by one of
-``k`` neighbours with probability at most ``k·alpha``, which costs lift, never safety.
+The check is sequential, with one further look: "not significant" is no evidence of "no
+harm", and a latent harm shows first as a drop the first sample cannot tell from noise.
+When the neighbour reads worse with the candidate (mean delta below ``-margin``) but the
+drop's p-value falls in the grey zone (``alpha`` ≤ p < ``GREY_P``), the neighbour answers
+``EXTEND`` times as many samples of the same tasks (the first ones reused) and the drop is
+tested again at ``alpha`` on all the pairs. Two looks at ``alpha`` each: a harmless edit is
+wrongly held back by one neighbour with probability at most ``2·alpha``, by one of ``k``
+neighbours at most ``2·k·alpha``, which costs lift, never safety.
 
 What "loaded together" means for the target: both documents in its system prompt, each in
 its own ``<skill>`` block, the neighbour's first (``together``). The rollouts of one
@@ -42,6 +50,11 @@ from skillopt_sleep.night.replay import JudgeFor, replay_jobs
 from skillopt_sleep.records import Contradiction, Edit, GateDecision, Rollout, Task, sha256_text
 from skillopt_sleep.skilldoc import SkillDoc, apply_edit
 
+GREY_P = 0.25
+"""A drop's p-value below this (and not below ``alpha``) earns the check a second look."""
+EXTEND = 3
+"""The second look's samples per task, as a multiple of ``val_repeats``."""
+
 __all__ = ["CrossCheck", "Neighbour", "changed", "dropped", "rejection", "seen", "together",
            "withdraw"]
 
@@ -60,15 +73,22 @@ class Neighbour:
     """Why it is a neighbour ("shares families", "loaded together in 5 sessions")."""
 
 
-def seen(neighbours: Sequence[Neighbour]) -> dict[str, str]:
-    """What a night saw of its neighbours: each one's document hash, by skill."""
-    return {n.skill: sha256_text(n.text)[:16] for n in neighbours}
+def seen(neighbours: Sequence[Neighbour], skill: str = "", text: str = "") -> dict[str, str]:
+    """What a night saw of its neighbours (and, given ``skill``, of the skill's own document
+    at the night's start): each one's document hash, by skill."""
+    got = {n.skill: sha256_text(n.text)[:16] for n in neighbours}
+    if skill:
+        got[skill] = sha256_text(text)[:16]
+    return got
 
 
-def changed(before: dict[str, str] | None, now: Sequence[Neighbour]) -> bool:
-    """Has a neighbour changed (or joined) since a night that saw ``before``? ``None``: the
-    skill's first night, nothing to re-check."""
-    return before is not None and any(before.get(k) != v for k, v in seen(now).items())
+def changed(before: dict[str, str] | None, now: Sequence[Neighbour], skill: str = "",
+            text: str = "") -> bool:
+    """Has a neighbour, or (given ``skill``) the skill itself, changed (or a neighbour
+    joined) since a night that saw ``before``? ``None``: the skill's first night, nothing to
+    re-check."""
+    return before is not None and any(before.get(k) != v
+                                      for k, v in seen(now, skill, text).items())
 
 
 def together(own: str, other: str) -> str:
@@ -128,9 +148,11 @@ class CrossCheck:
         """The neighbours ``candidate`` (replacing ``incumbent``) hurts; empty: none."""
         found = []
         for n in self.neighbours if self else ():
-            before = self._rollouts(n, together(incumbent, n.text))
-            after = self._rollouts(n, together(candidate, n.text))
-            verdict = dropped(before, after, cfg=self.cfg, test=self.test)
+            verdict = self._look(n, incumbent, candidate, self.cfg.val_repeats)
+            c = verdict.comparison
+            if (not verdict.accepted and c.mean_delta < -self.cfg.margin
+                    and c.p_value < GREY_P):
+                verdict = self._look(n, incumbent, candidate, EXTEND * self.cfg.val_repeats)
             if verdict.accepted:
                 c = verdict.comparison
                 found.append(Contradiction(
@@ -139,9 +161,16 @@ class CrossCheck:
                     after=c.candidate, task_deltas=c.task_deltas))
         return found
 
-    def _rollouts(self, n: Neighbour, context: str) -> list[Rollout]:
+    def _look(self, n: Neighbour, incumbent: str, candidate: str, repeats: int
+              ) -> gate.Verdict:
+        """The drop test on ``repeats`` samples of each of the neighbour's tasks."""
+        before = self._rollouts(n, together(incumbent, n.text), repeats)
+        after = self._rollouts(n, together(candidate, n.text), repeats)
+        return dropped(before, after, cfg=self.cfg, test=self.test)
+
+    def _rollouts(self, n: Neighbour, context: str, repeats: int) -> list[Rollout]:
         key = sha256_text(context)
-        jobs = [(t, s) for s in range(self.cfg.val_repeats) for t in n.tasks]
+        jobs = [(t, s) for s in range(repeats) for t in n.tasks]
         missing = [(t, s) for t, s in jobs if (key, t.id, s) not in self._drawn]
         if missing:
             drawn = replay_jobs(missing, context, self.target, executor=self.executor,

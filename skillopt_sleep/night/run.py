@@ -66,8 +66,9 @@ class NightInputs:
     """Skills loaded beside this one: an accepted edit that hurts one of them is rejected
     (``night.cross``)."""
     recheck: bool = False
-    """A neighbour changed since this skill's last night: its entries are re-checked against
-    the neighbours first, and those that now lower one are withdrawn (``cross.withdraw``)."""
+    """A neighbour or this skill changed since this skill's last night: its entries are
+    re-checked against the neighbours first, and those that now lower one are withdrawn
+    (``cross.withdraw``)."""
     retire: Sequence[str] = ()
     """Learned entries no task exercised for a while, tried as gated deletions first
     (``night.retire``)."""
@@ -113,7 +114,8 @@ class Night:
             started_at=utcnow(),
             skill_before=inputs.skill_text,
         )
-        self.result.neighbours_seen = seen(inputs.neighbours)
+        self.result.neighbours_seen = seen(inputs.neighbours, inputs.skill_name,
+                                           inputs.skill_text)
 
     # --- scoring (cached by skill hash: the incumbent is never re-run) -------------------
 

@@ -16,8 +16,14 @@ failed pick: excluded from the rates and from the pairs, never scored as a wrong
 (``night.gate``'s ``GateTest``, the sign test by default): picks of the incumbent and the
 candidate description are paired by (task, sample); the candidate is accepted only if its
 recall rises (mean paired gain above the margin and the one-sided test significant at
-``alpha``) and its false triggers do not rise beyond noise (not significantly up at
-``alpha``). Ties reject.
+``alpha``) and its false triggers are not worse: a description must not make the agent
+load the skill for other skills' work. The false-trigger side is a non-inferiority check,
+not a superiority one: "not significantly up" is no evidence of "not up" (4 of 36 foreign
+pairs up and none down is p = 0.0625 under the sign test), so the candidate is rejected
+when its observed false-trigger rise (the mean paired change over the foreign pairs)
+exceeds ``FALSE_TRIGGER_TOLERANCE``, or when the rise is significant at ``alpha``. With 36
+foreign pairs one extra false trigger (+0.028) is within the tolerance; two are not. Ties
+reject.
 """
 
 from __future__ import annotations
@@ -48,6 +54,8 @@ ROUTE_SYSTEM = (
 )
 NONE_WORDS = frozenset({"none", "no skill", "no", "null", "nothing", "n/a"})
 ROUTE_MAX_TOKENS = 32
+FALSE_TRIGGER_TOLERANCE = 0.05
+"""The largest observed false-trigger rise a description may bring (see the module)."""
 
 
 @dataclass(frozen=True)
@@ -220,7 +228,8 @@ class TriggerVerdict:
 
 
 def compare(skill: str, incumbent: Sequence[Pick], candidate: Sequence[Pick], *,
-            test: GateTest, alpha: float, margin: float = 0.0) -> TriggerVerdict:
+            test: GateTest, alpha: float, margin: float = 0.0,
+            false_tolerance: float = FALSE_TRIGGER_TOLERANCE) -> TriggerVerdict:
     """The gate on the trigger score (see the module docstring)."""
     base = {(p.task_id, p.sample): p for p in incumbent if p.usable}
     pairs = [(base[(c.task_id, c.sample)], c) for c in candidate
@@ -249,6 +258,9 @@ def compare(skill: str, incumbent: Sequence[Pick], candidate: Sequence[Pick], *,
                               f"α = {alpha:.4f}")
     if fd > 0 and p_false < alpha:
         return verdict(False, f"false triggers up by {fd:+.3f} (p = {p_false:.3f})")
+    if fd > false_tolerance:
+        return verdict(False, f"false triggers up by {fd:+.3f} > tolerance "
+                              f"{false_tolerance} (p = {p_false:.3f})")
     return verdict(True, f"recall up by {rd:+.3f} (p = {p_recall:.3f}), false triggers "
                          f"{fd:+.3f}")
 

@@ -78,7 +78,8 @@ def companions(archive: Archive, settings: Settings, project: str, skill: str, t
     neighbours = _neighbours(archive, settings, project, skill, by_skill, roots, seed)
     last = next((r for _, r in archive.nights(project, limit=50) if r.skill == skill), None)
     return Companions(neighbours, retire, seq,
-                      changed(last.neighbours_seen if last else None, neighbours))
+                      changed(last.neighbours_seen if last else None, neighbours, skill,
+                              text))
 
 
 def after_night(archive: Archive, result: NightResult, tasks: list[Task], seq: int) -> None:

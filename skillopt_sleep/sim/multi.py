@@ -73,7 +73,7 @@ def companions(p: personas.Persona, seed: int, skill: str, texts: dict[str, str]
     if usage.retire_night(night, retire_every):
         retire = usage.stale(archive, f"persona:{p.name}", skill, texts[skill],
                              night_id or f"sim-{night}", night, retire_after)
-    return Companions(neighbours, retire, changed(previous, neighbours))
+    return Companions(neighbours, retire, changed(previous, neighbours, skill, texts[skill]))
 
 
 @dataclass(frozen=True)
