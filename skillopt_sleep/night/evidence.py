@@ -1,11 +1,12 @@
-"""Per-task evidence for the report: each held-out task's answer before and after tonight."""
+"""What a night leaves as evidence: each held-out task's answer before and after tonight
+(for the report), and how many decisions ended at each stage (``NightResult.counts``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from skillopt_sleep.records import Rollout, Task
+from skillopt_sleep.records import NightResult, Rollout, Task
 
 
 def evidence_rows(
@@ -45,3 +46,16 @@ def _first_samples(rollouts: Sequence[Rollout]) -> dict[str, Rollout]:
         if r.task_id not in found or r.sample < found[r.task_id].sample:
             found[r.task_id] = r
     return found
+
+
+def decision_counts(r: NightResult) -> dict[str, int]:
+    """Edits proposed, accepted and rejected per stage; entries retired and withdrawn."""
+    counts: dict[str, int] = {"proposed": sum(s.proposed for s in r.steps)}
+    for d in r.decisions:
+        key = "accepted" if d.accepted else f"rejected_{d.stage}"
+        counts[key] = counts.get(key, 0) + 1
+    if r.retired:
+        counts["retired"] = sum(d.accepted for d in r.retired)
+    if r.withdrawn:
+        counts["withdrawn"] = len(r.withdrawn)
+    return counts

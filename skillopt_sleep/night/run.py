@@ -22,7 +22,7 @@ from skillopt_sleep.night.budget import edit_budget, idle
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.cross import CrossCheck, Neighbour, rejection, seen, withdraw
 from skillopt_sleep.night.describe import Describer, TriggerSetup
-from skillopt_sleep.night.evidence import evidence_rows
+from skillopt_sleep.night.evidence import decision_counts, evidence_rows
 from skillopt_sleep.night.memory import Memory
 from skillopt_sleep.night.merge import clip, merge
 from skillopt_sleep.night.reflect import reflect, reflect_slow
@@ -380,7 +380,7 @@ class Night:
                     r.after_test = self._mean(test, after, reps)
             except BudgetExceeded:
                 r.after_val = r.baseline_val if after.hash == before.hash else r.after_val
-        r.counts = _counts(r)
+        r.counts = decision_counts(r)
         if self.refused:
             r.counts["refused_proposal"] = self.refused
         r.task_evidence = self._evidence(before, after)
@@ -403,18 +403,6 @@ class Night:
                 self.scorer.drawn(split, after, first),
             )
         return rows
-
-
-def _counts(r: NightResult) -> dict[str, int]:
-    counts: dict[str, int] = {"proposed": sum(s.proposed for s in r.steps)}
-    for d in r.decisions:
-        key = "accepted" if d.accepted else f"rejected_{d.stage}"
-        counts[key] = counts.get(key, 0) + 1
-    if r.retired:
-        counts["retired"] = sum(d.accepted for d in r.retired)
-    if r.withdrawn:
-        counts["withdrawn"] = len(r.withdrawn)
-    return counts
 
 
 def run_night(inputs: NightInputs) -> NightResult:
