@@ -276,12 +276,13 @@ def build_server(jobs: Jobs | None = None) -> MCPServer:
         "sleep_run and follow it with sleep_job; review with sleep_report; adopt only when "
         "the user asks; sleep_rollback undoes an adoption."))
     _night_tools(server, jobs)
+    _harvest_tools(server)
     _skill_tools(server)
     return server
 
 
 def _night_tools(server: MCPServer, jobs: Jobs) -> None:
-    """Tools that read state or start nights: status, run, job, report, harvest preview."""
+    """Tools that read state or start nights: status, run, job, report."""
 
     @server.tool(annotations=READ_ONLY)
     async def sleep_status() -> dict[str, Any]:
@@ -323,6 +324,10 @@ def _night_tools(server: MCPServer, jobs: Jobs) -> None:
         evidence, at most 8 KB) and where its full report is (default: the last night)."""
         return await run_cli("report", *_night(night), "--json", *(["--full"] if full else []),
                              limit=None if full else SUMMARY_BYTES)
+
+
+def _harvest_tools(server: MCPServer) -> None:
+    """The tool that records new sessions: the harvest preview of what the next night learns."""
 
     @server.tool(annotations=RECORDS_SESSIONS)
     async def sleep_harvest_preview(

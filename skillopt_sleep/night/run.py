@@ -8,25 +8,23 @@ are kept by the caller (``night.memory``); staging and adoption are ``publish``'
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, Literal
 
 from skillopt_sleep.errors import BudgetExceeded
 from skillopt_sleep.firewall import Context, check_edit, check_proposal
-from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
 from skillopt_sleep.night import candidates, gate, retire, slow_update
 from skillopt_sleep.night.budget import edit_budget, idle
-from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.night.cross import CrossCheck, Neighbour, rejection, seen, withdraw
-from skillopt_sleep.night.describe import Describer, TriggerSetup
+from skillopt_sleep.night.cross import CrossCheck, rejection, seen, withdraw
+from skillopt_sleep.night.describe import Describer
 from skillopt_sleep.night.evidence import decision_counts, evidence_rows
-from skillopt_sleep.night.memory import Memory
+from skillopt_sleep.night.inputs import NightInputs
 from skillopt_sleep.night.merge import clip, merge
 from skillopt_sleep.night.reflect import reflect, reflect_slow
-from skillopt_sleep.night.replay import JudgeFor, default_judge_for, mean_score
+from skillopt_sleep.night.replay import mean_score
 from skillopt_sleep.night.scoring import Scorer
 from skillopt_sleep.records import (
     Edit,
@@ -35,43 +33,12 @@ from skillopt_sleep.records import (
     Rollout,
     Split,
     StepResult,
-    Task,
     utcnow,
 )
 from skillopt_sleep.secrets import redact
+
+__all__ = ["Night", "NightInputs", "run_night"]  # NightInputs: its own module, named here too
 from skillopt_sleep.skilldoc import SkillDoc, apply_edit, parse
-
-
-@dataclass
-class NightInputs:
-    tasks: Sequence[Task]
-    skill_text: str
-    skill_name: str
-    target: LLM
-    optimizer: LLM
-    night_id: str
-    project: str = ""
-    config: NightConfig = field(default_factory=NightConfig)
-    judge_for: JudgeFor = default_judge_for
-    memory: Memory = field(default_factory=Memory)
-    seed: int = 0
-    progress: Callable[[str], None] = lambda _msg: None
-    executor: Executor | None = None
-    """Runs the replays of a step (any ``concurrent.futures.Executor``: a thread pool, a Dask
-    client's ``get_executor()`` …); ``None``: the night's own pool of ``config.concurrency``."""
-    trigger: TriggerSetup | None = None
-    """The other installed skills (and their tasks) for the trigger check, which may edit
-    the description (``night.describe``); ``None``: no trigger check."""
-    neighbours: Sequence[Neighbour] = ()
-    """Skills loaded beside this one: an accepted edit that hurts one of them is rejected
-    (``night.cross``)."""
-    recheck: bool = False
-    """A neighbour or this skill changed since this skill's last night: its entries are
-    re-checked against the neighbours first, and those that now lower one are withdrawn
-    (``cross.withdraw``)."""
-    retire: Sequence[str] = ()
-    """Learned entries no task exercised for a while, tried as gated deletions first
-    (``night.retire``)."""
 
 
 class Night:

@@ -244,7 +244,9 @@ class _Run:
             handoff.clear(str(self.project))
         self.outcome.warnings = failures.run_warnings(self.ledger, self.outcome.nights)
         # Staged first, recorded second: a night in the archive always has its directory.
-        staged = _stage(self.archive, nights_root, self.outcome, live)
+        out = self.outcome
+        staged = staging.stage_night(self.archive, nights_root, out.night_id, out.project,
+                                     out.nights, live, out.warnings)
         self.outcome.staged = str(staged)
         self.outcome.report = str(staged / "report.html")
         for result in self.outcome.nights:
@@ -307,7 +309,9 @@ class _Run:
         if out.dry_run:
             out.message = "dry run: the night failed; nothing staged, no state written"
             return
-        out.report = str(_stage(self.archive, nights_root, out, {}, failed=True) / "report.html")
+        staged = staging.stage_night(self.archive, nights_root, out.night_id, out.project,
+                                     out.nights, {}, out.warnings, failed=out.failed)
+        out.report = str(staged / "report.html")
         for result in out.nights:
             self.archive.record_night(result, "failed")
         out.message = "the night failed; nothing was staged or adopted"
@@ -392,20 +396,3 @@ class _Run:
         among this project's nights for the skill (so a rerun of the same history repeats)."""
         earlier = self.archive.count_nights(str(self.project), skill)
         return self.settings.seed * 100_003 + earlier
-
-
-def _stage(
-    archive: Archive, root: Path, outcome: RunOutcome, live: dict[str, dict[str, str | None]],
-    failed: bool = False,
-) -> Path:
-    from skillopt_sleep.publish.report.html import render
-
-    history = [r for _, r in reversed(archive.nights(outcome.project, limit=60))]
-    diffs = {n.skill: staging.diff(n.skill_before, n.skill_after, n.skill) for n in outcome.nights}
-    title = f"skillopt-sleep night {outcome.night_id}"
-    html = render(outcome.nights, history=history, diffs=diffs, title=title,
-                  warnings=outcome.warnings)
-    if failed:
-        return staging.stage_report(root, outcome.night_id, outcome.project, outcome.nights,
-                                    html, outcome.failed)
-    return staging.stage(root, outcome.night_id, outcome.project, outcome.nights, live, html)

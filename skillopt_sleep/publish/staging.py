@@ -17,12 +17,15 @@ import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillopt_sleep.atomic import write_atomic
 from skillopt_sleep.errors import StoreError
 from skillopt_sleep.records import NightResult, sha256_text, to_dict, utcnow
 from skillopt_sleep.secrets import redact, redact_tree
+
+if TYPE_CHECKING:
+    from skillopt_sleep.archive.db import Archive
 
 MANIFEST = "manifest.json"
 
@@ -158,3 +161,20 @@ def proposal(root: Path, night_id: str, skill: str) -> str:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise StoreError(f"no staged proposal {path}: {exc}") from exc
+
+
+def stage_night(
+    archive: Archive, root: Path, night_id: str, project: str, nights: list[NightResult],
+    live: dict[str, dict[str, str | None]], warnings: list[str], failed: str = "",
+) -> Path:
+    """Render tonight's report (with the project's earlier nights for the plots) and stage
+    it with the proposals; a ``failed`` night stages its report and the reason alone."""
+    from skillopt_sleep.publish.report.html import render  # the report loads with a night
+
+    history = [r for _, r in reversed(archive.nights(project, limit=60))]
+    diffs = {n.skill: diff(n.skill_before, n.skill_after, n.skill) for n in nights}
+    html = render(nights, history=history, diffs=diffs,
+                  title=f"skillopt-sleep night {night_id}", warnings=warnings)
+    if failed:
+        return stage_report(root, night_id, project, nights, html, failed)
+    return stage(root, night_id, project, nights, live, html)

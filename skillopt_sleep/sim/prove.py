@@ -202,6 +202,23 @@ def _kind_counts(p: personas.Persona, results: list[NightResult]) -> dict[str, i
     return {f"{k}_{w}": counts[f"{k}_{w}"] for k in KINDS for w in ("proposed", "accepted")}
 
 
+def _edit_figures(p: personas.Persona, gated: list[NightResult]) -> dict[str, int]:
+    """What the gated nights proposed and did with it: per kind, per rejecting stage,
+    withdrawn and retired."""
+    decisions = [d for r in gated for d in r.decisions]
+    return {
+        "edits_proposed": sum(s.proposed for r in gated for s in r.steps),
+        "edits_accepted": sum(1 for d in decisions if d.accepted),
+        **_kind_counts(p, gated),
+        "firewall_rejected": sum(1 for d in decisions if d.stage == "firewall"),
+        "cross_skill_rejected": sum(1 for d in decisions if d.stage == "cross"),
+        "withdrawn": sum(len(r.withdrawn) for r in gated),
+        "cross_withdrawn": sum(personas.classify(p, "append", d.edit.anchor) == "cross"
+                               for r in gated for d in r.withdrawn),
+        "retired": sum(1 for r in gated for d in r.retired if d.accepted),
+    }
+
+
 def prove(
     spec: ProofSpec,
     models: ModelFactory | None = None,
@@ -218,7 +235,6 @@ def prove(
     twin = _arm(p, spec, False, models, progress) if spec.gate else arm
     gated = arm.results
     own = _own(p, gated)
-    decisions = [d for r in gated for d in r.decisions]
     calls = _calls(arm.ledger)
     calls["target_calls"] += len(baseline.calls)  # the first skill's test score
     twin_calls = len(twin.ledger.calls) if spec.gate else 0
@@ -236,15 +252,7 @@ def prove(
         "ungated_after_test": _round(twin.after_test),
         "baseline_val": _round(own[0].baseline_val),
         "after_val": _round(own[-1].after_val),
-        "edits_proposed": sum(s.proposed for r in gated for s in r.steps),
-        "edits_accepted": sum(1 for d in decisions if d.accepted),
-        **_kind_counts(p, gated),
-        "firewall_rejected": sum(1 for d in decisions if d.stage == "firewall"),
-        "cross_skill_rejected": sum(1 for d in decisions if d.stage == "cross"),
-        "withdrawn": sum(len(r.withdrawn) for r in gated),
-        "cross_withdrawn": sum(personas.classify(p, "append", d.edit.anchor) == "cross"
-                               for r in gated for d in r.withdrawn),
-        "retired": sum(1 for r in gated for d in r.retired if d.accepted),
+        **_edit_figures(p, gated),
         **calls,
         "test_calls": len(baseline.calls) + arm.test_calls,
         "ungated_calls": twin_calls,
