@@ -195,8 +195,9 @@ EMBEDDERS = Table("embedder", "embedders", [
 
 GATE_TESTS = Table("gate test", "gate_tests", [
     Row("sign", "skillopt_sleep.night.gate:SIGN", "one-sided exact sign test (the default)"),
-    Row("sequential", "skillopt_sleep.night.gate:SEQUENTIAL",
-        "a 6-pair screen, then the sign test looked at every 6 pairs, stopping once decided"),
+    Row("sequential", "skillopt_sleep.night.sequential:SEQUENTIAL",
+        "the sign test looked at every 3 pairs, α spent exactly over the looks; stops once "
+        "decided"),
     Row("permutation", "skillopt_sleep.night.gate:PERMUTATION",
         "one-sided paired sign-flip permutation test"),
     Row("accept-all", "skillopt_sleep.night.gate:ACCEPT_ALL",

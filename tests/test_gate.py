@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import replace
 
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.budget import edit_budget
+from skillopt_sleep.night.sequential import SEQUENTIAL, SequentialSignTest, Walk, conditional_power
 from skillopt_sleep.records import Rollout, Score
 
 
@@ -75,25 +77,64 @@ def test_budget_schedule_is_cosine_four_to_two():
     assert [edit_budget(t, 3, schedule="linear") for t in range(3)] == [4, 3, 2]
 
 
-def sequential_decide(inc: list[float], cand: list[float], alpha: float = 0.05) -> gate.Verdict:
-    """The gate's look-by-look loop over fixed lists of pairs (as the night runs it)."""
-    test = gate.SEQUENTIAL
-    points = gate.looks(test, len(cand))
-    for i, n in enumerate(points):
-        v = gate.decide(rollouts(inc[:n]), rollouts(cand[:n]), metric="mixed",
-                        alpha=gate.level(test, i, len(points), alpha), margin=0.0, test=test,
-                        final=i == len(points) - 1)
-        if v.decided:
-            return v
-    raise AssertionError("the last look must decide")
+def sequential_decide(inc: list[float], cand: list[float], alpha: float = 0.05,
+                      test: SequentialSignTest = SEQUENTIAL) -> gate.Verdict:
+    """The sequential gate over fixed lists of pairs, drawn look by look as the night does."""
+    drawn: list[int] = []
+
+    def draw(n: int) -> tuple[list[Rollout], list[Rollout]]:
+        drawn.append(n)
+        return rollouts(inc[:n]), rollouts(cand[:n], h="c")
+
+    v = gate.compare(test, draw, max_pairs=len(cand), metric="mixed", alpha=alpha, margin=0.0)
+    assert v.comparison.n_pairs == drawn[-1] and drawn == sorted(drawn)
+    return v
 
 
-def test_sequential_levels_add_up_to_alpha():
-    points = gate.looks(gate.SEQUENTIAL, 45)
-    assert points == [6, 12, 18, 24, 30, 36, 42, 45]
-    total = sum(gate.level(gate.SEQUENTIAL, i, len(points), 0.05) for i in range(len(points)))
-    assert abs(total - 0.05) < 1e-12
-    assert gate.looks(gate.SIGN, 45) == [45] and gate.level(gate.SIGN, 0, 1, 0.05) == 0.05
+def test_the_fixed_tests_draw_every_pair_at_once():
+    drawn: list[int] = []
+
+    def draw(n: int) -> tuple[list[Rollout], list[Rollout]]:
+        drawn.append(n)
+        return rollouts([0.0] * n), rollouts([1.0] * n, h="c")
+
+    assert gate.compare(gate.SIGN, draw, max_pairs=45, metric="mixed", alpha=0.05,
+                        margin=0.0).accepted
+    assert drawn == [45]
+
+
+def test_sequential_looks_every_three_pairs_and_at_the_end():
+    assert SEQUENTIAL.looks(45) == [*range(3, 45, 3), 45]
+    assert SEQUENTIAL.looks(20) == [3, 6, 9, 12, 15, 18, 20]
+
+
+def test_the_walk_spends_exactly_what_the_boundaries_allow():
+    # Every pair non-zero, looks at 3, 6, …, 45: the boundaries' total crossing probability
+    # under H0, computed by brute force over all sign sequences of the first looks, is what
+    # the walk says it spent, and never more than α(t).
+    walk = Walk()
+    test = SEQUENTIAL
+    for n in test.looks(12):
+        walk.extend(n)
+        walk.spend(test.allowed(n, 45, 0.05))
+        assert walk.spent <= test.allowed(n, 45, 0.05) + 1e-12
+    crossed = 0
+    boundaries = _boundaries(test.looks(12), 45, 0.05)
+    for signs in itertools.product((0, 1), repeat=12):
+        crossed += any(sum(signs[:n]) >= b for n, b in boundaries)
+    assert abs(crossed / 2 ** 12 - walk.spent) < 1e-12
+
+
+def _boundaries(looks: list[int], max_pairs: int, alpha: float) -> list[tuple[int, int]]:
+    walk, found = Walk(), []
+    for n in looks:
+        walk.extend(n)
+        before = walk.surviving.copy()
+        walk.spend(SEQUENTIAL.allowed(n, max_pairs, alpha))
+        cut = next((b for b in range(len(before)) if walk.surviving[b:].sum() == 0
+                    and before[b:].sum() > 0), n + 1)
+        found.append((n, cut))
+    return found
 
 
 def test_sequential_false_accept_rate_under_null_deltas_is_at_most_alpha():
@@ -107,37 +148,40 @@ def test_sequential_false_accept_rate_under_null_deltas_is_at_most_alpha():
     assert accepted / runs <= 0.05
 
 
+def test_without_drops_the_null_is_accepted_at_close_to_alpha_but_not_above():
+    # Drops only lower the false-accept rate; without them the exact spending is nearly
+    # used up (the walk is discrete), which a union bound over the looks would not be.
+    test = replace(SEQUENTIAL, harm=10.0, screen_pairs=10_000, curtail=0.0)
+    rng = random.Random(5)
+    runs = 4000
+    accepted = sum(sequential_decide([0.0] * 45, [float(rng.random() < 0.5) * 2 - 1
+                                                  for _ in range(45)], test=test).accepted
+                   for _ in range(runs))
+    assert 0.02 <= accepted / runs <= 0.05 + 2 * (0.05 * 0.95 / runs) ** 0.5
+
+
 def test_sequential_stops_early_on_a_clear_loser_and_a_clear_winner():
     loser = sequential_decide([1.0] * 45, [0.0] * 45)
-    assert not loser.accepted and loser.comparison.n_pairs == 6 and "harmful" in loser.reason
+    assert not loser.accepted and loser.comparison.n_pairs == 3 and "harmful" in loser.reason
     winner = sequential_decide([0.0] * 45, [1.0] * 45)
-    assert winner.accepted and winner.comparison.n_pairs < 45
+    assert winner.accepted and winner.comparison.n_pairs < 15 and "after" in winner.reason
     useless = sequential_decide([0.5] * 45, [0.5] * 45)
     assert not useless.accepted and useless.comparison.n_pairs == 12
 
 
 def test_sequential_keeps_looking_at_a_near_miss():
-    rng = random.Random(3)
-    inc = [0.0] * 45
-    cand = [float(rng.random() < 0.75) - float(rng.random() < 0.15) for _ in range(45)]
-    v = sequential_decide(inc, cand)
+    # Ahead (five positives to three negatives in every ten pairs) but not decided early:
+    # the comparison goes on past the point where useless candidates are dropped.
+    cand = [1.0, -1.0, 1.0, 0.0, 1.0, -1.0, 1.0, 1.0, -1.0, 0.0] * 5
+    v = sequential_decide([0.0] * 45, cand[:45])
     assert v.comparison.n_pairs > 12
 
 
-def test_the_screen_picks_the_incumbents_weakest_pairs_and_only_ever_drops():
-    inc = rollouts([1.0, 0.0, 0.5, 0.0, 1.0, 0.25])
-    picked = gate.screen_jobs(gate.SEQUENTIAL, inc, "mixed")
-    assert [r.score.hard for r in picked] == [0.0, 0.0, 0.25, 0.5, 1.0, 1.0]
-    assert gate.screen_jobs(gate.SIGN, inc, "mixed") == []  # the fixed test has no screen
-    weak = picked[:4]
-
-    def answers(scores: list[float]) -> list[Rollout]:
-        return [replace(r, skill_hash="c", score=Score(hard=s, soft=s))
-                for r, s in zip(weak, scores, strict=True)]
-
-    same = answers([0.0, 0.0, 0.25, 0.5])
-    dropped = gate.screened_out(weak, same, metric="mixed", margin=0.0)
-    assert dropped is not None and not dropped.accepted and "screened out" in dropped.reason
-    ahead = answers([1.0, 0.0, 0.25, 0.5])
-    # Ahead on the screen is no accept: the candidate goes on to the sequential test.
-    assert gate.screened_out(weak, ahead, metric="mixed", margin=0.0) is None
+def test_a_candidate_with_no_chance_left_is_dropped_before_the_last_look():
+    # Ahead, five positives to four negatives in twelve pairs: at this rate the fixed test
+    # would hardly pass at 45 pairs, so the comparison stops instead of drawing 33 more.
+    cand = [1.0, -1.0, 0.0] * 3 + [1.0, -1.0, 1.0] + [1.0] * 33
+    v = sequential_decide([0.0] * 45, cand)
+    assert not v.accepted and "chance left" in v.reason and v.comparison.n_pairs < 45
+    assert conditional_power([1.0] * 12, 45, 0.05) > 0.99
+    assert conditional_power([1.0, -1.0] * 6, 45, 0.05) < 0.05

@@ -224,9 +224,9 @@ def test_sequential_gate_drops_a_clearly_harmful_edit_after_a_few_pairs(tmp_path
     fixed, _ = night(tmp_path / "a", opt, gate_test="sign")
     early, _ = night(tmp_path / "b", opt, gate_test="sequential")
     (f,), (e,) = ([d for d in r.decisions if d.stage == "gate"] for r in (fixed, early))
-    # Screened out on the incumbent's six weakest answers, before the sign test's first look.
-    assert not f.accepted and not e.accepted and "screened out" in e.reason
-    assert e.n_pairs == 6 < f.n_pairs == 24
+    # Dropped at the sequential test's first look, three pairs in.
+    assert not f.accepted and not e.accepted and "harmful" in e.reason
+    assert e.n_pairs == 3 < f.n_pairs == 24
     assert early.calls_by_role["target"] < fixed.calls_by_role["target"]
 
 
@@ -308,7 +308,7 @@ def test_reflection_scores_only_its_train_minibatch_and_reuses_the_incumbents(tm
     assert replays(2, 3) <= 4
 
 
-def test_no_rollout_is_drawn_twice_in_a_night_with_the_screen(tmp_path: Path):
+def test_no_rollout_is_drawn_twice_in_a_night_with_the_sequential_gate(tmp_path: Path):
     asked: list[tuple[str, str, int]] = []
 
     def target(messages: Sequence[Message], seed: int) -> str:
@@ -324,5 +324,5 @@ def test_no_rollout_is_drawn_twice_in_a_night_with_the_screen(tmp_path: Path):
     result = run_night(inputs)
     gated = [d for d in result.decisions if d.stage == "gate"]
     assert any(d.accepted for d in gated)
-    assert any("screened out" in d.reason for d in gated)
-    assert len(asked) == len(set(asked))  # screen, looks, reports and slow update share them
+    assert any(d.n_pairs < 24 for d in gated)  # stopped at an interim look
+    assert len(asked) == len(set(asked))  # looks, reports and slow update share them

@@ -10,41 +10,17 @@ The test is a ``GateTest`` strategy, chosen by name from ``skillopt_sleep.tables
 
 - ``sign`` (the default): the exact sign test on all ``val_repeats`` samples of every task
   (one look).
-- ``sequential``: a screen, then the exact sign test looked at every ``look_pairs`` (6)
-  pairs. *Screen*: the candidate first answers the ``screen`` (6) validation pairs on which
-  the incumbent scored lowest in the comparison's first round (the incumbent's round is
-  drawn once and shared by every candidate of the step); a candidate not ahead of the
-  incumbent there (mean delta ≤ margin) is dropped. The screen only ever drops, so it
-  cannot raise the false-accept rate; choosing pairs by the incumbent's score favours the
-  candidate (regression to the mean), which makes it lenient, not unsafe. Its rollouts
-  are reused when the test's round-robin reaches them. *Test*: pairs drawn round-robin
-  over the validation tasks (each task's first sample, then each task's second …) up to
-  ``val_repeats`` samples of each. *What is tested*: among the non-zero pairs, H0
-  "P(candidate better) ≤ 1/2" against "> 1/2", one-sided. *Stopping rule*: at an interim
-  look the candidate is accepted if the sign test's p-value is below that look's level
-  and the mean delta exceeds the margin; it is dropped if futile — before
-  ``screen_pairs`` (12) pairs only when clearly harmful (mean delta ≤ −0.1), from then on
-  whenever the mean delta is at or below the margin; otherwise more pairs are drawn. The
-  last look is the fixed-sample gate. *Error across looks*: the looks' levels add up to
-  ``alpha`` (20 % of it split evenly over the interim looks, 80 % at the last), so by the
-  union bound a candidate that is not better is accepted at some look with probability at
-  most ``alpha``; the screen and the futility drops can only lower that. *Error across
-  the night*: each comparison is its own test at ``alpha`` (a per-comparison rate, as with
-  the fixed gate): a night of M comparisons of edits that do not help lets in at most α·M
-  of them in expectation; the gate study measures the realised rate (neutral false
-  accepts). Comparisons never reuse a winner's pairs (fresh samples after every accept),
-  so an accepted edit's own luck cannot make the next test easier.
+- ``sequential``: the same sign test looked at every few pairs with α spent exactly over
+  the looks, so a comparison stops once it is decided (``night.sequential``, where its
+  statistics are written down).
 - ``permutation``: a paired sign-flip permutation test on all of them (one look).
 - ``accept-all``: the ``--no-gate`` ablation, which replays nothing and keeps every edit
   that applies.
 
-Harmful edits: the sequential test's error bound is the fixed test's, and most of its α
-is spent at the last look (80 %), where it is the fixed test; an early accept needs a
-p-value below α/20 or smaller. A harmful edit that genuinely scores better on validation
-(one seen in an earlier version: analyst seed 16, +0.131 over 45 pairs, p = 0.011) would
-pass the fixed test just the same: no validation-only gate can tell it apart. With the
-screen, over the 20-seed study (4 personas × 20 seeds × 3 nights) neither test let a
-harmful edit in.
+Harmful edits: a harmful edit that genuinely scores better on validation (one seen in an
+earlier version: analyst seed 16, +0.131 over 45 pairs, p = 0.011) passes any test on
+validation alone; no validation-only gate can tell it apart. Over the 20-seed study (4
+personas × 20 seeds × 3 nights) no test let a harmful edit in.
 
 What reaches the gate at all is decided first, at no call (``night.candidates``): an edit
 that restates a line of the skill, repeats a better-ranked candidate or cites fewer than
@@ -52,13 +28,8 @@ that restates a line of the skill, repeats a better-ranked candidate or cites fe
 where none has the support). Those rules only drop, so the error statements above are
 unchanged: every comparison that happens is one of the tests described here.
 
-Why ``sign`` stays the default: no test meets the issue's 9 calls per +0.01 of test lift.
-Over the 20-seed study (4 personas × 20 seeds × 3 nights), with the candidate rules,
-``sign`` takes 24.3 calls per +0.01 with the test-split scoring counted (20.5 for the
-nights alone; 33.3 before them), lift +0.48, harmful 0, neutral 0.1 %; ``sequential``
-takes 18.9 (14.6 for the nights alone; 21.2 before), lift +0.43 (analyst +0.32),
-harmful 0, neutral 0.1 %.
-The default changes only when every target is met (README, gate study).
+Which test is the default, and what each costs, is measured by ``experiments/gate_study.py``
+and written in the README.
 """
 
 from __future__ import annotations
@@ -67,7 +38,7 @@ import dataclasses
 import itertools
 import random
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -174,45 +145,6 @@ class PermutationTest:
 
 
 @dataclass(frozen=True)
-class SequentialSignTest:
-    """The exact sign test, looked at every ``look_pairs`` pairs; stops once decided.
-
-    Interim looks spend ``interim_share`` of α between them (Bonferroni), the last look the
-    rest; before ``screen_pairs`` pairs an interim look drops only a clearly harmful
-    candidate (mean delta ≤ −``harm``), after it any candidate at or below the margin."""
-
-    name: str = "sequential"
-    replays: bool = True
-    look_pairs: int = 6
-    interim_share: float = 0.2
-    screen_pairs: int = 12
-    harm: float = 0.1
-    screen: int = 6
-    """Pairs of the screen run before the test: the incumbent's weakest validation answers
-    of the comparison's first round (0: no screen)."""
-
-    def p_value(self, deltas: Sequence[float]) -> float:
-        return sign_test(deltas)
-
-    def looks(self, max_pairs: int) -> list[int]:
-        return [*range(self.look_pairs, max_pairs, self.look_pairs), max_pairs]
-
-    def level(self, look: int, looks: int, alpha: float) -> float:
-        """The α of look ``look`` (0-based) of ``looks``; they add up to ``alpha``."""
-        if looks == 1:
-            return alpha
-        if look == looks - 1:
-            return alpha * (1 - self.interim_share)
-        return alpha * self.interim_share / (looks - 1)
-
-    def futile(self, mean_delta: float, pairs: int, margin: float) -> bool:
-        """Drop at an interim look: never raises the false-accept rate, only costs power."""
-        if pairs < self.screen_pairs:
-            return mean_delta <= -self.harm
-        return mean_delta <= margin
-
-
-@dataclass(frozen=True)
 class AcceptAll:
     """No gate: for the ablation that shows what the gate is worth."""
 
@@ -224,44 +156,6 @@ class AcceptAll:
 
 
 SIGN, PERMUTATION, ACCEPT_ALL = SignTest(), PermutationTest(), AcceptAll()
-SEQUENTIAL = SequentialSignTest()
-
-
-def looks(test: GateTest, max_pairs: int) -> list[int]:
-    """The pair counts at which ``test`` is consulted: each of its looks, or only the last
-    for a fixed-sample test (one without a ``looks`` method)."""
-    schedule = getattr(test, "looks", None)
-    if schedule is None:
-        return [max_pairs]
-    return sorted({n for n in schedule(max_pairs) if 0 < n <= max_pairs} | {max_pairs})
-
-
-def level(test: GateTest, look: int, looks: int, alpha: float) -> float:
-    """The significance level of one look: ``alpha`` split over the looks by the test."""
-    split = getattr(test, "level", None)
-    return alpha if split is None else float(split(look, looks, alpha))
-
-
-def screen_jobs(test: GateTest, incumbent: Sequence[Rollout], metric: str) -> list[Rollout]:
-    """The incumbent rollouts ``test`` screens a candidate on: the ``screen`` lowest-scoring
-    ones of ``incumbent`` (ties in the given order); none for a test without a screen."""
-    n = int(getattr(test, "screen", 0) or 0)
-    usable = [r for r in incumbent if r.usable]
-    return sorted(usable, key=lambda r: r.score.metric(metric))[:n] if n else []
-
-
-def screened_out(
-    incumbent: Sequence[Rollout], candidate: Sequence[Rollout], *, metric: str, margin: float
-) -> Verdict | None:
-    """Drop a candidate not ahead of the incumbent on the screen pairs (``None``: go on to
-    the test). The screen can only drop, never accept, so it cannot raise the false-accept
-    rate. Its pairs are picked by the incumbent's score, which favours the candidate
-    (regression to the mean): that makes it lenient, never unsafe."""
-    comp = paired(incumbent, candidate, metric)
-    if comp.n_pairs and comp.mean_delta <= margin:
-        return Verdict(False, f"screened out on the incumbent's {comp.n_pairs} weakest pairs: "
-                              f"mean delta {comp.mean_delta:+.3f}", comp)
-    return None
 
 
 def gate_test(name: str) -> GateTest:
@@ -278,8 +172,6 @@ class Verdict:
     accepted: bool
     reason: str
     comparison: Comparison
-    decided: bool = True
-    """False at an interim look that settled nothing: the gate draws more pairs."""
 
 
 def decide(
@@ -292,27 +184,13 @@ def decide(
     test: GateTest = SIGN,
     no_regression: bool = False,
     min_pairs: int = 1,
-    final: bool = True,
 ) -> Verdict:
-    """Accept or reject a candidate against the incumbent, saying why.
-
-    ``alpha`` is this look's level. At an interim look (``final`` False) a significant
-    candidate is accepted, one the test finds futile is dropped, and anything else is left
-    undecided (``decided`` False) for more pairs."""
+    """Accept or reject a candidate against the incumbent on a fixed sample, saying why."""
     comp = paired(incumbent, candidate, metric)
     if comp.n_pairs < min_pairs:
-        if not final:
-            return Verdict(False, "too few usable pairs yet", comp, decided=False)
         return Verdict(False, f"only {comp.n_pairs} usable pairs (need {min_pairs})", comp)
     p = test.p_value(comp.deltas)
     comp = dataclasses.replace(comp, p_value=p)
-    futile = getattr(test, "futile", None)
-    if not final and (p >= alpha or comp.mean_delta <= margin):
-        if futile is not None and futile(comp.mean_delta, comp.n_pairs, margin):
-            word = "harmful" if comp.mean_delta < 0 else "useless"
-            return Verdict(False, f"dropped as {word} after {comp.n_pairs} pairs: "
-                                  f"mean delta {comp.mean_delta:+.3f}", comp)
-        return Verdict(False, f"undecided after {comp.n_pairs} pairs", comp, decided=False)
     if comp.mean_delta <= margin:
         word = "tie" if comp.mean_delta == 0 else "no gain" if comp.mean_delta > 0 else "worse"
         return Verdict(False, f"{word}: mean delta {comp.mean_delta:+.3f} ≤ margin {margin}", comp)
@@ -321,6 +199,29 @@ def decide(
     if no_regression and (worst := min(comp.task_deltas.values(), default=0.0)) < 0:
         return Verdict(False, f"a validation task regressed ({worst:+.3f})", comp)
     return Verdict(True, f"better by {comp.mean_delta:+.3f} (p = {p:.3f})", comp)
+
+
+def compare(
+    test: GateTest,
+    draw: Callable[[int], tuple[Sequence[Rollout], Sequence[Rollout]]],
+    *,
+    max_pairs: int,
+    metric: str,
+    alpha: float,
+    margin: float,
+    no_regression: bool = False,
+) -> Verdict:
+    """One comparison: ``draw(n)`` gives the incumbent's and the candidate's first ``n``
+    validation rollouts. A test with a ``run`` method (the sequential one) draws look by
+    look; any other is the fixed-sample test on all ``max_pairs``."""
+    run = getattr(test, "run", None)
+    if run is not None:
+        verdict: Verdict = run(draw, max_pairs=max_pairs, metric=metric, alpha=alpha,
+                               margin=margin, no_regression=no_regression)
+        return verdict
+    incumbent, candidate = draw(max_pairs)
+    return decide(incumbent, candidate, metric=metric, alpha=alpha, margin=margin, test=test,
+                  no_regression=no_regression)
 
 
 def _pairs(

@@ -69,29 +69,13 @@ class Scorer:
         """The gate on validation: pairs (samples from ``first``, at most ``repeats`` of
         each task) drawn look by look until ``test`` decides or the pairs run out."""
         val, cfg = Split.VALIDATION.value, self.cfg
-        screen = gate.screen_jobs(test, self.rounds(val, incumbent, 1, first), cfg.metric)
-        if screen:
-            by_id = {t.id: t for t in self.splits[val]}
-            jobs = [(by_id[r.task_id], r.sample) for r in screen]
-            dropped = gate.screened_out(screen, self.tasks(candidate, jobs),
-                                        metric=cfg.metric, margin=cfg.margin)
-            if dropped is not None:
-                return dropped
-        points = gate.looks(test, repeats * len(self.splits[val]))
-        for i, n in enumerate(points):
-            verdict = gate.decide(
-                self.pairs(val, incumbent, first, n),
-                self.pairs(val, candidate, first, n),
-                metric=cfg.metric,
-                alpha=gate.level(test, i, len(points), cfg.alpha),
-                margin=cfg.margin,
-                test=test,
-                no_regression=cfg.no_regression,
-                final=i == len(points) - 1,
-            )
-            if verdict.decided:
-                break
-        return verdict
+
+        def draw(n: int) -> tuple[list[Rollout], list[Rollout]]:
+            return self.pairs(val, incumbent, first, n), self.pairs(val, candidate, first, n)
+
+        return gate.compare(test, draw, max_pairs=repeats * len(self.splits[val]),
+                            metric=cfg.metric, alpha=cfg.alpha, margin=cfg.margin,
+                            no_regression=cfg.no_regression)
 
     def _order(self, split: str, first: int, n: int) -> list[tuple[Task, int]]:
         tasks = self.splits[split]

@@ -1,0 +1,182 @@
+"""The sequential gate: the exact sign test, looked at every few pairs, with α spent over the
+looks so that a comparison stops as soon as it is decided.
+
+*What is tested.* Among the non-zero paired deltas, H0 "P(candidate better) ≤ 1/2" against
+"> 1/2", one-sided — the fixed gate's sign test. Under H0's boundary case every non-zero
+pair's sign is a fair coin, whatever the tasks, so given how many pairs were non-zero by
+each look, the count of positive pairs is a simple random walk whose law is known exactly.
+
+*Looks.* Pairs are drawn round-robin over the validation tasks (every task's first sample,
+then every task's second …) up to ``val_repeats`` samples of each, ``N`` pairs in all; the
+test looks after every ``look_pairs`` (3) of them and at ``N``.
+
+*Spending α.* By look ``k`` (``n_k`` pairs drawn, information fraction ``t_k = n_k / N``)
+at most ``α(t_k) = alpha · t_k`` may have been spent (a linear spending function: the
+Lan–DeMets construction with a Pocock-like shape, so a strong edit can stop early and the
+last look still keeps most of α). The boundary at each look is computed exactly: the walk's
+distribution over the paths that have not crossed yet is carried from look to look
+(convolved with the binomial law of the look's new non-zero pairs), and the boundary is the
+smallest count of positives whose crossing probability, added to what earlier looks spent,
+stays within ``α(t_k)``. A look may spend less than its share (the walk is discrete); the
+rest carries over. So over all looks, a candidate that is not better is accepted with
+probability at most ``alpha`` — exactly, not by a union bound. The reported p-value is the
+stage-wise one: what earlier looks spent plus the chance of at least this many positives
+at this look on a path that had not crossed; accept iff it is at most ``α(t_k)`` and the
+mean delta exceeds the margin.
+
+*Dropping early.* A look may drop a candidate (never accept it): before ``screen_pairs``
+(12) pairs only a clearly harmful one (mean delta ≤ −``harm``); from then on one whose mean
+delta is at or below the margin, or whose conditional power is below ``curtail`` (0.1) —
+the chance, were its observed rate of positives and of non-zero pairs to go on, that the
+fixed sign test at ``alpha`` would pass at ``N`` pairs. Drops are non-binding: the
+boundaries are computed as if the comparison went on, so dropping can only lower the
+false-accept rate; it costs power on near-misses, which the gate study measures.
+
+*Across the night.* Each comparison is its own test at ``alpha`` (a per-comparison rate, as
+with the fixed gate): a night of M comparisons of edits that do not help lets in at most α·M
+of them in expectation; the gate study measures the realised rate (neutral false accepts).
+Comparisons never reuse a winner's pairs (fresh samples after every accept), so an accepted
+edit's own luck cannot make the next test easier.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.stats import binom
+
+from skillopt_sleep.night.gate import Comparison, Verdict, paired, sign_test
+from skillopt_sleep.records import Rollout
+
+Draw = Callable[[int], tuple[Sequence[Rollout], Sequence[Rollout]]]
+"""``draw(n)``: the incumbent's and the candidate's first ``n`` validation rollouts."""
+
+
+@dataclass
+class Walk:
+    """The law of the count of positive pairs under H0, over the paths that have not
+    crossed a boundary yet: ``surviving[s]`` is the probability of ``s`` positives among
+    the ``nonzero`` pairs so far, with no earlier crossing."""
+
+    surviving: np.ndarray = field(default_factory=lambda: np.ones(1))
+    nonzero: int = 0
+    spent: float = 0.0
+
+    def extend(self, nonzero: int) -> None:
+        """Carry the walk to ``nonzero`` non-zero pairs (each new one a fair coin)."""
+        new = nonzero - self.nonzero
+        if new > 0:
+            self.surviving = np.convolve(self.surviving, binom.pmf(np.arange(new + 1), new, 0.5))
+            self.nonzero = nonzero
+
+    def p_value(self, positives: int) -> float:
+        """Stage-wise p: what earlier looks spent, plus at least ``positives`` now."""
+        return min(1.0, self.spent + float(self.surviving[positives:].sum()))
+
+    def spend(self, allowed: float) -> None:
+        """Close this look: remove the paths at or above its boundary, the lowest count whose
+        crossing keeps the total spent within ``allowed``."""
+        tails = np.cumsum(self.surviving[::-1])[::-1]  # tails[b] = P(s >= b, not crossed)
+        within = np.nonzero(self.spent + tails <= allowed + 1e-15)[0]
+        if len(within):
+            b = int(within[0])
+            self.spent += float(tails[b])
+            self.surviving = np.concatenate([self.surviving[:b], np.zeros(len(tails) - b)])
+
+
+@dataclass(frozen=True)
+class SequentialSignTest:
+    """The exact sign test at every ``look_pairs`` pairs with α spent linearly (see the
+    module docstring); drops futile candidates early."""
+
+    name: str = "sequential"
+    replays: bool = True
+    look_pairs: int = 3
+    spending: float = 1.0
+    """ρ of the spending function ``alpha · t^ρ`` (1: linear; larger keeps more α for the
+    last look, smaller spends it earlier)."""
+    screen_pairs: int = 12
+    harm: float = 0.1
+    curtail: float = 0.1
+    """Drop a candidate whose conditional power is below this (0: never)."""
+
+    def p_value(self, deltas: Sequence[float]) -> float:
+        """The one-look sign test (for callers that test a fixed sample)."""
+        return sign_test(deltas)
+
+    def looks(self, max_pairs: int) -> list[int]:
+        return [*range(self.look_pairs, max_pairs, self.look_pairs), max_pairs]
+
+    def allowed(self, pairs: int, max_pairs: int, alpha: float) -> float:
+        """α spent by the time ``pairs`` of ``max_pairs`` are drawn."""
+        return alpha * min(1.0, pairs / max_pairs) ** self.spending
+
+    def run(self, draw: Draw, *, max_pairs: int, metric: str, alpha: float, margin: float,
+            no_regression: bool = False) -> Verdict:
+        """The comparison, look by look, until it is decided."""
+        walk = Walk()
+        points = self.looks(max_pairs)
+        for i, n in enumerate(points):
+            comp = paired(*draw(n), metric)
+            positives = sum(1 for d in comp.deltas if d > 0)
+            walk.extend(positives + sum(1 for d in comp.deltas if d < 0))
+            comp = dataclasses.replace(comp, p_value=walk.p_value(positives))
+            allowed = self.allowed(n, max_pairs, alpha)
+            if comp.p_value <= allowed and comp.mean_delta > margin and walk.nonzero:
+                return _accept(comp, n, max_pairs, no_regression)
+            if i == len(points) - 1:
+                return _final_reject(comp, margin, alpha)
+            walk.spend(allowed)
+            if (why := self.futile(comp, n, max_pairs, margin, alpha)) is not None:
+                return Verdict(False, why, comp)
+        raise AssertionError("the last look always decides")
+
+    def futile(self, comp: Comparison, n: int, max_pairs: int, margin: float,
+               alpha: float) -> str | None:
+        """Why a look drops the candidate (``None``: draw more pairs)."""
+        if comp.mean_delta <= -self.harm:
+            return f"dropped as harmful after {n} pairs: mean delta {comp.mean_delta:+.3f}"
+        if n < self.screen_pairs:
+            return None
+        if comp.mean_delta <= margin:
+            return f"dropped as useless after {n} pairs: mean delta {comp.mean_delta:+.3f}"
+        power = conditional_power(comp.deltas, max_pairs, alpha)
+        if power < self.curtail:
+            return (f"dropped after {n} pairs: {power:.0%} chance left of significance "
+                    f"(mean delta {comp.mean_delta:+.3f})")
+        return None
+
+
+def conditional_power(deltas: Sequence[float], max_pairs: int, alpha: float) -> float:
+    """The chance that the fixed sign test at ``alpha`` passes at ``max_pairs`` pairs, were
+    the observed rates (of non-zero pairs, and of positives among them) to go on."""
+    n = len(deltas)
+    positives = sum(1 for d in deltas if d > 0)
+    nonzero = positives + sum(1 for d in deltas if d < 0)
+    if not nonzero or n >= max_pairs:
+        return float(nonzero > 0 and sign_test(deltas) < alpha)
+    more = round((max_pairs - n) * nonzero / n)
+    total = nonzero + more
+    # The fewest positives among ``total`` non-zero pairs that the fixed test accepts.
+    need = next((s for s in range(total + 1) if binom.sf(s - 1, total, 0.5) < alpha), total + 1)
+    return float(binom.sf(need - positives - 1, more, positives / nonzero))
+
+
+def _accept(comp: Comparison, n: int, max_pairs: int, no_regression: bool) -> Verdict:
+    if no_regression and (worst := min(comp.task_deltas.values(), default=0.0)) < 0:
+        return Verdict(False, f"a validation task regressed ({worst:+.3f})", comp)
+    when = "" if n >= max_pairs else f" after {n} of {max_pairs} pairs"
+    return Verdict(True, f"better by {comp.mean_delta:+.3f} (p = {comp.p_value:.3f}){when}", comp)
+
+
+def _final_reject(comp: Comparison, margin: float, alpha: float) -> Verdict:
+    if comp.mean_delta <= margin:
+        word = "tie" if comp.mean_delta == 0 else "no gain" if comp.mean_delta > 0 else "worse"
+        return Verdict(False, f"{word}: mean delta {comp.mean_delta:+.3f} ≤ margin {margin}", comp)
+    return Verdict(False, f"not significant: p = {comp.p_value:.3f} ≥ α = {alpha:.4f}", comp)
+
+
+SEQUENTIAL = SequentialSignTest()
