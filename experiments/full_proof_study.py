@@ -58,10 +58,13 @@ def study(persona: str, seeds: int, gate_test: str, options: list[str]) -> int:
     print(f"\ngate test {gate_test}")
     print("seed  baseline  after   lift    accepted   harmful  abstained  families  same")
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        # Two folders unlike each other: another parent, depth, length, and a space.
+        elsewhere = Path(b) / "a longer" / "temp dir"
+        elsewhere.mkdir(parents=True)
         for seed in range(seeds):
             flags = ["--gate-test", gate_test, *options]
             first = one(persona, seed, Path(a), flags)
-            second = one(persona, seed, Path(b), flags)
+            second = one(persona, seed, elsewhere, flags)
             if first is None or second is None:
                 bad += 1
                 continue
