@@ -66,3 +66,17 @@ def test_a_judge_waiting_for_an_answer_stops_the_replay(tmp_path: Path) -> None:
     with pytest.raises(HandoffPending), ThreadPoolExecutor(1) as pool:
         replay(TASKS[:1], "# skill\n", llm, samples=1, executor=pool,
                judge_for=lambda task: _WaitingJudge())  # type: ignore[arg-type,return-value]
+
+
+def test_reflection_writes_the_prompt_of_every_minibatch_in_one_run(tmp_path: Path) -> None:
+    from skillopt_sleep.night.reflect import reflect
+    from skillopt_sleep.records import Rollout
+
+    scored = [(t, Rollout(t.id, 0, "h", response="x", score=Score(hard=float(i % 2))))
+              for i, t in enumerate(TASKS)]
+    folder = tmp_path / "handoff"
+    with pytest.raises(HandoffPending):
+        reflect(HandoffLLM(folder), skill="# skill\n", scored=scored, rejected=[], notes=[],
+                batch_size=2, max_edits=3, max_success_batches=1, seed=0)
+    # Failures in two minibatches of two, and one minibatch of successes: three prompts.
+    assert len(unanswered(folder)) == 3
