@@ -249,5 +249,8 @@ def test_the_description_night_keeps_the_name_and_the_users_text(maintainer: Per
 def test_the_full_proof_refuses_a_several_skill_persona_clearly() -> None:
     from skillopt_sleep.sim.prove_full import FullSpec, prove_full
 
-    with pytest.raises(ConfigError, match="several skills"):
+    with pytest.raises(ConfigError, match="several skills") as info:
         prove_full(FullSpec(persona="maintainer"))
+    # It says why, and what measures such a persona instead.
+    assert "installs no skill" in str(info.value)
+    assert "`prove --persona maintainer` without --full" in str(info.value)

@@ -28,11 +28,14 @@ def test_the_full_proof_gives_the_same_numbers_in_any_temp_dir(tmp_path: Path) -
         done = _full("--assert-improves", "--json", tmpdir=folder, cwd=tmp_path)
         assert done.returncode == 0, done.stderr[-2000:]
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    keys = ("baseline_test", "after_test", "accepted_per_night", "mining", "harmful_accepted")
+    keys = ("baseline_test", "after_test", "accepted_per_night", "mining", "harmful_accepted",
+            "families")
     first, second = ({k: r[k] for k in keys} for r in runs)
     assert first == second
     assert runs[0]["abstained_nights"] == len(runs[0]["abstained"])
     assert runs[0]["harmful_accepted"] == 0 and runs[0]["lift"] >= 0.10
+    # Every split holds mined families, named alike in both folders.
+    assert all(runs[0]["families"][s] for s in ("train", "validation", "test"))
 
 
 def test_keep_leaves_a_documented_sandbox_with_the_report(tmp_path: Path) -> None:

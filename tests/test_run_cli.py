@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from skillopt_sleep.night.config import NightConfig
 from tests.test_pipeline import cli, world  # noqa: F401  (the fixture)
 
 
@@ -99,3 +100,23 @@ def test_a_waiting_night_is_kept_for_its_own_project_only(isolated_home: Path) -
     assert night == "20261125-000000-aaaaaaaa" and tasks["learned"][0] == task
     assert handoff.load("/a", Settings(target="simulated")) is None  # A left handoff
     assert handoff.load("/a", on_handoff) is None
+
+
+def test_one_run_writes_every_prompt_a_batch_needs_at_the_default_concurrency(
+        world: dict) -> None:  # noqa: F811
+    """``handoff`` runs one call at a time, yet a run leaves every prompt of the batch it
+    stopped in (here the first replays of the skill), not the one prompt of the first
+    unanswered call."""
+    _use_handoff(world)
+    for _ in range(8):  # the trigger check's routing prompts come first
+        out = json.loads(cli(world, "run", "--json", check=False).stdout)
+        assert out["status"] == "waiting_for_answers"
+        prompts = _unanswered(world["state"])
+        assert out["pending"] == len(prompts)
+        if all("You are a coding agent working" in p.read_text() for p in prompts):
+            break
+        _answer_all(world["state"])
+    else:
+        raise AssertionError("the night never reached its replays")
+    # The step's train minibatch, all of it: one call a run would leave one prompt here.
+    assert len(prompts) == NightConfig().train_batch

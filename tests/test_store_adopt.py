@@ -145,7 +145,26 @@ def test_rollback_of_a_first_adopt_removes_the_created_skill(tmp_path: Path):
     assert all(r.joinpath("new", "SKILL.md").read_text() == NEW for r in roots)
     adoption.rollback(archive, "new", roots)
     assert not any(r.joinpath("new", "SKILL.md").exists() for r in roots)
+    assert not any(r.joinpath("new").exists() for r in roots)  # the folder it made, too
+    assert all(r.is_dir() for r in roots)  # never the root itself
     assert adoption.versions(archive, "new")[0].reason == adoption.ABSENT
+
+
+def test_rollback_keeps_a_skill_folder_that_holds_the_users_files(tmp_path: Path):
+    roots = [tmp_path / "r1"]
+    script = roots[0] / "new" / "scripts" / "check.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text("echo ok\n")
+    archive = Archive(tmp_path / "a.sqlite3")
+    result = NightResult(
+        night_id="20261121-050000-abcdef12", skill="new", skill_before="", skill_after=NEW
+    )
+    live = {str(roots[0] / "new" / "SKILL.md"): None}
+    folder = staging.stage(tmp_path / "nights", result.night_id, "/p", [result], {"new": live}, "")
+    adoption.adopt(archive, folder, "new", roots)
+    adoption.rollback(archive, "new", roots)
+    assert not roots[0].joinpath("new", "SKILL.md").exists()
+    assert script.read_text() == "echo ok\n"
 
 
 def test_rollback_without_a_skill_undoes_the_last_write_or_says_nothing_was_adopted(

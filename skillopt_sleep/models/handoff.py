@@ -3,7 +3,8 @@
 For a user with no API key but a coding agent at hand. Each call becomes a prompt file
 ``<dir>/pending/<key>.md``; the agent (or the user) writes the answer to
 ``<dir>/answers/<key>.md`` and re-runs the command, which then resumes: answered calls
-return their answer, the first unanswered one raises ``HandoffPending`` (exit code 3).
+return their answer, an unanswered one writes its prompt and raises ``HandoffPending``
+(exit code 3); a batch of replays writes all its prompts before it raises.
 The key hashes the messages, parameters and seed, so a re-run asks exactly the same
 questions and distinct samples get distinct files.
 """

@@ -113,13 +113,19 @@ def reflect(
     batches += [
         ("successes", successes[i : i + batch_size]) for i in range(0, len(successes), batch_size)
     ][:max_success_batches]
+    waiting: HandoffPending | None = None
     for n, (mode, items) in enumerate(batches):
         messages = reflect_messages(
             mode=mode, skill=skill, items=items, rejected=rejected, notes=notes, max_edits=max_edits
         )
         origin = "failure" if mode == "failures" else "success"
         shown = frozenset(t.id for t, _ in items)
-        _ask(optimizer, messages, origin, seed * 100 + n, out, shown)
+        try:
+            _ask(optimizer, messages, origin, seed * 100 + n, out, shown)
+        except HandoffPending as exc:
+            waiting = exc  # the other minibatches' prompts are written in the same run
+    if waiting is not None:
+        raise waiting
     return out
 
 

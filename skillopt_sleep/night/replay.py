@@ -4,6 +4,11 @@ A failed model call (after the backend's own retries) becomes a ``Rollout`` with
 set: counted and excluded from the gate's pairing, never scored as a wrong answer.
 Credential and budget errors stop the night instead: they would fail every call alike, and
 so does ``RoleUnavailable`` (the run's guard saw a role go down), from a judge too.
+
+``HandoffPending`` (the ``handoff`` backend wrote a prompt for the user's agent) stops the
+night too, but only once every rollout of the batch has been tried: the batch's calls do
+not depend on each other, so one run writes all of their prompts whatever the concurrency,
+and the user answers them in one go instead of one prompt per run.
 """
 
 from __future__ import annotations
@@ -51,8 +56,8 @@ def replay_one(
         return Rollout(task.id, sample, skill_hash, error=f"model call failed: {exc}")
     try:
         score = judge_for(task).score(task, done.text, done.tool_calls)
-    except RoleUnavailable:
-        raise
+    except (RoleUnavailable, AuthError, BudgetExceeded, HandoffPending):
+        raise  # a judge's stoppers stop the night as the target's do
     except Exception as exc:  # a judge must not end the night; record why instead
         score = Score(failed=True, rationale=f"judge error: {type(exc).__name__}: {exc}")
     return Rollout(
@@ -95,6 +100,14 @@ def replay(
     )
 
 
+def _replay_or_wait(task: Task, sample: int, **kwargs: object) -> Rollout | HandoffPending:
+    """``replay_one``, with a pending hand-off returned instead of raised."""
+    try:
+        return replay_one(task, sample, **kwargs)  # type: ignore[arg-type]
+    except HandoffPending as exc:
+        return exc
+
+
 def replay_jobs(
     jobs: Iterable[tuple[Task, int]],
     skill: str,
@@ -110,7 +123,7 @@ def replay_jobs(
     Each rollout depends only on its task, sample and skill, never on which worker ran it or
     when, so the result is the same for any executor and any number of workers."""
     run = functools.partial(
-        replay_one,
+        _replay_or_wait,
         skill=skill,
         target=target,
         judge_for=judge_for,
@@ -120,7 +133,11 @@ def replay_jobs(
     listed = list(jobs)
     # A partial of a module function (no lambda) so that executors which pickle their work
     # (process pools, a Dask client's executor) can ship it.
-    return list(executor.map(run, [t for t, _ in listed], [s for _, s in listed]))
+    done = list(executor.map(run, [t for t, _ in listed], [s for _, s in listed]))
+    waiting = [r for r in done if isinstance(r, HandoffPending)]
+    if waiting:
+        raise waiting[-1]  # the run recounts the unanswered prompts when it stops
+    return [r for r in done if isinstance(r, Rollout)]
 
 
 def mean_score(rollouts: Sequence[Rollout], metric: str) -> float | None:

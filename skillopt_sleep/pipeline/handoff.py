@@ -1,7 +1,8 @@
 """A night that waits for hand-off answers, and its resumption.
 
 With the ``handoff`` backend every model call is a prompt file the user's own agent
-answers; a run stops at the first unanswered call (exit code 3) and the next run asks again.
+answers; a run stops (exit code 3) once the batch of calls it is in has written its
+prompts (every replay of the batch, whatever the concurrency), and the next run asks again.
 A night that had to harvest and mine before each of those re-runs would pay for both every
 time, and a task set that moved in between (new sessions, new families) would ask new
 questions, so the answers written never line up. So a waiting night keeps its tasks and id

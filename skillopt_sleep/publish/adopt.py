@@ -10,6 +10,7 @@ byte-exact, so ``rollback`` restores exactly what was there.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from skillopt_sleep import paths
@@ -162,10 +163,21 @@ def _write(
         # The first write creates the skill: remember its absence so rollback can undo it.
         first = LedgerRow("", ABSENT, [str(p) for p in wanted])
     recorded = [Prior(str(s.path), t, s.mode) for s, t in zip(before, texts, strict=True)]
-    return write_files(
+    version = write_files(
         archive, skill, changes, before,
         lambda: record_write(archive, skill, rows, recorded, first),
     )
+    _drop_empty_folders([p for p, text in wanted.items() if text is None])
+    return version
+
+
+def _drop_empty_folders(removed: list[Path]) -> None:
+    """Remove the skill folder of each removed SKILL.md when nothing else is in it: the
+    folder the first write created goes with the file, and a folder holding anything of
+    the user's stays (``rmdir`` removes only an empty folder)."""
+    for path in removed:
+        with contextlib.suppress(OSError):  # not empty, or already gone
+            path.parent.rmdir()
 
 
 def adopt(archive: Archive, night_dir: Path, skill: str, roots: list[Path]) -> int:

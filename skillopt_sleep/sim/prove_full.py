@@ -1,7 +1,10 @@
 """The proof through the whole flow: transcripts on disk to an adopted skill, and back.
 
 A persona writes its history as real Claude Code and Codex transcripts into a temporary
-home; the real pipeline harvests them, mines families and tasks, runs the nights with the
+home, each task asked in every phrasing the persona has for it (``write_history``'s
+``every_phrasing``: the mined validation split is two or three families, and with one
+phrasing a task their judges check too few rules for an edit to show its gain there).
+The real pipeline harvests them, mines families and tasks, runs the nights with the
 persona simulator as target and optimizer, stages each proposal, adopts it into temporary
 skill directories, and finally rolls back once. Every step is asserted as it happens.
 """
@@ -22,6 +25,7 @@ from typing import Any
 from filelock import FileLock
 
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.mining import MiningStore
 from skillopt_sleep.config import Settings
 from skillopt_sleep.errors import AssertionFailed, ConfigError
 from skillopt_sleep.pipeline.run import RunOutcome, run_once
@@ -109,6 +113,21 @@ def _check_night(outcome: RunOutcome, roots: list[Path], n: int) -> dict[str, An
     return outcome.to_dict()
 
 
+def _families() -> dict[str, list[str]]:
+    """The mined family ids by split: the same in any folder, since no id or split
+    depends on where the sandbox is."""
+    from skillopt_sleep import paths
+
+    archive = Archive(paths.archive_path())
+    try:
+        found: dict[str, list[str]] = {"train": [], "validation": [], "test": []}
+        for row in MiningStore(archive).families():
+            found.setdefault(row.split, []).append(row.family_id)
+        return {split: sorted(ids) for split, ids in found.items()}
+    finally:
+        archive.close()
+
+
 def _rollback_once(roots: list[Path], skill: str) -> int:
     from skillopt_sleep import paths
 
@@ -163,13 +182,17 @@ def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
         raise ConfigError(f"prove --full: unknown gate settings {sorted(unknown)}")
     p = personas.load(spec.persona)
     if p.multi:
-        raise ConfigError(f"prove --full: persona {p.name!r} has several skills; its "
-                          "transcripts are not written yet (run `prove` without --full)")
+        raise ConfigError(
+            f"prove --full: persona {p.name!r} has several skills, and the full proof trains "
+            "one: it installs no skill, so every mined family goes to the catch-all skill, "
+            "and its transcripts record no skill loads to route families by. Run `prove "
+            f"--persona {p.name}` without --full, which trains and scores each of its skills")
     start = time.monotonic()
     with _sandbox(f"{p.name}-{spec.seed}", spec.keep) as root:
         project = root / "project"
         project.mkdir()
-        written = write_history(p, spec.seed, Path(os.environ["HOME"]), project)
+        written = write_history(p, spec.seed, Path(os.environ["HOME"]), project,
+                                every_phrasing=True)
         progress(
             f"wrote {written['claude-code']} Claude Code and {written['codex']} Codex sessions"
         )
@@ -192,6 +215,7 @@ def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
             runs.append(_check_night(outcome, roots, n))
             outcomes.append(outcome)
         summary = _summary(p, spec, runs, outcomes, written)
+        summary["families"] = _families()
         if spec.assert_improves:
             check_full(summary)
         summary["rolled_back_to"] = _rollback_once(roots, summary["skill"])

@@ -5,10 +5,19 @@ task is asked in a Claude Code session and again in a Codex session; the simulat
 answers with the developer's initial skill; when an answer misses a house rule the
 developer corrects it, in the rule's own correction words. The files are laid out exactly
 as the agents lay them out, so the real harvesters, miner and pipeline read them.
+
+``every_phrasing`` asks each task once in each of its deliverable's phrasings instead of
+one. The miner gathers requests worded alike, so a mined family is roughly one phrasing
+of a deliverable; asked in one phrasing per subject, each phrasing covers about a third of
+the subjects and domains, and its family's judge checks only the rules corrected there.
+With every phrasing, each mined family holds every subject, and its judge checks the rules
+corrected across all domains, so a small validation split (two or three families) still
+exercises the rules the train families teach (the full proof's history).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import uuid
 from datetime import datetime, timedelta
@@ -118,12 +127,27 @@ def _codex_session(
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
 
 
-def write_history(persona: Persona, seed: int, home: Path, project: Path) -> dict[str, int]:
+def history(persona: Persona, seed: int, every_phrasing: bool = False) -> list[Task]:
+    """The tasks the developer asks, in order: the persona's tasks, each in one phrasing,
+    or with ``every_phrasing`` once in each phrasing of its deliverable (ids ``…:p<k>``)."""
+    found = tasks(persona, seed)
+    if not every_phrasing:
+        return found
+    return [
+        dataclasses.replace(task, id=f"{task.id}:p{k}",
+                            intent=template.format(subject=task.meta["subject"]))
+        for task in found
+        for k, template in enumerate(persona.deliverables[task.meta["deliverable"]]["intents"])
+    ]
+
+
+def write_history(persona: Persona, seed: int, home: Path, project: Path,
+                  every_phrasing: bool = False) -> dict[str, int]:
     """Write the persona's sessions under ``home`` (``.claude/`` and ``.codex/``); return counts."""
     target = SimulatedTarget(persona, seed)
     slug = "".join(c if c.isalnum() else "-" for c in str(project))
     counts = {"claude-code": 0, "codex": 0, "corrections": 0}
-    for n, task in enumerate(tasks(persona, seed)):
+    for n, task in enumerate(history(persona, seed, every_phrasing)):
         start = EPOCH + timedelta(hours=n)
         for agent, sample in (("claude-code", 0), ("codex", 1)):
             turns = _turns(persona, target, task, sample)
