@@ -126,6 +126,7 @@ def run_nights(
                         neighbours=extra.neighbours,
                         retire=extra.retire,
                         recheck=extra.recheck,
+                        cross_tasks=12,
                     )
                     result = run_night(inputs)
                     seen[name] = result.neighbours_seen
