@@ -21,7 +21,13 @@ from skillopt_sleep.models.pricing import Price
 from skillopt_sleep.models.retry import RetryPolicy
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.night.describe import Describer, TriggerSetup, bound, parse_descriptions
+from skillopt_sleep.night.describe import (
+    Describer,
+    TriggerSetup,
+    bound,
+    own_growth,
+    parse_descriptions,
+)
 from skillopt_sleep.night.trigger import (
     Pick,
     Router,
@@ -124,6 +130,36 @@ def test_a_false_trigger_rise_within_the_tolerance_does_not_block() -> None:
 def test_no_gain_or_a_gain_noise_explains_is_rejected(own: list[str | None], word: str) -> None:
     verdict = _compare(_picks([None] * 12, [OTHER] * 4), _picks(own, [OTHER] * 4))
     assert not verdict.accepted and word in verdict.reason
+
+
+BODY = parse("---\nname: release-notes\ndescription: Release work.\n---\n\n# Release notes\n\n"
+             "Help me ship releases: changelog updates, release notes, version bumps.\n")
+
+
+@pytest.mark.parametrize(("candidate", "grows"), [
+    ("Release work. Use it for release notes and changelog updates.", ["changelog", "updates"]),
+    ("Release work. Use it for release notes, changelog updates and code reviews.", []),
+    ("Use it for changelog updates.", []),  # drops words of the incumbent
+    ("Release work. Use it for release notes.", []),  # adds nothing
+])
+def test_a_description_grows_only_by_the_skill_own_words(candidate: str, grows: list[str]
+                                                         ) -> None:
+    assert own_growth(candidate, "Release work. Use it for release notes.", BODY) == grows
+
+
+def test_a_recall_tie_is_accepted_only_for_growth_by_the_skill_own_words() -> None:
+    """Validation shows one kind of work only: once it is named, fuller descriptions tie."""
+    inc = _picks([S] * 12, [OTHER] * 12)
+    tie = _picks([S] * 12, [OTHER] * 12)
+    plain = _compare(inc, tie)
+    assert not plain.accepted and "tie" in plain.reason
+    grown = compare(S, inc, tie, test=gate.SIGN, alpha=0.05, grows=["changelog"])
+    assert grown.accepted and "own words (changelog)" in grown.reason
+    stealing = _picks([S] * 12, [S] * 4 + [OTHER] * 8)
+    assert not compare(S, inc, stealing, test=gate.SIGN, alpha=0.05,
+                       grows=["changelog"]).accepted
+    lower = _picks([S] * 11 + [None], [OTHER] * 12)
+    assert not compare(S, inc, lower, test=gate.SIGN, alpha=0.05, grows=["changelog"]).accepted
 
 
 def test_failed_picks_are_left_out_of_the_pairs_never_scored_as_wrong() -> None:

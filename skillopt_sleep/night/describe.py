@@ -9,8 +9,9 @@ proposal must stay within bounds (one line, at most ``max_chars``), pass the edi
 firewall's content rules, and change only the ``description`` value (``set_description``:
 never ``name``, never another key, never a byte of the body). It is then gated on the
 trigger score over the validation tasks (own and other skills'), paired with the
-incumbent's answers by (task, sample): recall must rise and false triggers must not rise
-beyond noise. An accepted description is the incumbent for the next proposal and for the
+incumbent's answers by (task, sample): recall must rise (or, when it ties, the candidate
+must only add words of the skill's own document: ``own_growth``) and false triggers must
+not rise beyond noise. An accepted description is the incumbent for the next proposal and for the
 rest of the night; after an accept, the next comparison draws fresh samples.
 
 This is the one place a night changes text outside the learned region; the staged proposal
@@ -32,6 +33,7 @@ from skillopt_sleep.models.base import LLM, tag
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.trigger import Pick, Router, SkillCard, TriggerScore, compare, jobs, score
+from skillopt_sleep.night.usage import terms
 from skillopt_sleep.records import Edit, Message, Split, Task
 from skillopt_sleep.skilldoc import SkillDoc, set_description
 
@@ -116,6 +118,17 @@ def parse_descriptions(text: str) -> list[str]:
             if isinstance(found, list):
                 return [str(d) for d in found if isinstance(d, str) and d.strip()]
     raise ValueError(f"reply is not description JSON: {text[:120]!r}")
+
+
+def own_growth(candidate: str, incumbent: str, doc: SkillDoc) -> list[str]:
+    """The distinctive words ``candidate`` adds to ``incumbent`` when it keeps all of the
+    incumbent's and every word it adds is in the skill's own document (its text below the
+    frontmatter); empty otherwise (see ``trigger.compare``)."""
+    before, after = terms(incumbent), terms(candidate)
+    body = terms(doc.text[doc.text.find("\n---", 3) + 4:] if doc.text.startswith("---")
+                 else doc.text)
+    added = after - before
+    return sorted(added) if added and before <= after and added <= body else []
 
 
 def bound(description: str, current: str, max_chars: int, ctx: Context) -> tuple[str, str]:
@@ -213,7 +226,8 @@ class Describer:
             incumbent = self.router.picks(doc.description, self._jobs(val, reps, first))
             trial = self.router.picks(candidate.description, self._jobs(val, reps, first))
             verdict = compare(self.skill, incumbent, trial, test=test, alpha=self.cfg.alpha,
-                              margin=self.cfg.margin)
+                              margin=self.cfg.margin,
+                              grows=own_growth(candidate.description, doc.description, doc))
             facts = {k: round(v, 4) if isinstance(v, float) else v
                      for k, v in verdict.__dict__.items() if k not in ("accepted", "reason")}
             decisions.append(DescriptionDecision(candidate.description, verdict.accepted,
