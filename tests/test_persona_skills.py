@@ -173,8 +173,8 @@ def _broken(tmp_path: Path, old: str, new: str) -> Path:
 
 
 @pytest.mark.parametrize(("old", "new", "message"), [
-    ('deliverables = ["unit-tests", "test-plan", "flaky-test", "fixtures"]',
-     'deliverables = ["unit-tests", "test-plan", "flaky-test"]', "exactly one skill"),
+    ('deliverables = ["unit-tests", "test-plan", "flaky-test", "fixtures", "py2-shims"]',
+     'deliverables = ["unit-tests", "test-plan", "flaky-test", "fixtures"]', "exactly one skill"),
     ('helps = "files-touched"', 'helps = "nothing"', "helps unknown rule"),
     ('topic = "test fixtures"', 'topic = "mocks"', "holds none"),
     ('description = "Housekeeping helper for the maintainers of this project."',
@@ -239,7 +239,7 @@ def test_without_the_gate_broad_descriptions_steal_other_skills_tasks() -> None:
     from skillopt_sleep.sim.prove import ProofSpec, prove
 
     worst = max(prove(ProofSpec(persona="maintainer", seed=seed, gate=False))
-                ["false_trigger_after"] for seed in (0, 2))
+                ["false_trigger_after"] for seed in (0, 1))
     assert worst > 0.2
 
 
