@@ -30,7 +30,7 @@ from skillopt_sleep.publish.adopt import read_live
 from skillopt_sleep.records import NightResult, Split, Task
 from skillopt_sleep.skilldoc import new_skill
 
-__all__ = ["Companions", "after_night", "companions"]
+__all__ = ["Companions", "after_night", "companions", "neighbours"]
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,9 @@ class Companions:
     """A neighbour changed since the skill's last night (``night.cross.withdraw``)."""
 
 
-def _neighbours(archive: Archive, settings: Settings, project: str, skill: str,
-                by_skill: dict[str, list[Task]], roots: list[Path]) -> list[Neighbour]:
+def neighbours(archive: Archive, settings: Settings, project: str, skill: str,
+               by_skill: dict[str, list[Task]], roots: list[Path]) -> list[Neighbour]:
+    """The skills ``skill``'s night checks its edits against (see the module)."""
     if not settings.cross_tasks:
         return []
     together: Counter[str] = co_loaded(archive, project).get(skill, Counter())
@@ -74,10 +75,10 @@ def companions(archive: Archive, settings: Settings, project: str, skill: str, t
     retire: list[str] = []
     if usage.retire_night(seq, settings.retire_every):
         retire = usage.stale(archive, project, skill, text, night_id, seq, settings.retire_after)
-    neighbours = _neighbours(archive, settings, project, skill, by_skill, roots)
+    near = neighbours(archive, settings, project, skill, by_skill, roots)
     last = next((r for _, r in archive.nights(project, limit=50) if r.skill == skill), None)
-    return Companions(neighbours, retire, seq,
-                      changed(last.neighbours_seen if last else None, neighbours, skill,
+    return Companions(near, retire, seq,
+                      changed(last.neighbours_seen if last else None, near, skill,
                               text))
 
 
