@@ -67,10 +67,11 @@ class _Counting:
 @pytest.mark.parametrize(("skill", "seed"), [("release-notes", 0), ("code-review", 1)])
 def test_the_estimate_counts_the_trigger_and_cross_checks(skill: str, seed: int):
     """A several-skill night: the trigger check's routing calls are counted as if the
-    description step asks (release-notes' does: exactly; code-review, well described, needs
-    no proposal), the cross check's as a typical night's (one accepted edit a step): the
-    estimate bounds the real night from above, within 2.5×, where the night's own calls
-    alone fall far short of it."""
+    description step asks in both its rounds (code-review, well described, needs no
+    proposal), the cross check's as a typical night's (one accepted edit a step): the
+    estimate bounds the real night from above, within 3× (routing within 4×: a night with
+    nothing to propose asks for nothing), where the night's own calls alone fall far short
+    of it."""
     p = personas.load("maintainer")
     tasks = personas.tasks(p, seed)
     texts = {s.name: p.initial_skill(s.name) for s in p.skills}
@@ -86,9 +87,8 @@ def test_the_estimate_counts_the_trigger_and_cross_checks(skill: str, seed: int)
         trigger=setup, neighbours=near)).calls_by_role
     checks = Checks(foreign=setup.foreign_tasks, trigger=True, neighbours=len(near))
     estimate = night_calls(NightConfig(), own, checks)
-    assert 0 < target.routing <= estimate.routing
-    assert (target.routing == estimate.routing) == (skill == "release-notes")
-    assert real["target"] <= estimate.target <= 2.5 * real["target"]
+    assert 0 < target.routing <= estimate.routing <= 4 * target.routing
+    assert real["target"] <= estimate.target <= 3 * real["target"]
     assert night_calls(NightConfig(), own).target < 0.6 * real["target"]
     assert abs(estimate.optimizer - real["optimizer"]) <= max(4, real["optimizer"] // 3)
     assert estimate.cross_reads == 4

@@ -15,11 +15,12 @@ A night with fewer validation tasks than the gate needs abstains and makes no ca
 
 The checks beside the night's own (``Checks``), counted in the same calls per role:
 
-- *the trigger check* (``night.describe``): one short routing call per own and other skill's
-  train task, ``val_repeats`` per validation task for the incumbent description and again
-  for each of ``proposals`` candidates (one optimizer call asks for them; counted as if
-  asked), and the report's before and after on the test split (``test_repeats`` each; fresh
-  validation samples when the night does not score the test split);
+- *the trigger check* (``night.describe``), counted as if it asks in each of its ``rounds``:
+  per round, one short routing call per own and other skill's train task, ``val_repeats``
+  per validation task for the incumbent description and again for each of ``proposals``
+  candidates, and one optimizer call; then the report's before and after on the test split
+  (``test_repeats`` each; fresh validation samples when the night does not score the test
+  split);
 - *the cross check* (``night.cross``), when the skill has neighbours: it runs for the edits
   the gate accepts, taken to be one a step and one for the slow update (on the maintainer
   persona's nights 0–2 a step accepts at most one); each costs one optimizer call (the
@@ -77,6 +78,7 @@ class Checks:
     """The other skills' tasks the trigger check routes; empty: no trigger check."""
     trigger: bool = False
     proposals: int = 3
+    rounds: int = 2
     neighbours: int = 0
     cross_tasks: int = 12
     entries: int = 0
@@ -108,7 +110,7 @@ def _routing(cfg: NightConfig, own: dict[str, int], checks: Checks) -> int:
     both = {s: own[s] + other[s] for s in own}
     val = both["validation"] * cfg.val_repeats
     report = both["test"] * cfg.test_repeats if cfg.score_test else val
-    return both["train"] + val * (1 + checks.proposals) + 2 * report
+    return checks.rounds * (both["train"] + val * (1 + checks.proposals)) + 2 * report
 
 
 def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) -> NightCalls:
@@ -149,7 +151,8 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
         accepts = cfg.steps + slow
         cross, reads = (accepts + checks.entries) * pairs, accepts
     return NightCalls(sum(by_split.values()) + routing + cross,
-                      optimizer + reads + int(checks.trigger), judge, by_split=by_split,
+                      optimizer + reads + checks.rounds * checks.trigger, judge,
+                      by_split=by_split,
                       routing=routing, cross=cross, cross_reads=reads)
 
 
