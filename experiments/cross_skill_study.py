@@ -18,6 +18,7 @@ every ``--retire-every``-th night. It prints, against the issue's targets:
 
     python experiments/cross_skill_study.py --seeds 20
     python experiments/cross_skill_study.py --persona maintainer --seeds 20 --json out.json
+    python experiments/cross_skill_study.py --persona maintainer --gate-test sequential
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.sim.multi import MultiSpec, run_persona
+from skillopt_sleep.tables import GATE_TESTS
 
 FIXTURE = str(Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "personas"
               / "duo.toml")
@@ -117,17 +120,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--retire-every", type=int, default=3)
     ap.add_argument("--retire-after", type=int, default=3)
     ap.add_argument("--json", type=Path, help="write every run's figures here")
+    ap.add_argument("--gate-test", default="sign",
+                    choices=[n for n in GATE_TESTS.names() if n != "accept-all"],
+                    help="the gate's paired test (the cross check and the figures use it too)")
     args = ap.parse_args(argv)
+    config = NightConfig(score_test=False, gate_test=args.gate_test)
     start = time.monotonic()
     arms: dict[str, list[dict[str, Any]]] = {"cross check": [], "no cross check": []}
     for seed in range(args.seeds):
         for name, cross in (("cross check", True), ("no cross check", False)):
             run = run_persona(MultiSpec(args.persona, seed=seed, nights=args.nights, cross=cross,
                                         retire_every=args.retire_every,
-                                        retire_after=args.retire_after))
+                                        retire_after=args.retire_after, config=config))
             run.pop("final")
             arms[name].append(run)
     figures = {name: _arm(runs) for name, runs in arms.items()}
+    print(f"{args.persona}, gate test {args.gate_test}")
     for name, a in figures.items():
         _print(name, a)
     missed = _targets(figures["cross check"])

@@ -10,6 +10,8 @@ cross-skill edits proposed and accepted, and every skill's test score before and
     python experiments/skills_study.py --seeds 20
     python experiments/skills_study.py --seeds 20 --json skills_study.json
     python experiments/skills_study.py --seeds 20 --no-gate   # every proposal accepted
+    python experiments/skills_study.py --seeds 20 --gate-test sequential
+    python experiments/skills_study.py --persona tests/fixtures/personas/maintainer_shims.toml
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.sim.prove import ProofSpec, prove
+from skillopt_sleep.tables import GATE_TESTS
 
 MIN_RECALL_AFTER = 0.8
 MAX_FALSE_AFTER = 0.1
@@ -34,10 +38,13 @@ _KEYS = ("seed", "trigger_skill", "trigger_recall_before", "trigger_recall_after
          "after_test", "skill_tests", "failed_picks")
 
 
-def run(persona: str, seeds: int, nights: int, gate: bool = True) -> list[dict[str, Any]]:
+def run(persona: str, seeds: int, nights: int, gate: bool = True,
+        gate_test: str = "sign") -> list[dict[str, Any]]:
     runs = []
+    config = NightConfig(gate_test=gate_test)
     for seed in range(seeds):
-        summary = prove(ProofSpec(persona=persona, seed=seed, nights=nights, gate=gate))
+        summary = prove(ProofSpec(persona=persona, seed=seed, nights=nights, gate=gate,
+                                  config=config))
         if "trigger_skill" not in summary:
             raise SystemExit(f"persona {persona!r} has one skill; the study needs several")
         runs.append({k: summary[k] for k in _KEYS})
@@ -82,12 +89,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the runs here")
     parser.add_argument("--no-gate", action="store_true",
                         help="accept every proposal (the ablation that shows the gate's worth)")
+    parser.add_argument("--gate-test", default="sign",
+                        choices=[n for n in GATE_TESTS.names() if n != "accept-all"],
+                        help="the gate's paired test (the trigger gate and the cross check "
+                             "use it too)")
     args = parser.parse_args(argv)
     start = time.monotonic()
-    runs = run(args.persona, args.seeds, args.nights, gate=not args.no_gate)
+    runs = run(args.persona, args.seeds, args.nights, gate=not args.no_gate,
+               gate_test=args.gate_test)
     result = aggregate(runs)
-    print(f"skills study: {args.persona} × {args.seeds} seeds, {args.nights} nights each"
-          f"{', gate off' if args.no_gate else ''} ({time.monotonic() - start:.0f} s); "
+    print(f"skills study: {args.persona} × {args.seeds} seeds, {args.nights} nights each, "
+          f"gate test {args.gate_test}{', gate off' if args.no_gate else ''} "
+          f"({time.monotonic() - start:.0f} s); "
           "under-described skill: "
           f"{runs[0]['trigger_skill'] if runs else '-'}")
     print("seed  recall before→after  false before→after  descriptions acc/prop  cross p/a")

@@ -173,8 +173,8 @@ def _broken(tmp_path: Path, old: str, new: str) -> Path:
 
 
 @pytest.mark.parametrize(("old", "new", "message"), [
-    ('deliverables = ["unit-tests", "test-plan", "flaky-test", "fixtures"]',
-     'deliverables = ["unit-tests", "test-plan", "flaky-test"]', "exactly one skill"),
+    ('deliverables = ["unit-tests", "test-plan", "flaky-test", "fixtures", "py2-shims"]',
+     'deliverables = ["unit-tests", "test-plan", "flaky-test", "fixtures"]', "exactly one skill"),
     ('helps = "files-touched"', 'helps = "nothing"', "helps unknown rule"),
     ('topic = "test fixtures"', 'topic = "mocks"', "holds none"),
     ('description = "Housekeeping helper for the maintainers of this project."',
@@ -215,11 +215,31 @@ def test_the_proof_trains_every_skill_and_reports_trigger_rates() -> None:
     assert s["cross_proposed"] >= 1 and s["cross_accepted"] == 0
 
 
+SHIMS = str(Path(__file__).parent / "fixtures" / "personas" / "maintainer_shims.toml")
+
+
+def test_a_skill_whose_validation_shows_one_kind_of_work_still_gets_a_full_description(
+) -> None:
+    """Seed 10 of the variant with a fifth test-writer deliverable: release-notes'
+    validation families are both upgrade guides, so after "release notes and upgrade
+    guides" is accepted every fuller description ties on them; it grows by the skill's own
+    words instead of staying at a test recall of 0.24."""
+    from skillopt_sleep.sim.prove import ProofSpec, prove
+
+    shims = personas.load(SHIMS)
+    val = {t.meta["deliverable"] for t in personas.tasks(shims, 10)
+           if t.skill == "release-notes" and t.split == Split.VALIDATION.value}
+    assert val == {"upgrade-guide"}
+    s = prove(ProofSpec(persona=SHIMS, seed=10))
+    assert s["trigger_recall_after"] >= 0.8 and s["false_trigger_after"] <= 0.1
+    assert s["broad_descriptions_accepted"] == 0
+
+
 def test_without_the_gate_broad_descriptions_steal_other_skills_tasks() -> None:
     from skillopt_sleep.sim.prove import ProofSpec, prove
 
     worst = max(prove(ProofSpec(persona="maintainer", seed=seed, gate=False))
-                ["false_trigger_after"] for seed in (0, 2))
+                ["false_trigger_after"] for seed in (0, 1))
     assert worst > 0.2
 
 

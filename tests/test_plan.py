@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import pytest
 
+from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.cross import Neighbour
 from skillopt_sleep.night.run import NightInputs, run_night
-from skillopt_sleep.pipeline.plan import night_calls
-from skillopt_sleep.records import JudgeSpec, Task
+from skillopt_sleep.pipeline.plan import Checks, night_calls
+from skillopt_sleep.records import Completion, JudgeSpec, Message, Task
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim.models import build
+from skillopt_sleep.sim.skill_figures import trigger_setup
 
 
 @pytest.mark.parametrize(("name", "config"), [
@@ -45,3 +51,44 @@ def test_rubric_tasks_add_one_judge_call_per_answer():
     rules, rubric = night_calls(NightConfig(), tasks("rules")), night_calls(NightConfig(),
                                                                            tasks("rubric"))
     assert rules.judge == 0 and rubric.judge == rubric.target == rules.target
+
+
+class _Counting:
+    """The simulated target, counting the routing calls (the trigger check's prompt)."""
+
+    def __init__(self, inner: LLM):
+        self.inner, self.name, self.routing = inner, inner.name, 0
+
+    def complete(self, messages: Sequence[Message], **kw: Any) -> Completion:
+        self.routing += "<installed_skills>" in messages[-1]["content"]
+        return self.inner.complete(messages, **kw)
+
+
+@pytest.mark.parametrize(("skill", "seed"), [("release-notes", 0), ("code-review", 1)])
+def test_the_estimate_counts_the_trigger_and_cross_checks(skill: str, seed: int):
+    """A several-skill night: the trigger check's routing calls are counted as if the
+    description step asks in both its rounds (code-review, well described, needs no
+    proposal), the cross check's as a typical night's (one accepted edit a step): the
+    estimate bounds the real night from above, within 3× (routing within 4×: a night with
+    nothing to propose asks for nothing), where the night's own calls alone fall far short
+    of it."""
+    p = personas.load("maintainer")
+    tasks = personas.tasks(p, seed)
+    texts = {s.name: p.initial_skill(s.name) for s in p.skills}
+    setup = trigger_setup(p, skill, texts, tasks)
+    assert setup is not None
+    near = [Neighbour(o, texts[o], tuple(t for t in tasks if t.skill == o and t.split != "test"))
+            for o in texts if o != skill]
+    own = [t for t in tasks if t.skill == skill]
+    target = _Counting(build(p, seed, "target"))
+    real = run_night(NightInputs(
+        tasks=own, skill_text=texts[skill], skill_name=skill, target=target,
+        optimizer=build(p, seed, "optimizer"), night_id="n", config=NightConfig(),
+        trigger=setup, neighbours=near)).calls_by_role
+    checks = Checks(foreign=setup.foreign_tasks, trigger=True, neighbours=len(near))
+    estimate = night_calls(NightConfig(), own, checks)
+    assert 0 < target.routing <= estimate.routing <= 4 * target.routing
+    assert real["target"] <= estimate.target <= 3 * real["target"]
+    assert night_calls(NightConfig(), own).target < 0.6 * real["target"]
+    assert abs(estimate.optimizer - real["optimizer"]) <= max(4, real["optimizer"] // 3)
+    assert estimate.cross_reads == 4

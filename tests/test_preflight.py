@@ -221,6 +221,10 @@ def test_dry_run_makes_no_request_and_prints_calls_and_cost_per_role(world: dict
     (skill,) = plan["skills"]
     assert skill["tasks"]["validation"] >= 4 and skill["calls"]["target"] > 0
     assert plan["calls"]["optimizer"] > 0
+    # The trigger check's routing calls are among the target's (on by default).
+    checks = skill["check_calls"]
+    assert 0 < checks["trigger_routing"] < skill["calls"]["target"]
+    assert checks["neighbours"] == 0 and checks["cross_replays"] == 0
     assert plan["estimated_usd"] > 0 and plan["caps"] == {"night": 2.0, "skill": 0.5}
     assert plan["within_caps"] == (plan["estimated_usd"] <= 0.5)
 
@@ -228,6 +232,7 @@ def test_dry_run_makes_no_request_and_prints_calls_and_cost_per_role(world: dict
                "--optimizer", MINI, "--optimizer-base-url", b.openai_base_url)
     assert text.returncode == 0 and a.requests == [] and b.requests == []
     assert "est. $" in text.stdout and "caps: $2.00 a night" in text.stdout
+    assert f"trigger check {checks['trigger_routing']} routing call(s)" in text.stdout
 
 
 # --- doctor --------------------------------------------------------------------------------

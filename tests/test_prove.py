@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -36,6 +37,23 @@ def test_check_fails_when_the_gate_is_off():
     s = prove(ProofSpec(seed=1, gate=False))
     with pytest.raises(AssertionFailed):
         check(s)
+
+
+def test_check_fails_when_a_cross_skill_harmful_edit_was_accepted():
+    s = prove(ProofSpec(seed=1))
+    check(s)
+    with pytest.raises(AssertionFailed, match="1 cross-skill harmful edit"):
+        check(s | {"cross_accepted": 1})
+
+
+def test_prove_assert_improves_exits_1_when_the_cross_rule_got_in():
+    """duo without the gate (the cross check goes with it) accepts its cross rule."""
+    duo = str(Path(__file__).parent / "fixtures" / "personas" / "duo.toml")
+    cmd = [sys.executable, "-m", "skillopt_sleep", "prove", "--persona", duo, "--no-gate",
+           "--assert-improves", "--json", "--seed", "1"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert json.loads(done.stdout)["cross_accepted"] >= 1
+    assert done.returncode == 1 and "cross-skill harmful edit(s) accepted" in done.stderr
 
 
 def test_prove_cli_json_contract_and_exit_codes():

@@ -5,7 +5,7 @@ against the fake server."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -15,13 +15,19 @@ from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.atomic import write_atomic
 from skillopt_sleep.firewall import Context
 from skillopt_sleep.models.anthropic import AnthropicLLM
-from skillopt_sleep.models.base import LLM
+from skillopt_sleep.models.base import LLM, ScriptedLLM
 from skillopt_sleep.models.openai import OpenAIChatLLM, OpenAIResponsesLLM
 from skillopt_sleep.models.pricing import Price
 from skillopt_sleep.models.retry import RetryPolicy
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.night.describe import Describer, TriggerSetup, bound, parse_descriptions
+from skillopt_sleep.night.describe import (
+    Describer,
+    TriggerSetup,
+    bound,
+    own_growth,
+    parse_descriptions,
+)
 from skillopt_sleep.night.trigger import (
     Pick,
     Router,
@@ -34,7 +40,7 @@ from skillopt_sleep.night.trigger import (
 )
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
-from skillopt_sleep.records import EditOutcome, JudgeSpec, NightResult, Task
+from skillopt_sleep.records import EditOutcome, JudgeSpec, Message, NightResult, Task
 from skillopt_sleep.skilldoc import parse, set_description
 from tests.fakes import FakeLLMServer, RecordedRequest, Status, Text
 
@@ -124,6 +130,36 @@ def test_a_false_trigger_rise_within_the_tolerance_does_not_block() -> None:
 def test_no_gain_or_a_gain_noise_explains_is_rejected(own: list[str | None], word: str) -> None:
     verdict = _compare(_picks([None] * 12, [OTHER] * 4), _picks(own, [OTHER] * 4))
     assert not verdict.accepted and word in verdict.reason
+
+
+BODY = parse("---\nname: release-notes\ndescription: Release work.\n---\n\n# Release notes\n\n"
+             "Help me ship releases: changelog updates, release notes, version bumps.\n")
+
+
+@pytest.mark.parametrize(("candidate", "grows"), [
+    ("Release work. Use it for release notes and changelog updates.", ["changelog", "updates"]),
+    ("Release work. Use it for release notes, changelog updates and code reviews.", []),
+    ("Use it for changelog updates.", []),  # drops words of the incumbent
+    ("Release work. Use it for release notes.", []),  # adds nothing
+])
+def test_a_description_grows_only_by_the_skill_own_words(candidate: str, grows: list[str]
+                                                         ) -> None:
+    assert own_growth(candidate, "Release work. Use it for release notes.", BODY) == grows
+
+
+def test_a_recall_tie_is_accepted_only_for_growth_by_the_skill_own_words() -> None:
+    """Validation shows one kind of work only: once it is named, fuller descriptions tie."""
+    inc = _picks([S] * 12, [OTHER] * 12)
+    tie = _picks([S] * 12, [OTHER] * 12)
+    plain = _compare(inc, tie)
+    assert not plain.accepted and "tie" in plain.reason
+    grown = compare(S, inc, tie, test=gate.SIGN, alpha=0.05, grows=["changelog"])
+    assert grown.accepted and "own words (changelog)" in grown.reason
+    stealing = _picks([S] * 12, [S] * 4 + [OTHER] * 8)
+    assert not compare(S, inc, stealing, test=gate.SIGN, alpha=0.05,
+                       grows=["changelog"]).accepted
+    lower = _picks([S] * 11 + [None], [OTHER] * 12)
+    assert not compare(S, inc, lower, test=gate.SIGN, alpha=0.05, grows=["changelog"]).accepted
 
 
 def test_failed_picks_are_left_out_of_the_pairs_never_scored_as_wrong() -> None:
@@ -330,3 +366,41 @@ def test_the_router_never_asks_twice_for_the_same_description(server: FakeLLMSer
     assert len(server.model_requests()) == 3
     assert [c.name for c in router.cards("x")] == ["code-review", "release-notes"]
     assert route_messages(router.cards("x"), TASK)[1]["content"].count('"name"') == 2
+
+
+def test_a_second_round_follows_an_accepted_partial_description() -> None:
+    """Round one accepts a description naming one of the two kinds of work the validation
+    tasks show; the second round's fuller one is accepted the same night (one round: not)."""
+    def router(messages: Sequence[Message], _seed: int) -> str:
+        body = messages[-1]["content"]
+        if "<mode>description</mode>" in body:
+            current = body.split("description: ", 1)[1].split("\n", 1)[0]
+            full = "Release work: changelog updates and version bumps."
+            return json.dumps({"descriptions": [full if "changelog" in current
+                                                else "Release work: changelog updates."]})
+        cards = json.loads(body.split("<installed_skills>\n", 1)[1]
+                           .split("\n</installed_skills>")[0])
+        task = body.split("<task>\n", 1)[1].split("\n</task>")[0].lower()
+        topic = "changelog" if "changelog" in task else "version" if "version" in task else "pr"
+        hits = [c["name"] for c in cards if topic in c["description"].lower()]
+        return hits[0] if hits else "none"
+
+    def tasks(intent: str) -> list[Task]:
+        return [Task(f"{intent}:{s}:{i}", f"{intent}:{s}", f"{intent} for module {i}.",
+                     JudgeSpec(), split=s, skill="release-notes")
+                for s in ("train", "validation") for i in range(6)]
+    own = tasks("Update the changelog") + tasks("Bump the version")
+    llm = ScriptedLLM(router)
+    start = parse("---\nname: release-notes\ndescription: Housekeeping.\n---\n\n# Notes\n")
+
+    def night(rounds: int) -> str:
+        with ThreadPoolExecutor(2) as pool:
+            describer = Describer(
+                "release-notes", llm, llm,
+                TriggerSetup([SkillCard("code-review", "Reviews every pr.")], rounds=rounds),
+                {s: [t for t in own if t.split == s] for s in ("train", "validation")},
+                NightConfig(val_repeats=1, score_test=False), pool, Context())
+            return describer.run(start)[0].description
+
+    assert night(1) == "Release work: changelog updates."
+    assert night(2) == "Release work: changelog updates and version bumps."

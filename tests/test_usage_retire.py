@@ -178,9 +178,9 @@ def test_neighbours_are_skills_loaded_together_often_enough(archive, tmp_path):
     by_skill = {s: [_task(s, f"{s}-f", "validation")] for s in ("a", "b", "c")}
     settings = Settings()
     found = companions(archive, settings, "/proj", "a", "---\nname: a\n---\n", "n", by_skill,
-                       [tmp_path], seed=0)
+                       [tmp_path])
     assert [n.skill for n in found.neighbours] == ["b"]
     assert "2 sessions" in found.neighbours[0].why
     off = companions(archive, Settings(cross_tasks=0), "/proj", "a", "", "n", by_skill,
-                     [tmp_path], seed=0)
+                     [tmp_path])
     assert off.neighbours == []

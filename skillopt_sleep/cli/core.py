@@ -75,7 +75,8 @@ Opt = typer.Option
 Persona = Annotated[str, Opt(help="a shipped persona's name or a persona .toml path")]
 Flag = Annotated[bool, Opt()]
 Improves = Annotated[bool, Opt("--assert-improves",
-                               help=f"exit 1 unless test lift ≥ {MIN_LIFT} and no harmful edit")]
+                               help=f"exit 1 unless test lift ≥ {MIN_LIFT} and no harmful "
+                                    "edit (cross-skill ones included)")]
 Full = Annotated[bool, Opt("--full", help="the whole flow: transcripts, harvest, mining, "
                                           "stage, adopt, rollback")]
 Schedule = Annotated[str, Opt(help=f"edit budget schedule: {BUDGET_SCHEDULES.valid()}")]
@@ -164,7 +165,8 @@ def _prove(spec: Any, assert_improves: bool, as_json: bool) -> None:
         check(summary)
         if not as_json:
             console().print(f"[green]proof holds:[/green] test lift {summary['lift']:+.3f} "
-                            f"≥ {MIN_LIFT}, no harmful edit accepted")
+                            f"≥ {MIN_LIFT}, no harmful edit accepted (cross-skill ones "
+                            "included)")
 
 
 def _prove_full(spec: Any, as_json: bool) -> None:

@@ -134,6 +134,12 @@ def _print_plan(outcome: Any) -> None:
     table.add_row("total", "", "", "", str(c["target"]), str(c["optimizer"]), str(c["judge"]),
                   f"{plan['estimated_usd']:.4f}")
     out.print(table)
+    for row in plan["skills"]:
+        k = row["check_calls"]
+        out.print(f"  {row['skill']}: of these, trigger check {k['trigger_routing']} routing "
+                  f"call(s); cross check {k['cross_replays']} replay(s) and "
+                  f"{k['cross_reads']} look(s) with {k['neighbours']} neighbour(s)",
+                  soft_wrap=True, highlight=False)
     caps = plan["caps"]
     verdict = "[green]within the caps[/green]" if plan["within_caps"] else \
         "[yellow]over a cap: the night would stop there, keeping what it validated[/yellow]"

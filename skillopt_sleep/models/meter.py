@@ -281,6 +281,10 @@ class NightShape:
     reflect_output_tokens: int = 1500
     judge_prompt_tokens: int = 1200
     judge_output_tokens: int = 150
+    route_calls: int = 0
+    """Target calls of the trigger check (beside ``target_calls``): short routing prompts."""
+    route_prompt_tokens: int = 400
+    route_answer_tokens: int = 32
 
 
 @dataclass
@@ -296,13 +300,15 @@ def estimate_night(shape: NightShape, *, target: Price, optimizer: Price,
     optimizer's price, as the judge defaults to the optimizer's model)."""
     s = shape
     usd = {
-        "target": s.target_calls * target.cost(Usage(s.prompt_tokens, s.answer_tokens)),
+        "target": s.target_calls * target.cost(Usage(s.prompt_tokens, s.answer_tokens))
+        + s.route_calls * target.cost(Usage(s.route_prompt_tokens, s.route_answer_tokens)),
         "optimizer": s.optimizer_calls * optimizer.cost(
             Usage(s.reflect_prompt_tokens, s.reflect_output_tokens)),
         "judge": s.judge_calls * (judge or optimizer).cost(
             Usage(s.judge_prompt_tokens, s.judge_output_tokens)),
     }
-    calls = {"target": s.target_calls, "optimizer": s.optimizer_calls, "judge": s.judge_calls}
+    calls = {"target": s.target_calls + s.route_calls, "optimizer": s.optimizer_calls,
+             "judge": s.judge_calls}
     return NightEstimate(sum(usd.values()), usd, calls)
 
 

@@ -6,11 +6,28 @@ files" beside "always add a changelog entry"). So before an edit the gate accept
 every *neighbour* (another skill that shares families with this one or is routinely loaded
 in the same sessions; the caller chooses them) answers a sample of its own tasks (train
 and validation: held out from this skill) twice, with the incumbent loaded beside it and
-with the candidate loaded beside it. The pairs (task, sample) go through the gate's own
-paired statistics, one-sided the other way: the edit is rejected when the neighbour is
-significantly worse with the candidate (the gate's test at the gate's ``alpha``, mean
-delta below ``-margin``). Every such rejection is a ``Contradiction``, reported and never
-resolved by the night on its own.
+with the candidate loaded beside it.
+
+Which of the neighbour's tasks (``focus``): a harm lands where the edit speaks about what
+the neighbour's tasks are judged on ("never touch CHANGELOG.md" against a task checked for
+a "Changelog entry:" line), and a sample drawn blind can miss every such task, or dilute
+the few it holds with tasks the edit cannot touch. So each edit gets its own sample of
+``size`` tasks: first the tasks the edit *touches* (the edit shares a distinctive word
+with what the task is judged on: ``usage.exercised``, as for an entry's use), then the
+rest; each group spread over the neighbour's families in turn (one task per family before
+a second from any), in an order seeded per neighbour. The choice depends on the edit's
+words alone, never on an answer, so the test's error rates below stand as they are.
+
+The pairs (task, sample) go through the gate's own paired statistics, one-sided the other
+way: the edit is rejected when the neighbour is significantly worse with the candidate
+(the gate's test at the gate's ``alpha``, mean delta below ``-margin``). Every such
+rejection is a ``Contradiction``, reported and never resolved by the night on its own.
+
+Before the replay, the optimizer reads a new edit beside the neighbours' documents
+(``night.contradict``): a harm that is still latent tonight is often plain in the text
+("never touch CHANGELOG.md" beside a skill that asks for changelog updates). A grounded
+flag (it quotes the neighbour's document) holds the edit back as a contradiction with that
+quote, without a replay; no flag leaves the edit to the replay.
 
 A harm can also be latent when an edit is accepted: "never touch the release files" costs
 the release-notes skill nothing until that skill has learned to add a changelog entry. So
@@ -27,8 +44,11 @@ When the neighbour reads worse with the candidate (mean delta below ``-margin``)
 drop's p-value falls in the grey zone (``alpha`` ≤ p < ``GREY_P``), the neighbour answers
 ``EXTEND`` times as many samples of the same tasks (the first ones reused) and the drop is
 tested again at ``alpha`` on all the pairs. Two looks at ``alpha`` each: a harmless edit is
-wrongly held back by one neighbour with probability at most ``2·alpha``, by one of ``k``
-neighbours at most ``2·k·alpha``, which costs lift, never safety.
+wrongly held back by the replay of one neighbour with probability at most ``2·alpha``, by
+one of ``k`` neighbours at most ``2·k·alpha``, which costs lift, never safety. The text
+check adds the optimizer's own false-flag rate, which no ``alpha`` bounds (also lift, never
+safety; each flag is reported with its quote). The re-check of ``withdraw`` replays only:
+an entry stays unless a neighbour does significantly worse with it.
 
 What "loaded together" means for the target: both documents in its system prompt, each in
 its own ``<skill>`` block, the neighbour's first (``together``). The rollouts of one
@@ -38,6 +58,7 @@ combination are drawn once and reused (the incumbent's by every candidate of the
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -46,7 +67,9 @@ from typing import Literal
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.contradict import read_flags
 from skillopt_sleep.night.replay import JudgeFor, replay_jobs
+from skillopt_sleep.night.usage import exercised
 from skillopt_sleep.records import Contradiction, Edit, GateDecision, Rollout, Task, sha256_text
 from skillopt_sleep.skilldoc import SkillDoc, apply_edit
 
@@ -55,8 +78,8 @@ GREY_P = 0.25
 EXTEND = 3
 """The second look's samples per task, as a multiple of ``val_repeats``."""
 
-__all__ = ["CrossCheck", "Neighbour", "changed", "dropped", "rejection", "seen", "together",
-           "withdraw"]
+__all__ = ["CrossCheck", "Neighbour", "changed", "describe", "dropped", "focus", "rejection",
+           "seen", "together", "withdraw"]
 
 
 @dataclass(frozen=True)
@@ -67,8 +90,8 @@ class Neighbour:
     text: str
     """Its live document."""
     tasks: tuple[Task, ...]
-    """A sample of its own tasks that this skill never trained on (its train and validation
-    splits; its test split stays for the figures)."""
+    """Its own tasks that this skill never trained on (its train and validation splits; its
+    test split stays for the figures): the pool each check samples from (``focus``)."""
     why: str = ""
     """Why it is a neighbour ("shares families", "loaded together in 5 sessions")."""
 
@@ -116,21 +139,57 @@ def dropped(
     return dataclasses.replace(verdict, comparison=flipped, reason=reason)
 
 
+def _spread(tasks: Sequence[Task], rng: random.Random) -> list[Task]:
+    """``tasks`` one family at a time: a task of every family before a second of any."""
+    families: dict[str, list[Task]] = {}
+    for t in sorted(tasks, key=lambda t: t.id):
+        families.setdefault(t.family_id, []).append(t)
+    order = sorted(families)
+    rng.shuffle(order)
+    for fam in order:
+        rng.shuffle(families[fam])
+    depth = max((len(v) for v in families.values()), default=0)
+    return [families[f][i] for i in range(depth) for f in order if i < len(families[f])]
+
+
+def focus(n: Neighbour, edit_text: str, size: int, seed: int = 0) -> tuple[Task, ...]:
+    """``size`` of the neighbour's tasks for an edit reading ``edit_text``: the ones it
+    touches first (see the module)."""
+    hit = {t.id for t in n.tasks if exercised(edit_text, [t])}
+    touched = [t for t in n.tasks if t.id in hit]
+    rest = [t for t in n.tasks if t.id not in hit]
+    rng = random.Random(f"{seed}:{n.skill}")
+    return tuple((_spread(touched, rng) + _spread(rest, rng))[:size])
+
+
+def describe(c: Contradiction) -> str:
+    """One contradiction in words: the quote it contradicts, or the drop it caused."""
+    if c.quote:
+        return f"contradicts {c.other_skill}'s \"{c.quote}\" ({c.why or 'no reason given'})"
+    return (f"lowers {c.other_skill} loaded beside it by {c.mean_delta:+.3f} over "
+            f"{c.n_pairs} pairs (p = {c.p_value:.3f})")
+
+
 def rejection(verdict: gate.Verdict, found: Sequence[Contradiction]) -> gate.Verdict:
     """The gate's acceptance turned into a rejection by what the cross check found."""
-    worst = min(found, key=lambda c: c.mean_delta)
-    names = ", ".join(sorted({c.other_skill for c in found}))
-    return dataclasses.replace(verdict, accepted=False, reason=(
-        f"hurts {names} loaded beside it: {worst.other_skill} {worst.mean_delta:+.3f} "
-        f"over {worst.n_pairs} pairs (p = {worst.p_value:.3f}); own gate: {verdict.reason}"))
+    worst = min(found, key=lambda c: (not c.quote, c.mean_delta))
+    return dataclasses.replace(verdict, accepted=False,
+                               reason=f"{describe(worst)}; own gate: {verdict.reason}")
 
 
 class CrossCheck:
     """Replays each neighbour's tasks with a candidate loaded beside it (see the module)."""
 
     def __init__(self, skill: str, neighbours: Sequence[Neighbour], target: LLM,
-                 judge_for: JudgeFor, cfg: NightConfig, executor: Executor):
+                 judge_for: JudgeFor, cfg: NightConfig, executor: Executor, *,
+                 reader: LLM | None = None, size: int = 12, seed: int = 0):
         self.skill = skill
+        self.reader = reader
+        """The optimizer, for the text-level check (``night.contradict``); None: none."""
+        self.notes: list[str] = []
+        self.size = size
+        """How many of a neighbour's tasks one check replays (``focus``)."""
+        self.seed = seed
         self.neighbours = [n for n in neighbours if n.tasks and n.skill != skill]
         self.target = target
         self.judge_for = judge_for
@@ -144,15 +203,29 @@ class CrossCheck:
     def __bool__(self) -> bool:
         return bool(self.neighbours) and self.test.replays
 
-    def check(self, incumbent: str, candidate: str, edit: Edit) -> list[Contradiction]:
-        """The neighbours ``candidate`` (replacing ``incumbent``) hurts; empty: none."""
+    def check(self, incumbent: str, candidate: str, edit: Edit, *, read: bool = True
+              ) -> list[Contradiction]:
+        """The neighbours ``candidate`` (replacing ``incumbent``) hurts; empty: none. With
+        ``read``, the optimizer reads the edit beside their documents first, and a grounded
+        flag holds it back without a replay (``night.contradict``)."""
+        if read and self.reader is not None and self:
+            flags = read_flags(self.reader, self.skill, edit,
+                               {n.skill: n.text for n in self.neighbours}, self.seed,
+                               self.notes)
+            if flags:
+                return [Contradiction(skill=self.skill, other_skill=f.skill, edit=edit,
+                                      mean_delta=0.0, p_value=1.0, n_pairs=0, quote=f.quote,
+                                      why=f.why) for f in flags]
         found = []
+        words = f"{edit.text} {edit.anchor}"
         for n in self.neighbours if self else ():
-            verdict = self._look(n, incumbent, candidate, self.cfg.val_repeats)
+            tasks = focus(n, words, self.size, self.seed)
+            verdict = self._look(n, tasks, incumbent, candidate, self.cfg.val_repeats)
             c = verdict.comparison
             if (not verdict.accepted and c.mean_delta < -self.cfg.margin
                     and c.p_value < GREY_P):
-                verdict = self._look(n, incumbent, candidate, EXTEND * self.cfg.val_repeats)
+                verdict = self._look(n, tasks, incumbent, candidate,
+                                     EXTEND * self.cfg.val_repeats)
             if verdict.accepted:
                 c = verdict.comparison
                 found.append(Contradiction(
@@ -161,16 +234,16 @@ class CrossCheck:
                     after=c.candidate, task_deltas=c.task_deltas))
         return found
 
-    def _look(self, n: Neighbour, incumbent: str, candidate: str, repeats: int
-              ) -> gate.Verdict:
-        """The drop test on ``repeats`` samples of each of the neighbour's tasks."""
-        before = self._rollouts(n, together(incumbent, n.text), repeats)
-        after = self._rollouts(n, together(candidate, n.text), repeats)
+    def _look(self, n: Neighbour, tasks: Sequence[Task], incumbent: str, candidate: str,
+              repeats: int) -> gate.Verdict:
+        """The drop test on ``repeats`` samples of each of ``tasks``."""
+        before = self._rollouts(tasks, together(incumbent, n.text), repeats)
+        after = self._rollouts(tasks, together(candidate, n.text), repeats)
         return dropped(before, after, cfg=self.cfg, test=self.test)
 
-    def _rollouts(self, n: Neighbour, context: str, repeats: int) -> list[Rollout]:
+    def _rollouts(self, tasks: Sequence[Task], context: str, repeats: int) -> list[Rollout]:
         key = sha256_text(context)
-        jobs = [(t, s) for s in range(repeats) for t in n.tasks]
+        jobs = [(t, s) for s in range(repeats) for t in tasks]
         missing = [(t, s) for t, s in jobs if (key, t.id, s) not in self._drawn]
         if missing:
             drawn = replay_jobs(missing, context, self.target, executor=self.executor,
@@ -194,12 +267,11 @@ def withdraw(check: CrossCheck, doc: SkillDoc) -> tuple[SkillDoc, list[GateDecis
             if outcome.value != "applied":
                 continue
             found = check.check(without.text, doc.text,
-                                Edit(op="append", text=entry, region=region))
+                                Edit(op="append", text=entry, region=region), read=False)
             if found:
                 worst = min(found, key=lambda c: c.mean_delta)
                 decisions.append(GateDecision(
-                    gone, True, f"withdrawn: lowers {worst.other_skill} loaded beside it by "
-                    f"{worst.mean_delta:+.3f} (p = {worst.p_value:.3f})", stage="cross",
+                    gone, True, f"withdrawn: {describe(worst)}", stage="cross",
                     mean_delta=worst.mean_delta, p_value=worst.p_value, n_pairs=worst.n_pairs))
                 check.found.extend(found)
                 doc = without

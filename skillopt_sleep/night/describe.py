@@ -4,13 +4,16 @@ A night that knows the other installed skills (``TriggerSetup``) first measures 
 target routes tasks with the skill's current frontmatter ``description`` (``trigger.py``).
 When the train tasks show misses (own tasks routed elsewhere or nowhere) or false triggers
 (other skills' tasks routed here), or the validation tasks do, the optimizer is asked for
-better descriptions; it is shown the train tasks only. Each
+better descriptions; it is shown the train tasks only. After a round whose proposal was
+accepted, a second round asks again if the picks still show misses (a partial description
+accepted first need not wait for the next night's draw). Each
 proposal must stay within bounds (one line, at most ``max_chars``), pass the edit
 firewall's content rules, and change only the ``description`` value (``set_description``:
 never ``name``, never another key, never a byte of the body). It is then gated on the
 trigger score over the validation tasks (own and other skills'), paired with the
-incumbent's answers by (task, sample): recall must rise and false triggers must not rise
-beyond noise. An accepted description is the incumbent for the next proposal and for the
+incumbent's answers by (task, sample): recall must rise (or, when it ties, the candidate
+must only add words of the skill's own document: ``own_growth``) and false triggers must
+not rise beyond noise. An accepted description is the incumbent for the next proposal and for the
 rest of the night; after an accept, the next comparison draws fresh samples.
 
 This is the one place a night changes text outside the learned region; the staged proposal
@@ -32,6 +35,7 @@ from skillopt_sleep.models.base import LLM, tag
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.trigger import Pick, Router, SkillCard, TriggerScore, compare, jobs, score
+from skillopt_sleep.night.usage import terms
 from skillopt_sleep.records import Edit, Message, Split, Task
 from skillopt_sleep.skilldoc import SkillDoc, set_description
 
@@ -58,6 +62,8 @@ class TriggerSetup:
     foreign_tasks: Sequence[Task] = ()
     max_chars: int = 400
     proposals: int = 3
+    rounds: int = 2
+    """Rounds of proposals a night may ask for: a further one only after an accept."""
 
 
 @dataclass
@@ -118,6 +124,17 @@ def parse_descriptions(text: str) -> list[str]:
     raise ValueError(f"reply is not description JSON: {text[:120]!r}")
 
 
+def own_growth(candidate: str, incumbent: str, doc: SkillDoc) -> list[str]:
+    """The distinctive words ``candidate`` adds to ``incumbent`` when it keeps all of the
+    incumbent's and every word it adds is in the skill's own document (its text below the
+    frontmatter); empty otherwise (see ``trigger.compare``)."""
+    before, after = terms(incumbent), terms(candidate)
+    body = terms(doc.text[doc.text.find("\n---", 3) + 4:] if doc.text.startswith("---")
+                 else doc.text)
+    added = after - before
+    return sorted(added) if added and before <= after and added <= body else []
+
+
 def bound(description: str, current: str, max_chars: int, ctx: Context) -> tuple[str, str]:
     """``(stage, why)`` a proposed description may not be tried (``("", "")``: it may)."""
     text = description.strip()
@@ -151,6 +168,8 @@ class Describer:
     firewall: Context
     seed: int = 0
     notes: list[str] = field(default_factory=list)
+    _first: int = field(default=0, init=False)
+    """The first validation sample the next comparison draws (fresh after each accept)."""
 
     def __post_init__(self) -> None:
         self.router = Router(self.target, self.skill, self.setup.others, self.executor,
@@ -164,29 +183,39 @@ class Describer:
         return jobs(self.own.get(split, []), self.foreign.get(split, []), samples, first)
 
     def run(self, doc: SkillDoc) -> tuple[SkillDoc, dict[str, Any]]:
-        """The night's description step: the skill after it, and its report."""
+        """The night's description step: the skill after it, and its report. A round asks
+        for proposals while the picks show misses or false triggers; a further round (up to
+        ``setup.rounds``) follows only a round whose proposal was accepted."""
         start = doc
         train = self.router.picks(doc.description, self._jobs(Split.TRAIN.value, 1))
-        missed = [p for p in train if p.usable and p.own and p.picked != self.skill]
-        false_hits = [p for p in train if p.usable and not p.own and p.picked == self.skill]
-        # The gate's own first pairs say whether asking can pay off at all; the optimizer
-        # still sees the train tasks only, so validation never shapes a proposal.
-        val = self.router.picks(doc.description, self._jobs(Split.VALIDATION.value,
-                                                            self.cfg.val_repeats))
-        wrong = any(p.usable and (p.own != (p.picked == self.skill)) for p in val)
         decisions: list[DescriptionDecision] = []
-        if missed or false_hits or wrong:
-            proposals = self._ask(doc, missed, false_hits)
-            doc = self._gate(doc, proposals, decisions)
+        for round_ in range(max(1, self.setup.rounds)):
+            seen = train if round_ == 0 else self.router.picks(
+                doc.description, self._jobs(Split.TRAIN.value, 1))
+            missed = [p for p in seen if p.usable and p.own and p.picked != self.skill]
+            false_hits = [p for p in seen if p.usable and not p.own and p.picked == self.skill]
+            # The gate's own first pairs say whether asking can pay off at all; the optimizer
+            # still sees the train tasks only, so validation never shapes a proposal.
+            val = self.router.picks(doc.description, self._jobs(
+                Split.VALIDATION.value, self.cfg.val_repeats, self._first))
+            wrong = any(p.usable and (p.own != (p.picked == self.skill)) for p in val)
+            if not (missed or false_hits or wrong):
+                break
+            proposals = self._ask(doc, missed, false_hits, round_)
+            grown = self._gate(doc, proposals, decisions)
+            if grown.description == doc.description:
+                break
+            doc = grown
         return doc, self._report(start, doc, train, decisions)
 
-    def _ask(self, doc: SkillDoc, missed: list[Pick], false_hits: list[Pick]) -> list[str]:
+    def _ask(self, doc: SkillDoc, missed: list[Pick], false_hits: list[Pick], round_: int = 0
+             ) -> list[str]:
         messages = describe_messages(doc, self.router.others, missed, false_hits, self.by_id,
                                      [], self.setup.proposals, self.setup.max_chars)
         for attempt in range(2):
             try:
                 reply = self.optimizer.complete(messages, max_tokens=800, temperature=0.7,
-                                                seed=self.seed * 2 + attempt)
+                                                seed=self.seed * 2 + attempt + 1000 * round_)
                 return parse_descriptions(reply.text)[: self.setup.proposals]
             except (AuthError, BudgetExceeded, HandoffPending):
                 raise
@@ -198,7 +227,6 @@ class Describer:
     def _gate(self, doc: SkillDoc, proposals: list[str],
               decisions: list[DescriptionDecision]) -> SkillDoc:
         val, reps = Split.VALIDATION.value, self.cfg.val_repeats
-        first = 0
         test = gate.gate_test(self.cfg.gate_test)
         for text in proposals:
             stage, why = bound(text, doc.description, self.setup.max_chars, self.firewall)
@@ -210,17 +238,19 @@ class Describer:
                 decisions.append(DescriptionDecision(text, False, f"not applied: "
                                                      f"{outcome.value}", "apply"))
                 continue
-            incumbent = self.router.picks(doc.description, self._jobs(val, reps, first))
-            trial = self.router.picks(candidate.description, self._jobs(val, reps, first))
+            incumbent = self.router.picks(doc.description, self._jobs(val, reps, self._first))
+            trial = self.router.picks(candidate.description,
+                                      self._jobs(val, reps, self._first))
             verdict = compare(self.skill, incumbent, trial, test=test, alpha=self.cfg.alpha,
-                              margin=self.cfg.margin)
+                              margin=self.cfg.margin,
+                              grows=own_growth(candidate.description, doc.description, doc))
             facts = {k: round(v, 4) if isinstance(v, float) else v
                      for k, v in verdict.__dict__.items() if k not in ("accepted", "reason")}
             decisions.append(DescriptionDecision(candidate.description, verdict.accepted,
                                                  verdict.reason, "gate", facts))
             if verdict.accepted:
                 doc = candidate
-                first += reps  # the winner's samples are biased upward: fresh ones next
+                self._first += reps  # the winner's samples are biased upward: fresh ones next
         return doc
 
     def _report(self, start: SkillDoc, end: SkillDoc, train: list[Pick],

@@ -40,6 +40,8 @@ class NightInputs:
     neighbours: Sequence[Neighbour] = ()
     """Skills loaded beside this one: an accepted edit that hurts one of them is rejected
     (``night.cross``)."""
+    cross_tasks: int = 12
+    """How many of a neighbour's tasks one cross check replays (``cross.focus``)."""
     recheck: bool = False
     """A neighbour or this skill changed since this skill's last night: its entries are
     re-checked against the neighbours first, and those that now lower one are withdrawn

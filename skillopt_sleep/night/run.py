@@ -65,7 +65,9 @@ class Night:
         self.refused = 0
         """1 when the night's validated proposal was refused by the firewall as a whole."""
         self.cross = CrossCheck(inputs.skill_name, inputs.neighbours, self.target,
-                                inputs.judge_for, self.cfg, executor)
+                                inputs.judge_for, self.cfg, executor,
+                                reader=self.optimizer, size=inputs.cross_tasks,
+                                seed=inputs.seed)
         self.val_first = 0
         """First validation sample of the current incumbent's evidence. An accepted edit's
         scores won its gate, so they are biased upward; the next comparisons use fresh
@@ -347,6 +349,7 @@ class Night:
                     r.after_test = self._mean(test, after, reps)
             except BudgetExceeded:
                 r.after_val = r.baseline_val if after.hash == before.hash else r.after_val
+        r.notes.extend(self.cross.notes)
         r.counts = decision_counts(r)
         if self.refused:
             r.counts["refused_proposal"] = self.refused

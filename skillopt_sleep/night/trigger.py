@@ -229,8 +229,11 @@ class TriggerVerdict:
 
 def compare(skill: str, incumbent: Sequence[Pick], candidate: Sequence[Pick], *,
             test: GateTest, alpha: float, margin: float = 0.0,
-            false_tolerance: float = FALSE_TRIGGER_TOLERANCE) -> TriggerVerdict:
-    """The gate on the trigger score (see the module docstring)."""
+            false_tolerance: float = FALSE_TRIGGER_TOLERANCE,
+            grows: Sequence[str] = ()) -> TriggerVerdict:
+    """The gate on the trigger score (see the module docstring); ``grows``: the words of the
+    skill's own document the candidate adds to the incumbent, keeping all of its words
+    (empty: it does not only grow by them)."""
     base = {(p.task_id, p.sample): p for p in incumbent if p.usable}
     pairs = [(base[(c.task_id, c.sample)], c) for c in candidate
              if c.usable and (c.task_id, c.sample) in base]
@@ -250,10 +253,11 @@ def compare(skill: str, incumbent: Sequence[Pick], candidate: Sequence[Pick], *,
         return verdict(True, "gate disabled")
     if not own:
         return verdict(False, "no usable pairs of the skill's own tasks")
-    if rd <= margin:
-        word = "tie" if rd == 0 else "recall down"
-        return verdict(False, f"{word}: recall delta {rd:+.3f} ≤ margin {margin}")
-    if p_recall >= alpha:
+    gain = rd > margin and p_recall < alpha
+    if not gain and not (grows and rd >= 0):
+        if rd <= margin:
+            word = "tie" if rd == 0 else "recall down"
+            return verdict(False, f"{word}: recall delta {rd:+.3f} ≤ margin {margin}")
         return verdict(False, f"recall gain not significant: p = {p_recall:.3f} ≥ "
                               f"α = {alpha:.4f}")
     if fd > 0 and p_false < alpha:
@@ -261,6 +265,9 @@ def compare(skill: str, incumbent: Sequence[Pick], candidate: Sequence[Pick], *,
     if fd > false_tolerance:
         return verdict(False, f"false triggers up by {fd:+.3f} > tolerance "
                               f"{false_tolerance} (p = {p_false:.3f})")
+    if not gain:
+        return verdict(True, f"recall not lower ({rd:+.3f}) and it adds only the skill's own "
+                             f"words ({', '.join(grows)}), false triggers {fd:+.3f}")
     return verdict(True, f"recall up by {rd:+.3f} (p = {p_recall:.3f}), false triggers "
                          f"{fd:+.3f}")
 

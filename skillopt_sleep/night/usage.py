@@ -27,7 +27,7 @@ from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.records import NightResult, Task
 from skillopt_sleep.skilldoc import parse
 
-__all__ = ["exercised", "keep", "retire_night", "stale", "terms"]
+__all__ = ["exercised", "judged_on", "keep", "retire_night", "stale", "terms"]
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_]*")
 _STOP = frozenset((
@@ -49,7 +49,8 @@ def terms(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _STOP}
 
 
-def _judged_on(task: Task) -> str:
+def judged_on(task: Task) -> str:
+    """What ``task`` is judged on: its checks' arguments, rubric and reference."""
     spec = task.judge
     values = [str(v) for check in spec.checks for k, v in check.items() if k not in ("op", "why")]
     return " ".join([*values, spec.rubric, spec.reference])
@@ -58,7 +59,7 @@ def _judged_on(task: Task) -> str:
 def exercised(entry: str, tasks: Iterable[Task]) -> bool:
     """Does any of ``tasks`` exercise ``entry`` (see the module docstring)?"""
     words = terms(entry)
-    return bool(words) and any(words & terms(_judged_on(t)) for t in tasks)
+    return bool(words) and any(words & terms(judged_on(t)) for t in tasks)
 
 
 def retire_night(seq: int, every: int) -> bool:

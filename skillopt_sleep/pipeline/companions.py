@@ -2,8 +2,9 @@
 
 *Neighbours* (``night.cross``): every other skill trained tonight that shares a task family
 with this one, or that the agents loaded in the same sessions at least
-``cross_min_sessions`` times (harvest's ``skills_used``), each with a seeded sample of
-``cross_tasks`` of its own train and validation tasks and its live document.
+``cross_min_sessions`` times (harvest's ``skills_used``), each with its own train and
+validation tasks (a check replays ``cross_tasks`` of them, chosen per edit) and its live
+document.
 
 *Retirement* (``night.retire``): on every ``retire_every``-th night of the skill, the learned
 entries no task exercised for ``retire_after`` nights (``night.usage``).
@@ -16,7 +17,6 @@ report.
 from __future__ import annotations
 
 import dataclasses
-import random
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +30,7 @@ from skillopt_sleep.publish.adopt import read_live
 from skillopt_sleep.records import NightResult, Split, Task
 from skillopt_sleep.skilldoc import new_skill
 
-__all__ = ["Companions", "after_night", "companions"]
+__all__ = ["Companions", "after_night", "companions", "neighbours"]
 
 
 @dataclass(frozen=True)
@@ -43,9 +43,9 @@ class Companions:
     """A neighbour changed since the skill's last night (``night.cross.withdraw``)."""
 
 
-def _neighbours(archive: Archive, settings: Settings, project: str, skill: str,
-                by_skill: dict[str, list[Task]], roots: list[Path], seed: int
-                ) -> list[Neighbour]:
+def neighbours(archive: Archive, settings: Settings, project: str, skill: str,
+               by_skill: dict[str, list[Task]], roots: list[Path]) -> list[Neighbour]:
+    """The skills ``skill``'s night checks its edits against (see the module)."""
     if not settings.cross_tasks:
         return []
     together: Counter[str] = co_loaded(archive, project).get(skill, Counter())
@@ -58,27 +58,27 @@ def _neighbours(archive: Archive, settings: Settings, project: str, skill: str,
             continue
         # Its train and validation tasks (this skill never trained on either; its test split
         # stays for the figures): more pairs than validation alone for a small harm.
+        # The night samples ``cross_tasks`` of them per edit (``night.cross.focus``).
         val = sorted((t for t in tasks if t.split != Split.TEST.value), key=lambda t: t.id)
-        sample = random.Random(f"{seed}:{other}").sample(val, min(settings.cross_tasks, len(val)))
         text = read_live(roots, other)[0] or new_skill(other, other)
         why = (f"shares {len(shared)} families" if shared else
                f"loaded together in {sessions} sessions")
-        found.append(Neighbour(other, text, tuple(sample), why))
+        found.append(Neighbour(other, text, tuple(val), why))
     return found
 
 
 def companions(archive: Archive, settings: Settings, project: str, skill: str, text: str,
-               night_id: str, by_skill: dict[str, list[Task]], roots: list[Path],
-               seed: int) -> Companions:
+               night_id: str, by_skill: dict[str, list[Task]], roots: list[Path]
+               ) -> Companions:
     """Neighbours and retirement candidates of tonight's night of ``skill``."""
     seq = archive.count_nights(project, skill)
     retire: list[str] = []
     if usage.retire_night(seq, settings.retire_every):
         retire = usage.stale(archive, project, skill, text, night_id, seq, settings.retire_after)
-    neighbours = _neighbours(archive, settings, project, skill, by_skill, roots, seed)
+    near = neighbours(archive, settings, project, skill, by_skill, roots)
     last = next((r for _, r in archive.nights(project, limit=50) if r.skill == skill), None)
-    return Companions(neighbours, retire, seq,
-                      changed(last.neighbours_seen if last else None, neighbours, skill,
+    return Companions(near, retire, seq,
+                      changed(last.neighbours_seen if last else None, near, skill,
                               text))
 
 

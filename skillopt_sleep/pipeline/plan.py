@@ -13,16 +13,34 @@ reflection scores one minibatch of ``train_batch`` train tasks per step, and the
 one more, with one optimizer call each; the test split is scored before and after.
 A night with fewer validation tasks than the gate needs abstains and makes no call.
 
+The checks beside the night's own (``Checks``), counted in the same calls per role:
+
+- *the trigger check* (``night.describe``), counted as if it asks in each of its ``rounds``:
+  per round, one short routing call per own and other skill's train task, ``val_repeats``
+  per validation task for the incumbent description and again for each of ``proposals``
+  candidates, and one optimizer call; then the report's before and after on the test split
+  (``test_repeats`` each; fresh validation samples when the night does not score the test
+  split);
+- *the cross check* (``night.cross``), when the skill has neighbours: it runs for the edits
+  the gate accepts, taken to be one a step and one for the slow update (on the maintainer
+  persona's nights 0–2 a step accepts at most one); each costs one optimizer call (the
+  text-level look, all neighbours at once) and per neighbour ``cross_tasks`` tasks ×
+  ``val_repeats`` with the incumbent and the candidate beside it (the grey zone's second
+  look is not counted); and, as if a neighbour had changed since the skill's last night,
+  the re-check of each learned entry the same way (without the optimizer call).
+
 ``plan`` is what ``run --dry-run`` prints and what a real run logs as its pre-flight estimate.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.config import Settings
 from skillopt_sleep.models.base import default_concurrency
 from skillopt_sleep.models.build import RoleCheck
@@ -32,11 +50,12 @@ from skillopt_sleep.night.budget import edit_budget
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.gate import gate_test
 from skillopt_sleep.night.prompts import replay_messages
+from skillopt_sleep.pipeline.companions import neighbours as find_neighbours
 from skillopt_sleep.publish.adopt import read_live
 from skillopt_sleep.records import Split, Task
-from skillopt_sleep.skilldoc import new_skill
+from skillopt_sleep.skilldoc import new_skill, parse
 
-__all__ = ["NightCalls", "night_calls", "night_config", "plan"]
+__all__ = ["Checks", "NightCalls", "night_calls", "night_config", "plan"]
 
 ROLES = ("target", "optimizer", "judge")
 
@@ -51,6 +70,21 @@ def night_config(settings: Settings) -> NightConfig:
     )
 
 
+@dataclass(frozen=True)
+class Checks:
+    """What a skill's night checks beside its own tasks (see the module docstring)."""
+
+    foreign: Sequence[Task] = ()
+    """The other skills' tasks the trigger check routes; empty: no trigger check."""
+    trigger: bool = False
+    proposals: int = 3
+    rounds: int = 2
+    neighbours: int = 0
+    cross_tasks: int = 12
+    entries: int = 0
+    """Learned entries the cross check would re-check."""
+
+
 @dataclass
 class NightCalls:
     """Model calls one night for one skill would make."""
@@ -61,10 +95,27 @@ class NightCalls:
     abstains: str = ""
     by_split: dict[str, int] = field(default_factory=dict)
     """Target calls per split."""
+    routing: int = 0
+    """Of ``target``: the trigger check's routing calls (short prompts, 32-token answers)."""
+    cross: int = 0
+    """Of ``target``: the cross check's replays of the neighbours' tasks."""
+    cross_reads: int = 0
+    """Of ``optimizer``: the cross check's text-level looks."""
 
 
-def night_calls(cfg: NightConfig, tasks: list[Task]) -> NightCalls:
-    """The calls ``night/run.py`` makes for ``tasks`` under ``cfg`` (see the module docstring)."""
+def _routing(cfg: NightConfig, own: dict[str, int], checks: Checks) -> int:
+    if not checks.trigger:
+        return 0
+    other = {s.value: sum(t.split == s.value for t in checks.foreign) for s in Split}
+    both = {s: own[s] + other[s] for s in own}
+    val = both["validation"] * cfg.val_repeats
+    report = both["test"] * cfg.test_repeats if cfg.score_test else val
+    return checks.rounds * (both["train"] + val * (1 + checks.proposals)) + 2 * report
+
+
+def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) -> NightCalls:
+    """The calls ``night/run.py`` makes for ``tasks`` under ``cfg``, with the trigger and the
+    cross checks of ``checks`` (see the module docstring)."""
     count = {s.value: sum(t.split == s.value for t in tasks) for s in Split}
     n_train, n_val, n_test = count["train"], count["validation"], count["test"]
     replays = gate_test(cfg.gate_test).replays
@@ -93,7 +144,16 @@ def night_calls(cfg: NightConfig, tasks: list[Task]) -> NightCalls:
     by_split["test"] += test
     rubric = {s: sum(t.split == s and t.judge.kind == "rubric" for t in tasks) for s in count}
     judge = sum(calls * rubric[s] // max(count[s], 1) for s, calls in by_split.items())
-    return NightCalls(sum(by_split.values()), optimizer, judge, by_split=by_split)
+    routing = _routing(cfg, count, checks)
+    cross = reads = 0
+    if checks.neighbours and replays:
+        pairs = checks.neighbours * checks.cross_tasks * cfg.val_repeats * 2
+        accepts = cfg.steps + slow
+        cross, reads = (accepts + checks.entries) * pairs, accepts
+    return NightCalls(sum(by_split.values()) + routing + cross,
+                      optimizer + reads + checks.rounds * checks.trigger, judge,
+                      by_split=by_split,
+                      routing=routing, cross=cross, cross_reads=reads)
 
 
 def _shape(calls: NightCalls, skill: str, tasks: list[Task], cfg: NightConfig) -> NightShape:
@@ -102,8 +162,8 @@ def _shape(calls: NightCalls, skill: str, tasks: list[Task], cfg: NightConfig) -
     prompt_tokens = prompt // max(len(tasks), 1) // CHARS_PER_TOKEN
     skill_tokens = len(skill) // CHARS_PER_TOKEN
     return NightShape(
-        target_calls=calls.target, optimizer_calls=calls.optimizer, judge_calls=calls.judge,
-        prompt_tokens=prompt_tokens,
+        target_calls=calls.target - calls.routing, optimizer_calls=calls.optimizer,
+        judge_calls=calls.judge, route_calls=calls.routing, prompt_tokens=prompt_tokens,
         # A minibatch shows each task with up to 600 characters of its answer.
         reflect_prompt_tokens=skill_tokens + 1000 + cfg.batch_size * (
             prompt_tokens - skill_tokens + 600 // CHARS_PER_TOKEN),
@@ -114,9 +174,25 @@ def _price(check: RoleCheck | None) -> Price:
     return check.price if check and check.price else FREE  # unpriced backends cost nothing
 
 
+def _checks(settings: Settings, skill: str, text: str, by_skill: dict[str, list[Task]],
+            roots: list[Path], archive: Archive | None, project: str) -> Checks:
+    """What the night of ``skill`` would check beside its own tasks (its neighbours only when
+    the archive is there to say which skills are loaded with it)."""
+    near = (find_neighbours(archive, settings, project, skill, by_skill, roots)
+            if archive is not None else [])
+    doc = parse(text)
+    return Checks(
+        foreign=[t for other, ts in by_skill.items() if other != skill for t in ts]
+        if settings.trigger_check else (),
+        trigger=settings.trigger_check, neighbours=len(near), cross_tasks=settings.cross_tasks,
+        entries=len(doc.entries("learned")) + len(doc.entries("slow")) if near else 0)
+
+
 def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[Task]],
-         roots: list[Path]) -> dict[str, Any]:
-    """The plan of tonight's nights, one row per skill, with the estimate against the caps."""
+         roots: list[Path], archive: Archive | None = None, project: str = ""
+         ) -> dict[str, Any]:
+    """The plan of tonight's nights, one row per skill, with the estimate against the caps;
+    with the ``archive``, each skill's cross-check neighbours are counted too."""
     cfg = night_config(settings)
     role = {c.role: c for c in checks}
     target, optimizer = _price(role.get("target")), _price(role.get("optimizer"))
@@ -124,8 +200,9 @@ def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[T
     skills: list[dict[str, Any]] = []
     total = {r: 0 for r in ROLES}
     for name, tasks in sorted(by_skill.items()):
-        calls = night_calls(cfg, tasks)
         text = read_live(roots, name)[0] or new_skill(name, name)
+        beside = _checks(settings, name, text, by_skill, roots, archive, project)
+        calls = night_calls(cfg, tasks, beside)
         usd = estimate_night(_shape(calls, text, tasks, cfg), target=target,
                              optimizer=optimizer, judge=judge or FREE).total_usd
         skills.append({
@@ -133,6 +210,8 @@ def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[T
             "tasks": {s.value: sum(t.split == s.value for t in tasks) for s in Split},
             "calls": {r: getattr(calls, r) for r in ROLES},
             "calls_by_split": calls.by_split,
+            "check_calls": {"trigger_routing": calls.routing, "cross_replays": calls.cross,
+                            "cross_reads": calls.cross_reads, "neighbours": beside.neighbours},
             "estimated_usd": round(usd, 4),
             "over_skill_cap": usd > settings.max_usd_per_skill,
             "abstains": calls.abstains or None})

@@ -220,7 +220,8 @@ class _Run:
             if self.outcome.dry_run:
                 from skillopt_sleep.pipeline.plan import plan
 
-                self.outcome.plan = plan(self.settings, self.checks, by_skill, roots)
+                self.outcome.plan = plan(self.settings, self.checks, by_skill, roots,
+                                         self.archive, str(self.project))
                 self.outcome.message = ("dry run: no model called, nothing staged, "
                                         "no state written")
                 return
@@ -385,7 +386,8 @@ class _Run:
     def _estimate(self, by_skill: dict[str, list[Task]], roots: list[Path]) -> None:
         from skillopt_sleep.pipeline.plan import plan
 
-        estimate = plan(self.settings, self.checks, by_skill, roots)["estimated_usd"]
+        estimate = plan(self.settings, self.checks, by_skill, roots, self.archive,
+                        str(self.project))["estimated_usd"]
         self.outcome.counts["estimate_usd"] = estimate
         s = self.settings
         caps = f"${s.max_usd_per_night:.2f} a night, ${s.max_usd_per_skill:.2f} a skill"

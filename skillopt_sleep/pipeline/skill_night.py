@@ -58,7 +58,7 @@ class SkillNights:
         trigger = (trigger_setup(skill, self.by_skill, self.roots, self.new_description)
                    if self.settings.trigger_check else None)
         extra = companions.companions(self.archive, self.settings, self.project, skill, text,
-                                      self.night_id, self.by_skill, self.roots, seed)
+                                      self.night_id, self.by_skill, self.roots)
         result = run_night(NightInputs(
             tasks=tasks,
             skill_text=text,
@@ -76,6 +76,7 @@ class SkillNights:
             neighbours=extra.neighbours,
             retire=extra.retire,
             recheck=extra.recheck,
+            cross_tasks=self.settings.cross_tasks,
         ))
         self._finished.append((result, tasks, extra.seq))
         return result

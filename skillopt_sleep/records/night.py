@@ -189,7 +189,9 @@ class GateDecision:
 @dataclass
 class Contradiction:
     """An edit for one skill that lowered another skill's score on that skill's own tasks,
-    with both loaded together: reported, and the edit rejected, never silently resolved."""
+    with both loaded together, or whose text contradicts the other skill's document (a
+    ``quote``, found by the optimizer): reported, and the edit rejected, never silently
+    resolved."""
 
     skill: str
     other_skill: str
@@ -200,6 +202,10 @@ class Contradiction:
     before: float = 0.0
     after: float = 0.0
     task_deltas: dict[str, float] = field(default_factory=dict)
+    quote: str = ""
+    """Found in the text: the other skill's words the edit contradicts (no replay: 0 pairs)."""
+    why: str = ""
+    """Found in the text: the optimizer's reason."""
 
 
 @dataclass

@@ -24,7 +24,7 @@ from typing import Any
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.models.base import LLM, Backend, BackendOptions
 from skillopt_sleep.records import Completion, Message, Usage
-from skillopt_sleep.sim import routing
+from skillopt_sleep.sim import contradictions, routing
 from skillopt_sleep.sim.persona import Persona, Rule, load, subject_in
 from skillopt_sleep.skilldoc import approx_tokens
 
@@ -196,6 +196,8 @@ class SimulatedOptimizer:
         elif "<mode>description</mode>" in prompt:  # the trigger check's description prompt
             locate = SimulatedTarget(self.persona, self.seed)._locate
             text = json.dumps({"descriptions": routing.propose(self.persona, prompt, locate, rng)})
+        elif "<mode>contradiction</mode>" in prompt:  # the cross check's text-level look
+            text = json.dumps({"contradictions": contradictions.flags(self.persona, prompt, rng)})
         else:
             text = json.dumps({"edits": self._propose(prompt, rng)})
         return Completion(text=text, usage=Usage(approx_tokens(prompt), approx_tokens(text)))

@@ -13,7 +13,6 @@ the retirements removed and cost.
 
 from __future__ import annotations
 
-import random
 import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -67,8 +66,7 @@ def companions(p: personas.Persona, seed: int, skill: str, texts: dict[str, str]
                t.split != Split.TEST.value and personas.asked_on(p, t, night)]
         if other == skill or not val or not cross_tasks:
             continue
-        sample = random.Random(f"{seed}:{other}").sample(val, min(cross_tasks, len(val)))
-        neighbours.append(Neighbour(other, texts[other], tuple(sample), "loaded together"))
+        neighbours.append(Neighbour(other, texts[other], tuple(val), "loaded together"))
     retire: list[str] = []
     if usage.retire_night(night, retire_every):
         retire = usage.stale(archive, f"persona:{p.name}", skill, texts[skill],
@@ -107,7 +105,8 @@ def _night(p: personas.Persona, spec: MultiSpec, archive: Archive, skill: str,
         night_id=f"sim-{n}", project=project, config=spec.config,
         memory=recall(archive, project, skill), seed=spec.seed * 100 + n,
         trigger=trigger_setup(p, skill, texts, asked) if spec.trigger else None,
-        neighbours=extra.neighbours, retire=extra.retire, recheck=extra.recheck))
+        neighbours=extra.neighbours, retire=extra.retire, recheck=extra.recheck,
+        cross_tasks=12))
     seen[skill] = result.neighbours_seen
     remember(archive, result)
     usage.keep(archive, result, tasks, n)

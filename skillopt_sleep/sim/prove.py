@@ -126,6 +126,7 @@ def run_nights(
                         neighbours=extra.neighbours,
                         retire=extra.retire,
                         recheck=extra.recheck,
+                        cross_tasks=12,
                     )
                     result = run_night(inputs)
                     seen[name] = result.neighbours_seen
@@ -281,12 +282,16 @@ def prove(
 
 
 def check(summary: dict[str, Any], min_lift: float = MIN_LIFT) -> None:
-    """Raise ``AssertionFailed`` unless the test score rose enough and nothing harmful got in."""
+    """Raise ``AssertionFailed`` unless the test score rose enough and nothing harmful got in:
+    no harmful edit, and no cross-skill harmful edit (one that hurts another skill loaded
+    beside it, ``cross_accepted``)."""
     problems = []
     if summary["after_test"] is None or summary["lift"] < min_lift:
         problems.append(f"test lift {summary['lift']:+.3f} < required {min_lift:+.2f}")
     if summary["harmful_accepted"]:
         problems.append(f"{summary['harmful_accepted']} harmful edit(s) accepted")
+    if summary.get("cross_accepted"):
+        problems.append(f"{summary['cross_accepted']} cross-skill harmful edit(s) accepted")
     if problems:
         raise AssertionFailed("proof failed: " + "; ".join(problems))
 

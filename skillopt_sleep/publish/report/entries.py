@@ -9,24 +9,32 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from skillopt_sleep.records import NightResult
+from skillopt_sleep.records import Contradiction, NightResult
 
 __all__ = ["entries_html"]
+
+
+def _contradiction_row(c: Contradiction) -> str:
+    edit = f"<td>{escape(c.edit.text or c.edit.anchor)}</td><td>{escape(c.other_skill)}</td>"
+    if c.quote:  # found in the text: no replay, so no scores
+        return (f'<tr>{edit}<td colspan="4">contradicts “{escape(c.quote)}”: '
+                f"{escape(c.why)}</td></tr>")
+    return (f'<tr>{edit}<td class="num">{c.before:.3f} → {c.after:.3f}</td>'
+            f'<td class="num">{c.mean_delta:+.3f}</td><td class="num">{c.p_value:.3f}</td>'
+            f'<td class="num">{c.n_pairs}</td></tr>')
 
 
 def _contradictions(r: NightResult) -> str:
     if not r.contradictions:
         return ""
-    rows = "".join(
-        f"<tr><td>{escape(c.edit.text or c.edit.anchor)}</td><td>{escape(c.other_skill)}</td>"
-        f'<td class="num">{c.before:.3f} → {c.after:.3f}</td>'
-        f'<td class="num">{c.mean_delta:+.3f}</td><td class="num">{c.p_value:.3f}</td>'
-        f'<td class="num">{c.n_pairs}</td></tr>' for c in r.contradictions)
+    rows = "".join(_contradiction_row(c) for c in r.contradictions)
     return ('<h3 class="contradictions">Contradictions with other skills '
             f'({len(r.contradictions)})</h3><p class="meta">Edits this skill\'s gate accepted '
-            "that lowered another skill on its own tasks with both loaded: rejected and "
-            "left for you to resolve.</p><table><thead><tr><th>Edit</th><th>Hurts</th>"
-            '<th class="num">Its score</th><th class="num">Δ</th><th class="num">p</th>'
+            "that lowered another skill on its own tasks with both loaded, or that the "
+            "optimizer found to contradict another skill's document (with its words): "
+            "rejected and left for you to resolve.</p><table><thead><tr><th>Edit</th>"
+            '<th>Hurts</th><th class="num">Its score</th><th class="num">Δ</th>'
+            '<th class="num">p</th>'
             f'<th class="num">Pairs</th></tr></thead><tbody>{rows}</tbody></table>')
 
 
