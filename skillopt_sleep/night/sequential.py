@@ -11,9 +11,8 @@ then every task's second …) up to ``val_repeats`` samples of each, ``N`` pairs
 test looks after every ``look_pairs`` (3) of them and at ``N``.
 
 *Spending α.* By look ``k`` (``n_k`` pairs drawn, information fraction ``t_k = n_k / N``)
-at most ``α(t_k) = alpha · t_k`` may have been spent (a linear spending function: the
-Lan–DeMets construction with a Pocock-like shape, so a strong edit can stop early and the
-last look still keeps most of α). The boundary at each look is computed exactly: the walk's
+at most ``α(t_k) = alpha · t_k^ρ`` may have been spent, ρ = ``spending`` (0.75): the
+Lan–DeMets construction with a Pocock-like shape, so a strong edit can stop early. The boundary at each look is computed exactly: the walk's
 distribution over the paths that have not crossed yet is carried from look to look
 (convolved with the binomial law of the look's new non-zero pairs), and the boundary is the
 smallest count of positives whose crossing probability, added to what earlier looks spent,
@@ -24,9 +23,11 @@ stage-wise one: what earlier looks spent plus the chance of at least this many p
 at this look on a path that had not crossed; accept iff it is at most ``α(t_k)`` and the
 mean delta exceeds the margin.
 
-*Dropping early.* A look may drop a candidate (never accept it): before ``screen_pairs``
-(12) pairs only a clearly harmful one (mean delta ≤ −``harm``); from then on one whose mean
-delta is at or below the margin, or whose conditional power is below ``curtail`` (0.1) —
+*Dropping early.* A look may drop a candidate (never accept it): at any look a clearly
+harmful one (mean delta ≤ −``harm``, 0.05, and the sign test of "the candidate is worse"
+at ``harm_p``, 0.25 — at least two negative pairs, so one unlucky pair does not end it);
+from ``screen_pairs`` (12) pairs on one whose mean delta is at or below the margin, or
+whose conditional power is below ``curtail`` (0.1) —
 the chance, were its observed rate of positives and of non-zero pairs to go on, that the
 fixed sign test at ``alpha`` would pass at ``N`` pairs. Drops are non-binding: the
 boundaries are computed as if the comparison went on, so dropping can only lower the
@@ -95,11 +96,14 @@ class SequentialSignTest:
     name: str = "sequential"
     replays: bool = True
     look_pairs: int = 3
-    spending: float = 1.0
+    spending: float = 0.75
     """ρ of the spending function ``alpha · t^ρ`` (1: linear; larger keeps more α for the
     last look, smaller spends it earlier)."""
     screen_pairs: int = 12
-    harm: float = 0.1
+    harm: float = 0.05
+    harm_p: float = 0.25
+    """A harmful drop also needs the sign test of "the candidate is worse" at this level, so
+    one bad pair among the first few does not end a comparison."""
     curtail: float = 0.1
     """Drop a candidate whose conditional power is below this (0: never)."""
 
@@ -137,7 +141,7 @@ class SequentialSignTest:
     def futile(self, comp: Comparison, n: int, max_pairs: int, margin: float,
                alpha: float) -> str | None:
         """Why a look drops the candidate (``None``: draw more pairs)."""
-        if comp.mean_delta <= -self.harm:
+        if comp.mean_delta <= -self.harm and sign_test([-d for d in comp.deltas]) <= self.harm_p:
             return f"dropped as harmful after {n} pairs: mean delta {comp.mean_delta:+.3f}"
         if n < self.screen_pairs:
             return None
