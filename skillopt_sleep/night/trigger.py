@@ -13,7 +13,7 @@ that fails, and a reply that names no installed skill and is not ``none``, is re
 failed pick: excluded from the rates and from the pairs, never scored as a wrong pick.
 
 ``compare`` is the gate on the trigger score, with the gate's own paired statistics
-(``night.gate``'s ``GateTest``, the sign test by default): picks of the incumbent and the
+(``night.gate``'s ``GateTest``, its one-look p-value on every pair): picks of the incumbent and the
 candidate description are paired by (task, sample); the candidate is accepted only if its
 recall rises (mean paired gain above the margin and the one-sided test significant at
 ``alpha``) and its false triggers are not worse: a description must not make the agent
