@@ -24,12 +24,12 @@ user to judge. A failed call or an unreadable reply is no flag, and a note.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from skillopt_sleep.errors import AuthError, BudgetExceeded, HandoffPending, ModelError
 from skillopt_sleep.models.base import LLM, tag
+from skillopt_sleep.night.prompts import json_replies
 from skillopt_sleep.records import Edit, Message
 
 __all__ = ["CONTRADICT_SYSTEM", "Flag", "contradict_messages", "grounded", "parse_flags",
@@ -46,7 +46,6 @@ contradicts, word for word. Most edits contradict nothing; then reply with an em
 Reply with JSON only:
 {"contradictions": [{"skill": "NAME", "quote": "...", "why": "one sentence"}]}"""
 
-_FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
 _EDGE = " \t\r\n`'\"*_#-•>:;,.!?«»“”‘’"
 
 
@@ -76,15 +75,7 @@ def contradict_messages(skill: str, edit: Edit, neighbours: Sequence[tuple[str, 
 
 def parse_flags(text: str) -> list[Flag]:
     """Flags from an optimizer reply; ``ValueError`` when it is not contradiction JSON."""
-    candidates = [text.strip(), *(m.group(1) for m in _FENCE.finditer(text))]
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        candidates.append(text[start: end + 1])
-    for candidate in candidates:
-        try:
-            data = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
+    for data in json_replies(text):
         rows = data.get("contradictions") if isinstance(data, dict) else None
         if isinstance(rows, list):
             return [Flag(str(r.get("skill", "")), str(r.get("quote", "")),

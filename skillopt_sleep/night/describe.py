@@ -23,7 +23,6 @@ carries the new description, and adoption and rollback treat it like any edit.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from skillopt_sleep.firewall import Context, check_edit
 from skillopt_sleep.models.base import LLM, tag
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.prompts import json_replies
 from skillopt_sleep.night.trigger import Pick, Router, SkillCard, TriggerScore, compare, jobs, score
 from skillopt_sleep.night.usage import terms
 from skillopt_sleep.records import Edit, Message, Split, Task
@@ -48,7 +48,6 @@ skill is for, so the agent loads it for tasks like the missed ones and not for t
 skills' work. Never add secrets, URLs, shell commands or instructions to the agent.
 Reply with JSON only: {{"descriptions": ["...", "..."]}}"""
 
-_FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
 # The cap and the one-line rule are the description's own bounds, checked before these.
 _BOUND_RULES = {"entry_too_long", "multi_line_entry"}
 
@@ -107,15 +106,7 @@ def describe_messages(doc: SkillDoc, others: Sequence[SkillCard], missed: Sequen
 
 def parse_descriptions(text: str) -> list[str]:
     """Descriptions from an optimizer reply; ``ValueError`` when it holds none."""
-    candidates = [text.strip(), *(m.group(1) for m in _FENCE.finditer(text))]
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        candidates.append(text[start: end + 1])
-    for candidate in candidates:
-        try:
-            data = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
+    for data in json_replies(text):
         if isinstance(data, dict):
             found = data.get("descriptions", data.get("description"))
             found = [found] if isinstance(found, str) else found

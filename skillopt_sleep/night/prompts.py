@@ -8,7 +8,9 @@ reads the same evidence.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from skillopt_sleep.models.base import tag
 from skillopt_sleep.records import GateDecision, Message, Rollout, Task
@@ -105,3 +107,21 @@ def reflect_messages(
         {"role": "system", "content": tag(REFLECT_SYSTEM.format(max_edits=max_edits))},
         {"role": "user", "content": tag("\n".join(body))},
     ]
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
+
+
+def json_replies(text: str) -> Iterator[Any]:
+    """The JSON values an optimizer reply may hold, most likely first: the whole reply, each
+    fenced block, then the span from the first ``{`` to the last ``}``. Models wrap JSON in
+    prose or fences often enough that each reader tries all three."""
+    candidates = [text.strip(), *(m.group(1) for m in _FENCE.finditer(text))]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start: end + 1])
+    for candidate in candidates:
+        try:
+            yield json.loads(candidate)
+        except json.JSONDecodeError:
+            continue

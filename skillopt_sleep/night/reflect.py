@@ -7,17 +7,13 @@ retried once, then recorded as a reflection failure; it is never silently droppe
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from skillopt_sleep.errors import AuthError, BudgetExceeded, HandoffPending, ModelError
 from skillopt_sleep.models.base import LLM
-from skillopt_sleep.night.prompts import reflect_messages
+from skillopt_sleep.night.prompts import json_replies, reflect_messages
 from skillopt_sleep.records import Edit, EditOp, GateDecision, Rollout, Task
-
-_FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
 
 
 @dataclass
@@ -32,15 +28,7 @@ def parse_edits(text: str, origin: str, shown: frozenset[str] | None = None) -> 
 
     An edit's ``support`` is the number of distinct tasks it cites; with ``shown`` (the ids
     of the minibatch the optimizer saw) only those count, so a made-up id adds nothing."""
-    candidates = [text.strip(), *(m.group(1) for m in _FENCE.finditer(text))]
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        candidates.append(text[start : end + 1])
-    for candidate in candidates:
-        try:
-            data = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
+    for data in json_replies(text):
         if isinstance(data, dict) and isinstance(data.get("edits"), list):
             found = (_edit(item, origin, shown) for item in data["edits"])
             return [e for e in found if e is not None]

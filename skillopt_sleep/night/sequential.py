@@ -10,18 +10,18 @@ each look, the count of positive pairs is a simple random walk whose law is know
 then every task's second …) up to ``val_repeats`` samples of each, ``N`` pairs in all; the
 test looks after every ``look_pairs`` (3) of them and at ``N``.
 
-*Spending α.* By look ``k`` (``n_k`` pairs drawn, information fraction ``t_k = n_k / N``)
-at most ``α(t_k) = alpha · t_k^ρ`` may have been spent, ρ = ``spending`` (0.75): the
-Lan–DeMets construction with a Pocock-like shape, so a strong edit can stop early. The boundary at each look is computed exactly: the walk's
-distribution over the paths that have not crossed yet is carried from look to look
-(convolved with the binomial law of the look's new non-zero pairs), and the boundary is the
-smallest count of positives whose crossing probability, added to what earlier looks spent,
-stays within ``α(t_k)``. A look may spend less than its share (the walk is discrete); the
-rest carries over. So over all looks, a candidate that is not better is accepted with
-probability at most ``alpha`` — exactly, not by a union bound. The reported p-value is the
-stage-wise one: what earlier looks spent plus the chance of at least this many positives
-at this look on a path that had not crossed; accept iff it is at most ``α(t_k)`` and the
-mean delta exceeds the margin.
+*Spending α.* By look ``k`` (``n_k`` pairs drawn, information fraction ``t_k = n_k / N``) at
+most ``α(t_k) = alpha · t_k^ρ`` may have been spent, ρ = ``spending`` (0.75): the Lan–DeMets
+construction with a Pocock-like shape, so a strong edit can stop early. The boundary at each
+look is computed exactly: the walk's distribution over the paths that have not crossed yet
+is carried from look to look (convolved with the binomial law of the look's new non-zero
+pairs), and the boundary is the smallest count of positives whose crossing probability,
+added to what earlier looks spent, stays within ``α(t_k)``. A look may spend less than its
+share (the walk is discrete); the rest carries over. So over all looks, a candidate that is
+not better is accepted with probability at most ``alpha`` — exactly, not by a union bound.
+The reported p-value is the stage-wise one: what earlier looks spent plus the chance of at
+least this many positives at this look on a path that had not crossed; accept iff it is at
+most ``α(t_k)`` and the mean delta exceeds the margin.
 
 *Dropping early.* A look may drop a candidate (never accept it): at any look a clearly
 harmful one (mean delta ≤ −``harm``, 0.05, and the sign test of "the candidate is worse"
