@@ -12,11 +12,7 @@ from pathlib import Path
 import pytest
 
 from skillopt_sleep.judges.build import default_judge_for
-from skillopt_sleep.models.anthropic import AnthropicLLM
 from skillopt_sleep.models.base import LLM, ScriptedLLM
-from skillopt_sleep.models.openai import OpenAIChatLLM, OpenAIResponsesLLM
-from skillopt_sleep.models.pricing import Price
-from skillopt_sleep.models.retry import RetryPolicy
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.contradict import Flag, grounded, parse_flags, read_flags
 from skillopt_sleep.night.cross import CrossCheck, Neighbour, focus, withdraw
@@ -27,6 +23,7 @@ from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim.models import blocks, build
 from skillopt_sleep.skilldoc import apply_edit, parse
 from tests.fakes import FakeLLMServer, Status, Text
+from tests.fakes.sdk_clients import sdk_llm
 
 DUO = str(Path(__file__).parent / "fixtures" / "personas" / "duo.toml")
 RULE = "Never touch CHANGELOG.md; list only the source files a change affects."
@@ -185,23 +182,11 @@ def test_the_simulated_optimizer_flags_the_cross_rule_and_quotes_the_neighbour()
 
 # --- through the real SDK clients ---------------------------------------------------------
 
-PRICE = Price(input_per_mtok=1.0, output_per_mtok=5.0)
-POLICY = RetryPolicy(attempts=2, initial_wait_s=0.01, max_wait_s=0.02, timeout_s=2.0)
-
 
 @pytest.fixture
 def server() -> Iterator[FakeLLMServer]:
     with FakeLLMServer() as fake:
         yield fake
-
-
-def _llm(kind: str, server: FakeLLMServer) -> LLM:
-    if kind == "anthropic":
-        return AnthropicLLM("claude-haiku-4-5", price=PRICE, base_url=server.url,
-                            api_key="test-key", policy=POLICY)
-    cls = OpenAIChatLLM if kind == "openai" else OpenAIResponsesLLM
-    return cls("gpt-4.1-mini", price=PRICE, base_url=server.openai_base_url,
-               api_key="test-key", policy=POLICY)
 
 
 @pytest.mark.parametrize("kind", ["anthropic", "openai", "responses"])
@@ -212,13 +197,13 @@ def test_the_contradiction_prompt_reaches_the_model_and_its_flags_are_read(
     server.push(Text(json.dumps({"contradictions": [
         {"skill": "release-notes", "quote": QUOTE, "why": "forbids the changelog"}]})))
     notes: list[str] = []
-    flags = read_flags(_llm(kind, server), "code-review", Edit(op="append", text=RULE), docs,
+    flags = read_flags(sdk_llm(kind, server), "code-review", Edit(op="append", text=RULE), docs,
                        0, notes)
     assert flags == [Flag("release-notes", QUOTE, "forbids the changelog")] and not notes
     sent = json.dumps(server.model_requests()[-1].body)
     assert "[skillopt-sleep replay]" in sent and "CHANGELOG.md" in sent
     assert "Help me ship releases" in sent
     server.push(Status(500), Status(500))  # both attempts of the retry policy
-    assert read_flags(_llm(kind, server), "code-review", Edit(op="append", text=RULE), docs,
+    assert read_flags(sdk_llm(kind, server), "code-review", Edit(op="append", text=RULE), docs,
                       0, notes) == []
     assert "contradiction check" in notes[-1]

@@ -14,11 +14,7 @@ import pytest
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.atomic import write_atomic
 from skillopt_sleep.firewall import Context
-from skillopt_sleep.models.anthropic import AnthropicLLM
-from skillopt_sleep.models.base import LLM, ScriptedLLM
-from skillopt_sleep.models.openai import OpenAIChatLLM, OpenAIResponsesLLM
-from skillopt_sleep.models.pricing import Price
-from skillopt_sleep.models.retry import RetryPolicy
+from skillopt_sleep.models.base import ScriptedLLM
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.describe import (
@@ -43,11 +39,9 @@ from skillopt_sleep.publish import staging
 from skillopt_sleep.records import EditOutcome, JudgeSpec, Message, NightResult, Task
 from skillopt_sleep.skilldoc import parse, set_description
 from tests.fakes import FakeLLMServer, RecordedRequest, Status, Text
+from tests.fakes.sdk_clients import KINDS, sdk_llm
 
 NAMES = ["code-review", "release-notes", "test-writer"]
-PRICE = Price(input_per_mtok=1.0, output_per_mtok=5.0)
-POLICY = RetryPolicy(attempts=2, initial_wait_s=0.01, max_wait_s=0.02, timeout_s=2.0)
-KINDS = ["anthropic", "openai", "responses"]
 
 
 # --- reading the chosen skill ----------------------------------------------------------------
@@ -273,21 +267,12 @@ def server() -> Iterator[FakeLLMServer]:
         yield fake
 
 
-def _llm(kind: str, server: FakeLLMServer) -> LLM:
-    if kind == "anthropic":
-        return AnthropicLLM("claude-haiku-4-5", price=PRICE, base_url=server.url,
-                            api_key="test-key", policy=POLICY)
-    cls = OpenAIChatLLM if kind == "openai" else OpenAIResponsesLLM
-    return cls("gpt-4.1-mini", price=PRICE, base_url=server.openai_base_url,
-               api_key="test-key", policy=POLICY)
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_routing_prompt_reaches_the_model_and_its_answer_is_read(
     kind: str, server: FakeLLMServer
 ) -> None:
     server.push(Text("`release-notes`"))
-    pick = route_one(_llm(kind, server), CARDS, TASK, 0, True, 0.0)
+    pick = route_one(sdk_llm(kind, server), CARDS, TASK, 0, True, 0.0)
     assert pick == Pick("t1", 0, True, "release-notes")
     sent = json.dumps(server.model_requests()[-1].body)
     assert "[skillopt-sleep replay]" in sent  # harvesters drop the engine's own sessions
@@ -300,10 +285,10 @@ def test_a_failed_call_or_unreadable_answer_is_a_failed_pick(
     kind: str, server: FakeLLMServer
 ) -> None:
     server.push(Status(500), Status(500))  # both attempts of the retry policy
-    failed = route_one(_llm(kind, server), CARDS, TASK, 0, True, 0.0)
+    failed = route_one(sdk_llm(kind, server), CARDS, TASK, 0, True, 0.0)
     assert not failed.usable and "model call failed" in failed.error and failed.picked is None
     server.push(Text("Both would do."))
-    unread = route_one(_llm(kind, server), CARDS, TASK, 1, True, 0.0)
+    unread = route_one(sdk_llm(kind, server), CARDS, TASK, 1, True, 0.0)
     assert not unread.usable and "names no installed skill" in unread.error
 
 
@@ -328,7 +313,7 @@ def _keyword_router(request: RecordedRequest) -> Text:
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_a_night_description_step_with_real_clients(kind: str, server: FakeLLMServer) -> None:
     server.default = _keyword_router
-    llm = _llm(kind, server)
+    llm = sdk_llm(kind, server)
 
     def tasks(skill: str, intent: str, n: int) -> list[Task]:
         return [Task(f"{skill}:{split}:{i}", f"{skill}:{split}", intent.format(i=i),
@@ -358,7 +343,7 @@ def test_a_night_description_step_with_real_clients(kind: str, server: FakeLLMSe
 def test_the_router_never_asks_twice_for_the_same_description(server: FakeLLMServer) -> None:
     server.default = Text("none")
     with ThreadPoolExecutor(2) as pool:
-        router = Router(_llm("openai", server), "release-notes", CARDS, pool, 0.0)
+        router = Router(sdk_llm("openai", server), "release-notes", CARDS, pool, 0.0)
         jobs = [(TASK, 0, True), (TASK, 1, True)]
         router.picks("a", jobs)
         router.picks("a", jobs)
