@@ -16,7 +16,7 @@ from typing import Any, Literal
 from skillopt_sleep.errors import BudgetExceeded
 from skillopt_sleep.firewall import Context, check_edit, check_proposal
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
-from skillopt_sleep.night import candidates, gate, retire, slow_update
+from skillopt_sleep.night import candidates, carry, gate, retire, slow_update
 from skillopt_sleep.night.budget import edit_budget, idle
 from skillopt_sleep.night.cross import CrossCheck, rejection, seen, withdraw
 from skillopt_sleep.night.describe import Describer
@@ -68,10 +68,12 @@ class Night:
                                 inputs.judge_for, self.cfg, executor,
                                 reader=self.optimizer, size=inputs.cross_tasks,
                                 seed=inputs.seed)
-        self.val_first = 0
-        """First validation sample of the current incumbent's evidence. An accepted edit's
-        scores won its gate, so they are biased upward; the next comparisons use fresh
-        samples for both sides instead of reusing them (the winner's curse)."""
+        self.start_first = self.val_first = inputs.memory.carried.first
+        """First validation sample of the current incumbent's evidence (the night starts
+        where the last one left off). An accepted edit's scores won its gate, so they are
+        biased upward; the next comparisons use fresh samples for both sides instead of
+        reusing them (the winner's curse)."""
+        self.preloaded = carry.preload(self.scorer, inputs.tasks, inputs.memory.carried)
         n_val = len(self.split[Split.VALIDATION.value])
         self.val_repeats = max(self.cfg.val_repeats, -(-self.cfg.min_val_pairs // max(n_val, 1)))
         self.incumbent: SkillDoc = parse(inputs.skill_text)
@@ -340,7 +342,7 @@ class Night:
         r.skill_after = after.text
         if not r.abstained:
             try:
-                r.baseline_val = self._val_mean(before, 0)
+                r.baseline_val = self._val_mean(before, self.start_first)
                 changed = after.hash != before.hash
                 r.after_val = self._val_mean(after, self.val_first) if changed else r.baseline_val
                 if self.cfg.score_test:
@@ -359,17 +361,20 @@ class Night:
         r.cost_by_role = {k: roles.get(k, {}).get("cost_usd", 0.0) for k in ("target", "optimizer")}
         r.model_calls = sum(r.calls_by_role.values())
         r.cost_usd = sum(r.cost_by_role.values())
+        r.carried = carry.kept(self.scorer, self.inputs.tasks, after.hash, self.val_first)
+        r.carried_first = self.val_first
         r.ended_at = utcnow()
         return r
 
     def _evidence(self, before: SkillDoc, after: SkillDoc) -> list[dict[str, Any]]:
         rows = []
+        starts = {Split.VALIDATION.value: self.start_first, Split.TEST.value: 0}
         for split, first in ((Split.VALIDATION.value, self.val_first), (Split.TEST.value, 0)):
             rows += evidence_rows(
                 self.split[split],
                 split,
                 self.cfg.metric,
-                self.scorer.drawn(split, before, 0),
+                self.scorer.drawn(split, before, starts[split]),
                 self.scorer.drawn(split, after, first),
             )
         return rows

@@ -77,6 +77,16 @@ class Scorer:
                             metric=cfg.metric, alpha=cfg.alpha, margin=cfg.margin,
                             no_regression=cfg.no_regression)
 
+    def preload(self, rollouts: Sequence[Rollout]) -> None:
+        """Answers drawn before (an earlier night's, ``night.carry``): never replayed."""
+        for r in rollouts:
+            self._by_task[(r.skill_hash, r.task_id, r.sample)] = r
+        self._drawn_max += len(rollouts)
+
+    def rollouts_of(self, skill_hash: str) -> list[Rollout]:
+        """Every answer held for the skill of ``skill_hash``, drawn or preloaded."""
+        return [r for (h, _, _), r in self._by_task.items() if h == skill_hash]
+
     def _order(self, split: str, first: int, n: int) -> list[tuple[Task, int]]:
         tasks = self.splits[split]
         if not tasks:

@@ -273,6 +273,12 @@ class NightResult:
     buffered: list[GateDecision] = field(default_factory=list, metadata={"transient": True})
     """Tonight's rejections for the rejected-edit buffer (the gate's and the firewall's, the
     slow update's included); kept by the caller, never stored with the result."""
+    carried: list[tuple[str, Rollout]] = field(default_factory=list,
+                                               metadata={"transient": True})
+    """``(task_key, rollout)`` the skill's next night may reuse (``night.carry``); kept by
+    the caller, never stored with the result."""
+    carried_first: int = field(default=0, metadata={"transient": True})
+    """The validation sample the next night starts at."""
 
     @property
     def decisions(self) -> list[GateDecision]:
