@@ -34,7 +34,16 @@ from skillopt_sleep.models.base import LLM, tag
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.prompts import json_replies
-from skillopt_sleep.night.trigger import Pick, Router, SkillCard, TriggerScore, compare, jobs, score
+from skillopt_sleep.night.trigger import (
+    Pick,
+    RouteAnswers,
+    Router,
+    SkillCard,
+    TriggerScore,
+    compare,
+    jobs,
+    score,
+)
 from skillopt_sleep.night.usage import terms
 from skillopt_sleep.records import Edit, Message, Split, Task
 from skillopt_sleep.skilldoc import SkillDoc, set_description
@@ -63,6 +72,10 @@ class TriggerSetup:
     proposals: int = 3
     rounds: int = 2
     """Rounds of proposals a night may ask for: a further one only after an accept."""
+    answers: RouteAnswers | None = None
+    """The routing replies of the run this night belongs to, shared with its other nights
+    (``trigger.RouteAnswers``; owned by whoever runs them with one target); ``None``: this
+    night's own only."""
 
 
 @dataclass
@@ -164,7 +177,7 @@ class Describer:
 
     def __post_init__(self) -> None:
         self.router = Router(self.target, self.skill, self.setup.others, self.executor,
-                             self.cfg.temperature)
+                             self.cfg.temperature, self.setup.answers)
         self.foreign = {s.value: [t for t in self.setup.foreign_tasks if t.split == s.value]
                         for s in Split}
         self.by_id = {t.id: t for t in [*self.setup.foreign_tasks,

@@ -24,13 +24,23 @@ when its observed false-trigger rise (the mean paired change over the foreign pa
 exceeds ``FALSE_TRIGGER_TOLERANCE``, or when the rise is significant at ``alpha``. With 36
 foreign pairs one extra false trigger (+0.028) is within the tolerance; two are not. Ties
 reject.
+
+``RouteAnswers`` keeps the routing replies of one run of nights, by the exact call (the
+target, the routing prompt's messages, the sampling parameters and the sample's seed):
+every skill's night of a run shows the target the same installed cards and the same tasks,
+and so do the before/after measurements and the next nights while no description changed.
+A stored reply is exactly the answer that call would be asked for (the same sample, never
+another sample served again), so a simulated night's results are unchanged and a real
+model's stored reply is an honest sample of it. A failed call is never stored.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import re
+import threading
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -136,18 +146,62 @@ class Pick:
         return not self.error
 
 
+class RouteAnswers:
+    """Routing replies already had within one run of nights (see the module), shared by
+    every night of the run that routes with the same target. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._replies: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self.asked = 0
+        """Calls made through this store (successful or not)."""
+        self.reused = 0
+        """Calls answered from it instead."""
+
+    @staticmethod
+    def key(target: LLM, messages: Sequence[Message], temperature: float, seed: int) -> str:
+        # A simulated target answers by its own seed too (``cache_scope``), as in models.cache.
+        payload = [target.name, getattr(target, "cache_scope", ""), [dict(m) for m in messages],
+                   ROUTE_MAX_TOKENS, temperature, seed]
+        raw = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+    def reply(self, target: LLM, messages: Sequence[Message], temperature: float,
+              seed: int) -> str:
+        """The target's reply to this routing call: stored, else asked (and then stored).
+        A failed call raises as ``complete`` does and stores nothing."""
+        key = self.key(target, messages, temperature, seed)
+        with self._lock:
+            stored = self._replies.get(key)
+            if stored is not None:
+                self.reused += 1
+                return stored
+            self.asked += 1
+        text = _ask(target, messages, temperature, seed)
+        with self._lock:
+            # Two threads asking the same call at once both got a sample of it; keep the first.
+            return self._replies.setdefault(key, text)
+
+
+def _ask(target: LLM, messages: Sequence[Message], temperature: float, seed: int) -> str:
+    return target.complete(messages, max_tokens=ROUTE_MAX_TOKENS, temperature=temperature,
+                           seed=seed).text
+
+
 def route_one(target: LLM, cards: Sequence[SkillCard], task: Task, sample: int, own: bool,
-              temperature: float) -> Pick:
-    """Ask the target once; a failed call or unreadable reply is a failed pick."""
+              temperature: float, answers: RouteAnswers | None = None) -> Pick:
+    """Ask the target once (or take the run's stored reply to the same call from
+    ``answers``); a failed call or unreadable reply is a failed pick."""
+    messages = route_messages(cards, task)
     try:
-        done = target.complete(route_messages(cards, task), max_tokens=ROUTE_MAX_TOKENS,
-                               temperature=temperature, seed=sample)
+        text = (answers.reply(target, messages, temperature, sample) if answers is not None
+                else _ask(target, messages, temperature, sample))
     except (AuthError, BudgetExceeded, HandoffPending, RoleUnavailable):
         raise
     except ModelError as exc:
         return Pick(task.id, sample, own, None, error=f"model call failed: {exc}")
     try:
-        picked = parse_choice(done.text, [c.name for c in cards])
+        picked = parse_choice(text, [c.name for c in cards])
     except ValueError as exc:
         return Pick(task.id, sample, own, None, error=str(exc))
     return Pick(task.id, sample, own, picked)
@@ -155,15 +209,17 @@ def route_one(target: LLM, cards: Sequence[SkillCard], task: Task, sample: int, 
 
 class Router:
     """Routing answers for one skill against fixed other cards, cached by (the skill's
-    description, task, sample): an unchanged description is never asked twice."""
+    description, task, sample): an unchanged description is never asked twice; with
+    ``answers``, neither is a call another night of the run already made."""
 
     def __init__(self, target: LLM, skill: str, others: Sequence[SkillCard],
-                 executor: Executor, temperature: float):
+                 executor: Executor, temperature: float, answers: RouteAnswers | None = None):
         self.target = target
         self.skill = skill
         self.others = [c for c in others if c.name != skill]
         self.executor = executor
         self.temperature = temperature
+        self.answers = answers
         self._cache: dict[tuple[str, str, int], Pick] = {}
 
     def cards(self, description: str) -> list[SkillCard]:
@@ -174,7 +230,8 @@ class Router:
         cards = self.cards(description)
         missing = [(t, s, o) for t, s, o in jobs if (description, t.id, s) not in self._cache]
         futures = [self.executor.submit(route_one, self.target, cards, t, s, o,
-                                        self.temperature) for t, s, o in missing]
+                                        self.temperature, self.answers)
+                   for t, s, o in missing]
         for (task, sample, _), future in zip(missing, futures, strict=True):
             self._cache[(description, task.id, sample)] = future.result()
         return [self._cache[(description, t.id, s)] for t, s, _ in jobs]

@@ -2,8 +2,9 @@
 
 ``SkillNights.run`` builds a skill's ``NightInputs``: its tasks; the trigger check's other
 installed skills and their tasks (``pipeline.triggers``; none when ``trigger_check`` is
-off); the cross check's neighbours, whether one changed since the skill's last night, and
-the learned entries due for retirement (``pipeline.companions``).
+off; one store of routing replies serves every skill's night of the run, since they ask
+the target the same routing questions); the cross check's neighbours, whether one changed
+since the skill's last night, and the learned entries due for retirement (``pipeline.companions``).
 
 ``SkillNights.keep`` stores what the finished nights leave behind (the memory of rejected
 edits and meta notes, the learned entries' usage, and with it the report's entry table and
@@ -27,6 +28,7 @@ from skillopt_sleep.judges.build import JudgeFor
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.run import NightInputs, run_night
+from skillopt_sleep.night.trigger import RouteAnswers
 from skillopt_sleep.pipeline import companions
 from skillopt_sleep.pipeline.plan import night_config
 from skillopt_sleep.pipeline.triggers import trigger_setup
@@ -50,13 +52,15 @@ class SkillNights:
     new_description: dict[str, str]
     """Per skill trained tonight, the description its document is created with when it is
     not installed yet (the trigger check's card for it)."""
+    answers: RouteAnswers = field(default_factory=RouteAnswers)
+    """The run's routing replies, shared by its skills' trigger checks."""
     _finished: list[tuple[NightResult, list[Task], int]] = field(default_factory=list)
 
     def run(self, skill: str, text: str, models: tuple[LLM, LLM], seed: int) -> NightResult:
         """The night of ``skill`` (live document ``text``), not yet kept."""
         tasks = self.by_skill[skill]
-        trigger = (trigger_setup(skill, self.by_skill, self.roots, self.new_description)
-                   if self.settings.trigger_check else None)
+        trigger = (trigger_setup(skill, self.by_skill, self.roots, self.new_description,
+                                 self.answers) if self.settings.trigger_check else None)
         extra = companions.companions(self.archive, self.settings, self.project, skill, text,
                                       self.night_id, self.by_skill, self.roots)
         result = run_night(NightInputs(

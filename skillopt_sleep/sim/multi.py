@@ -28,6 +28,7 @@ from skillopt_sleep.night.cross import Neighbour, changed, dropped, together
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.replay import mean_score, replay
 from skillopt_sleep.night.run import NightInputs, run_night
+from skillopt_sleep.night.trigger import RouteAnswers
 from skillopt_sleep.records import NightResult, Rollout, Split
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim.models import build
@@ -91,7 +92,7 @@ class MultiSpec:
 
 def _night(p: personas.Persona, spec: MultiSpec, archive: Archive, skill: str,
            texts: dict[str, str], n: int, target: LLM,
-           seen: dict[str, dict[str, str]]) -> NightResult:
+           seen: dict[str, dict[str, str]], answers: RouteAnswers) -> NightResult:
     asked = [t for t in personas.tasks(p, spec.seed) if personas.asked_on(p, t, n)]
     tasks = [t for t in asked if t.skill == skill]
     extra = companions(p, spec.seed, skill, texts, archive, n,
@@ -104,7 +105,7 @@ def _night(p: personas.Persona, spec: MultiSpec, archive: Archive, skill: str,
                         "optimizer"),
         night_id=f"sim-{n}", project=project, config=spec.config,
         memory=recall(archive, project, skill), seed=spec.seed * 100 + n,
-        trigger=trigger_setup(p, skill, texts, asked) if spec.trigger else None,
+        trigger=trigger_setup(p, skill, texts, asked, answers) if spec.trigger else None,
         neighbours=extra.neighbours, retire=extra.retire, recheck=extra.recheck,
         cross_tasks=12))
     seen[skill] = result.neighbours_seen
@@ -175,13 +176,14 @@ def run_persona(spec: MultiSpec, progress: Callable[[str], None] = lambda _m: No
     texts = dict(first)
     results: list[NightResult] = []
     seen: dict[str, dict[str, str]] = {}
+    answers = RouteAnswers()  # the routing replies of this run, shared by its nights
     with tempfile.TemporaryDirectory(prefix="skillopt-multi-") as tmp:
         archive = Archive(Path(tmp) / "archive.sqlite3")
         try:
             for n in range(spec.nights):
                 progress(f"night {n + 1}/{spec.nights}")
                 for skill in _names(p):
-                    result = _night(p, spec, archive, skill, texts, n, target, seen)
+                    result = _night(p, spec, archive, skill, texts, n, target, seen, answers)
                     texts[skill] = result.skill_after
                     results.append(result)
         finally:

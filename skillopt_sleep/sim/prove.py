@@ -30,6 +30,7 @@ from skillopt_sleep.night.config import MIN_LIFT, NightConfig
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.replay import mean_score, replay
 from skillopt_sleep.night.run import NightInputs, run_night
+from skillopt_sleep.night.trigger import RouteAnswers
 from skillopt_sleep.records import NightResult, Split
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim import skill_figures
@@ -90,7 +91,8 @@ def run_nights(
     night scores the test split for its own report unless ``score_test`` is False (the
     proof scores it once itself). A persona with several skills trains each skill every
     night, in turn, with the trigger check (``sim.skill_figures.trigger_setup``) and the
-    others as its neighbours (``sim.multi.companions``)."""
+    others as its neighbours (``sim.multi.companions``); the routing replies are asked once
+    per run (``trigger.RouteAnswers``), shared by its skills and nights."""
     ledger = ledger if ledger is not None else Ledger()
     tasks = personas.tasks(p, spec.seed)
     skills = {s.name: s.initial_text() for s in p.skills}
@@ -98,6 +100,7 @@ def run_nights(
     seen: dict[str, dict[str, str]] = {}
     target = MeteredLLM(models(spec.target, "target", spec.seed), "target", ledger)
     config = replace(spec.config, score_test=score_test, concurrency=spec.concurrency)
+    answers = RouteAnswers()
     with tempfile.TemporaryDirectory(prefix="skillopt-prove-") as tmp:
         archive = Archive(Path(tmp) / "archive.sqlite3")
         try:
@@ -122,7 +125,8 @@ def run_nights(
                         memory=recall(archive, f"persona:{p.name}", name),
                         seed=spec.seed * 100 + n,
                         trigger=skill_figures.trigger_setup(
-                            p, name, skills, [t for t in tasks if personas.asked_on(p, t, n)]),
+                            p, name, skills, [t for t in tasks if personas.asked_on(p, t, n)],
+                            answers),
                         neighbours=extra.neighbours,
                         retire=extra.retire,
                         recheck=extra.recheck,

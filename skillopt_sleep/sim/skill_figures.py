@@ -28,20 +28,23 @@ from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.describe import TriggerSetup
 from skillopt_sleep.night.replay import mean_score, replay
-from skillopt_sleep.night.trigger import Pick, SkillCard, route_one
+from skillopt_sleep.night.trigger import Pick, RouteAnswers, SkillCard, route_one
 from skillopt_sleep.records import NightResult, Split, Task
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.skilldoc import parse
 
 
 def trigger_setup(p: personas.Persona, skill: str, texts: Mapping[str, str],
-                  tasks: Sequence[Task]) -> TriggerSetup | None:
-    """The other skills' current cards and their tasks; None for a one-skill persona."""
+                  tasks: Sequence[Task], answers: RouteAnswers | None = None
+                  ) -> TriggerSetup | None:
+    """The other skills' current cards and their tasks, and the run's routing replies
+    (``answers``, shared by its nights); None for a one-skill persona."""
     if not p.multi:
         return None
     others = [SkillCard(name, parse(text).description) for name, text in texts.items()
               if name != skill]
-    return TriggerSetup(others=others, foreign_tasks=[t for t in tasks if t.skill != skill])
+    return TriggerSetup(others=others, foreign_tasks=[t for t in tasks if t.skill != skill],
+                        answers=answers)
 
 
 def _cards(texts: Mapping[str, str]) -> list[SkillCard]:
