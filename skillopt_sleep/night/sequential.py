@@ -90,8 +90,8 @@ class Walk:
 
 @dataclass(frozen=True)
 class SequentialSignTest:
-    """The exact sign test at every ``look_pairs`` pairs with α spent linearly (see the
-    module docstring); drops futile candidates early."""
+    """The exact sign test at every ``look_pairs`` pairs with α spent as ``alpha · t^ρ``
+    over the looks (see the module docstring); drops futile candidates early."""
 
     name: str = "sequential"
     replays: bool = True
