@@ -31,7 +31,7 @@ from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.replay import mean_score, replay
 from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.night.trigger import RouteAnswers
-from skillopt_sleep.records import NightResult, Split
+from skillopt_sleep.records import NightResult, Split, Task
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim import skill_figures
 from skillopt_sleep.sim.multi import companions
@@ -94,53 +94,67 @@ def run_nights(
     others as its neighbours (``sim.multi.companions``); the routing replies are asked once
     per run (``trigger.RouteAnswers``), shared by its skills and nights."""
     ledger = ledger if ledger is not None else Ledger()
-    tasks = personas.tasks(p, spec.seed)
+    config = replace(spec.config, score_test=score_test, concurrency=spec.concurrency)
     skills = {s.name: s.initial_text() for s in p.skills}
     results = []
-    seen: dict[str, dict[str, str]] = {}
-    target = MeteredLLM(models(spec.target, "target", spec.seed), "target", ledger)
-    config = replace(spec.config, score_test=score_test, concurrency=spec.concurrency)
-    answers = RouteAnswers()
     with tempfile.TemporaryDirectory(prefix="skillopt-prove-") as tmp:
-        archive = Archive(Path(tmp) / "archive.sqlite3")
+        run = _ProofNights(p, spec, Archive(Path(tmp) / "archive.sqlite3"),
+                           MeteredLLM(models(spec.target, "target", spec.seed), "target", ledger),
+                           config if gate else replace(config, gate_test="accept-all"))
         try:
             for n in range(spec.nights):
                 progress(f"night {n + 1}/{spec.nights}{'' if gate else ' (gate off)'}")
-                optimizer = models(spec.optimizer, "optimizer", spec.seed * 7919 + n)
+                optimizer = MeteredLLM(models(spec.optimizer, "optimizer", spec.seed * 7919 + n),
+                                       "optimizer", ledger)
                 for name in skills:
-                    night_id = f"prove-{p.name}-{spec.seed}-{n}"
-                    extra = companions(p, spec.seed, name, skills, archive, n, night_id=night_id,
-                                       retire_every=spec.retire_every,
-                                       retire_after=spec.retire_after,
-                                       previous=seen.get(name))
-                    inputs = NightInputs(
-                        tasks=[t for t in tasks if t.skill == name and personas.asked_on(p, t, n)],
-                        skill_text=skills[name],
-                        skill_name=name,
-                        target=target,
-                        optimizer=MeteredLLM(optimizer, "optimizer", ledger),
-                        night_id=night_id,
-                        project=f"persona:{p.name}",
-                        config=config if gate else replace(config, gate_test="accept-all"),
-                        memory=recall(archive, f"persona:{p.name}", name),
-                        seed=spec.seed * 100 + n,
-                        trigger=skill_figures.trigger_setup(
-                            p, name, skills, [t for t in tasks if personas.asked_on(p, t, n)],
-                            answers),
-                        neighbours=extra.neighbours,
-                        retire=extra.retire,
-                        recheck=extra.recheck,
-                        cross_tasks=12,
-                    )
-                    result = run_night(inputs)
-                    seen[name] = result.neighbours_seen
-                    remember(archive, result)
-                    usage.keep(archive, result, inputs.tasks, n)
+                    result = run.night(n, name, skills, optimizer)
                     results.append(result)
                     skills[name] = result.skill_after
         finally:
-            archive.close()
+            run.archive.close()
     return results
+
+
+@dataclass
+class _ProofNights:
+    """What the nights of one proof arm share: the persona's tasks, the archive that is
+    their memory, the target, the settings, and the routing replies asked so far."""
+
+    p: personas.Persona
+    spec: ProofSpec
+    archive: Archive
+    target: LLM
+    config: NightConfig
+    answers: RouteAnswers | None = field(default_factory=lambda: RouteAnswers())
+    seen: dict[str, dict[str, str]] = field(default_factory=dict)
+    tasks: list[Task] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.tasks = personas.tasks(self.p, self.spec.seed)
+
+    def night(self, n: int, name: str, skills: dict[str, str], optimizer: LLM) -> NightResult:
+        """Night ``n`` of skill ``name`` (``skills``: every skill's text so far); its lessons
+        go to the archive for the next night."""
+        p, spec, project = self.p, self.spec, f"persona:{self.p.name}"
+        night_id = f"prove-{p.name}-{spec.seed}-{n}"
+        extra = companions(p, spec.seed, name, skills, self.archive, n, night_id=night_id,
+                           retire_every=spec.retire_every, retire_after=spec.retire_after,
+                           previous=self.seen.get(name))
+        asked = [t for t in self.tasks if personas.asked_on(p, t, n)]
+        inputs = NightInputs(
+            tasks=[t for t in asked if t.skill == name], skill_text=skills[name],
+            skill_name=name, target=self.target, optimizer=optimizer, night_id=night_id,
+            project=project, config=self.config, memory=recall(self.archive, project, name),
+            seed=spec.seed * 100 + n,
+            trigger=skill_figures.trigger_setup(p, name, skills, asked, self.answers),
+            neighbours=extra.neighbours, retire=extra.retire, recheck=extra.recheck,
+            cross_tasks=12,
+        )
+        result = run_night(inputs)
+        self.seen[name] = result.neighbours_seen
+        remember(self.archive, result)
+        usage.keep(self.archive, result, inputs.tasks, n)
+        return result
 
 
 def score_test(
