@@ -13,8 +13,8 @@ that fails, and a reply that names no installed skill and is not ``none``, is re
 failed pick: excluded from the rates and from the pairs, never scored as a wrong pick.
 
 ``compare`` is the gate on the trigger score, with the gate's own paired statistics
-(``night.gate``'s ``GateTest``, its one-look p-value on every pair): picks of the incumbent and the
-candidate description are paired by (task, sample); the candidate is accepted only if its
+(``night.gate``'s ``GateTest``, its one-look p-value on every pair): picks of the incumbent
+and the candidate description are paired by (task, sample); the candidate is accepted only if its
 recall rises (mean paired gain above the margin and the one-sided test significant at
 ``alpha``) and its false triggers are not worse: a description must not make the agent
 load the skill for other skills' work. The false-trigger side is a non-inferiority check,
@@ -37,7 +37,6 @@ model's stored reply is an honest sample of it. A failed call is never stored.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import re
 import threading
@@ -54,6 +53,7 @@ from skillopt_sleep.errors import (
     RoleUnavailable,
 )
 from skillopt_sleep.models.base import LLM, tag
+from skillopt_sleep.models.cache import call_key
 from skillopt_sleep.night.gate import GateTest
 from skillopt_sleep.records import Message, Task
 
@@ -161,10 +161,9 @@ class RouteAnswers:
     @staticmethod
     def key(target: LLM, messages: Sequence[Message], temperature: float, seed: int) -> str:
         # A simulated target answers by its own seed too (``cache_scope``), as in models.cache.
-        payload = [target.name, getattr(target, "cache_scope", ""), [dict(m) for m in messages],
-                   ROUTE_MAX_TOKENS, temperature, seed]
-        raw = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
-        return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+        spec = f"{target.name}#{getattr(target, 'cache_scope', '')}"
+        return call_key(spec, messages, max_tokens=ROUTE_MAX_TOKENS, temperature=temperature,
+                        seed=seed, tools=None)
 
     def reply(self, target: LLM, messages: Sequence[Message], temperature: float,
               seed: int) -> str:
