@@ -166,7 +166,7 @@ def test_sequential_stops_early_on_a_clear_loser_and_a_clear_winner():
     winner = sequential_decide([0.0] * 45, [1.0] * 45)
     assert winner.accepted and winner.comparison.n_pairs < 15 and "after" in winner.reason
     useless = sequential_decide([0.5] * 45, [0.5] * 45)
-    assert not useless.accepted and useless.comparison.n_pairs == 12
+    assert not useless.accepted and useless.comparison.n_pairs == SEQUENTIAL.screen_pairs == 6
 
 
 def test_sequential_keeps_looking_at_a_near_miss():
@@ -180,7 +180,7 @@ def test_sequential_keeps_looking_at_a_near_miss():
 def test_a_candidate_with_no_chance_left_is_dropped_before_the_last_look():
     # Ahead, five positives to four negatives in twelve pairs: at this rate the fixed test
     # would hardly pass at 45 pairs, so the comparison stops instead of drawing 33 more.
-    cand = [1.0, -1.0, 0.0] * 3 + [1.0, -1.0, 1.0] + [1.0] * 33
+    cand = [1.0, -1.0, 1.0, 0.0, 0.0, 0.0, 1.0, -1.0, 1.0, -1.0, -1.0, 1.0] + [1.0] * 33
     v = sequential_decide([0.0] * 45, cand)
     assert not v.accepted and "chance left" in v.reason and v.comparison.n_pairs < 45
     assert conditional_power([1.0] * 12, 45, 0.05) > 0.99

@@ -186,11 +186,13 @@ def test_a_refused_secret_never_reaches_the_buffer_the_result_or_a_prompt(tmp_pa
     assert all(key not in m["content"] for m in opt.calls[-1])
 
 
-def test_after_an_accept_the_gate_compares_on_fresh_samples(tmp_path: Path):
-    seeds: list[int] = []
+def test_after_an_accept_the_winners_pairs_serve_the_next_gate_but_never_its_report(
+    tmp_path: Path,
+):
+    asked: list[tuple[str, str, int]] = []
 
     def target(messages: Sequence[Message], seed: int) -> str:
-        seeds.append(seed)
+        asked.append((messages[0]["content"], messages[-1]["content"], seed))
         return target_reply(messages, seed)
 
     opt = optimizer_reply([{"op": "append", "text": GOOD, "tasks": ["t0", "t1", "t2"]},
@@ -198,12 +200,24 @@ def test_after_an_accept_the_gate_compares_on_fresh_samples(tmp_path: Path):
                             "tasks": ["t2", "t3"]}])
     inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
                          target=ScriptedLLM(target), optimizer=opt, night_id="n",
-                         config=NightConfig(steps=1, slow_update=False, gate_test="sign"))
+                         config=NightConfig(steps=1, slow_update=False, gate_test="sign",
+                                            score_test=False))
     result = run_night(inputs)
     verdicts = [d for d in result.decisions if d.stage == "gate"]
     assert verdicts[0].accepted and verdicts[1].n_pairs == 24
-    # 8 validation tasks x 3 repeats: the first gate used samples 0-2, the second 3-5.
-    assert {3, 4, 5} <= set(seeds)
+    # 8 validation tasks x 3 repeats. The winner answered samples 0-2 once, in its own
+    # gate: the second gate compared against those answers instead of replaying them
+    # (biased up by the win, so only ever harder for the next candidate).
+    winner = [(u, seed) for system, u, seed in asked
+              if GOOD in system and "failing test" not in system and "bug number" in u]
+    val = [t for t in make_tasks() if t.split == "validation"]
+    assert len(winner) == len(set(winner))
+    assert {seed for _, seed in winner} == {0, 1, 2, 3}
+    # Its reported score is over samples it did not win on: one fresh round (sample 3),
+    # which is also where the next night starts.
+    assert sum(seed == 3 for _, seed in winner) == len(val)
+    assert result.carried_first == 3
+    assert all(r.sample >= 3 for _, r in result.carried if r.task_id in {t.id for t in val})
 
 
 def test_merge_gives_a_near_miss_one_more_try_and_never_a_worse_edit():

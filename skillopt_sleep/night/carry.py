@@ -2,14 +2,15 @@
 same answers twice.
 
 Tonight's final skill is tomorrow's incumbent. Its answers that no gate decision selected
-are honest samples of it, and tomorrow would otherwise replay the same tasks for them: its
-validation answers from the sample it started to serve as incumbent (``first``: the block
-opened after its acceptance, or the night's start when nothing replaced it), and all its
-train and test answers. Its validation answers from the comparison it won are not carried:
-they were selected by that win (the winner's curse), so tomorrow starts at ``first``, on
-samples no gate has used. A carried answer is reused only for the same skill text (hash),
-task id and task content (``task_key``: intent, context and judge), so a task whose judge
-changed is replayed. Failed calls and judgements are never carried.
+are honest samples of it, and tomorrow would otherwise replay the same tasks for them: all
+its train and test answers, and its validation answers from ``first`` on. When the final
+skill won a comparison tonight, the pairs it won on were selected by that win (the
+winner's curse) and a replay of the same sample could serve them again from the call
+cache, so tomorrow starts at the next block (``first``: tonight's first sample plus
+``val_repeats``), on samples no gate has used; otherwise at tonight's first. A carried
+answer is reused only for the same skill text (hash), task id and task content
+(``task_key``: intent, context and judge), so a task whose judge changed is replayed.
+Failed calls and judgements are never carried.
 """
 
 from __future__ import annotations

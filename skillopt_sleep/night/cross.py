@@ -13,7 +13,7 @@ the neighbour's tasks are judged on ("never touch CHANGELOG.md" against a task c
 a "Changelog entry:" line), and a sample drawn blind can miss every such task, or dilute
 the few it holds with tasks the edit cannot touch. So each edit gets its own sample of
 ``size`` tasks: first the tasks the edit *touches* (the edit shares a distinctive word
-with what the task is judged on: ``usage.exercised``, as for an entry's use), then the
+with what the task is judged on: ``usage.touched``, as for an entry's use), then the
 rest; each group spread over the neighbour's families in turn (one task per family before
 a second from any), in an order seeded per neighbour. The choice depends on the edit's
 words alone, never on an answer, so the test's error rates below stand as they are.
@@ -69,7 +69,7 @@ from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.contradict import read_flags
 from skillopt_sleep.night.replay import JudgeFor, replay_jobs
-from skillopt_sleep.night.usage import exercised
+from skillopt_sleep.night.usage import touched
 from skillopt_sleep.records import Contradiction, Edit, GateDecision, Rollout, Task, sha256_text
 from skillopt_sleep.skilldoc import SkillDoc, apply_edit
 
@@ -155,11 +155,11 @@ def _spread(tasks: Sequence[Task], rng: random.Random) -> list[Task]:
 def focus(n: Neighbour, edit_text: str, size: int, seed: int = 0) -> tuple[Task, ...]:
     """``size`` of the neighbour's tasks for an edit reading ``edit_text``: the ones it
     touches first (see the module)."""
-    hit = {t.id for t in n.tasks if exercised(edit_text, [t])}
-    touched = [t for t in n.tasks if t.id in hit]
+    near = touched(edit_text, n.tasks)
+    hit = {t.id for t in near}
     rest = [t for t in n.tasks if t.id not in hit]
     rng = random.Random(f"{seed}:{n.skill}")
-    return tuple((_spread(touched, rng) + _spread(rest, rng))[:size])
+    return tuple((_spread(near, rng) + _spread(rest, rng))[:size])
 
 
 def describe(c: Contradiction) -> str:

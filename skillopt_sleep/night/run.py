@@ -69,10 +69,9 @@ class Night:
                                 reader=self.optimizer, size=inputs.cross_tasks,
                                 seed=inputs.seed)
         self.start_first = self.val_first = inputs.memory.carried.first
-        """First validation sample of the current incumbent's evidence (the night starts
-        where the last one left off). An accepted edit's scores won its gate, so they are
-        biased upward; the next comparisons use fresh samples for both sides instead of
-        reusing them (the winner's curse)."""
+        """First validation sample of the night's comparisons (the night starts where the
+        last one left off). An accepted edit keeps the pairs it won on as the incumbent's
+        (``Scorer.won``); only a retirement opens a fresh block."""
         self.preloaded = carry.preload(self.scorer, inputs.tasks, inputs.memory.carried)
         n_val = len(self.split[Split.VALIDATION.value])
         self.val_repeats = max(self.cfg.val_repeats, -(-self.cfg.min_val_pairs // max(n_val, 1)))
@@ -107,11 +106,17 @@ class Night:
         return mean_score(self.score(split, doc, repeats, first), self.cfg.metric)
 
     def _val_mean(self, doc: SkillDoc, first: int) -> float:
-        """The validation score over the pairs the gate already drew for ``doc`` (one fresh
-        round when it drew none): a reported figure, not worth a call of its own."""
+        """The validation score over the pairs the gate already drew for ``doc``, but the
+        ones it won on (biased by the win); one round of samples no comparison used when
+        nothing else was drawn. A reported figure, not worth more calls of its own."""
         val = Split.VALIDATION.value
-        drawn = self.scorer.drawn(val, doc, first) or self.score(val, doc, 1, first)
+        drawn = self.scorer.drawn(val, doc, first) or self.score(val, doc, 1, self._clean(doc))
         return mean_score(drawn, self.cfg.metric) or 0.0
+
+    def _clean(self, doc: SkillDoc) -> int:
+        """The first validation sample on which ``doc``'s answers are unselected: past the
+        block it won a comparison on tonight, if it did (``night.carry``)."""
+        return self.val_first + (self.val_repeats if self.scorer.has_won(doc) else 0)
 
     # --- the night ------------------------------------------------------------------------
 
@@ -277,7 +282,7 @@ class Night:
             self.incumbent = candidate
             return GateDecision(edit, True, "gate disabled", step=step)
         verdict = self.scorer.compare(self.gate_test, incumbent, candidate, self.val_first,
-                                      self.val_repeats)
+                                      self.val_repeats, f"{edit.text} {edit.anchor}")
         stage: Literal["gate", "cross"] = "gate"
         if verdict.accepted and (found := self.cross.check(incumbent.text, candidate.text, edit)):
             self.result.contradictions += found
@@ -299,8 +304,6 @@ class Night:
         )
         if verdict.accepted:
             self.incumbent = candidate
-            # Fresh samples for the next comparisons: this candidate's won (winner's curse).
-            self.val_first += self.val_repeats
         else:
             self._reject(decision)
         return decision
@@ -361,8 +364,9 @@ class Night:
         r.cost_by_role = {k: roles.get(k, {}).get("cost_usd", 0.0) for k in ("target", "optimizer")}
         r.model_calls = sum(r.calls_by_role.values())
         r.cost_usd = sum(r.cost_by_role.values())
-        r.carried = carry.kept(self.scorer, self.inputs.tasks, after.hash, self.val_first)
-        r.carried_first = self.val_first
+        first = self._clean(after)
+        r.carried = carry.kept(self.scorer, self.inputs.tasks, after.hash, first)
+        r.carried_first = first
         r.ended_at = utcnow()
         return r
 

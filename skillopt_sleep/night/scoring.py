@@ -2,10 +2,19 @@
 
 Rollouts are cached by (skill hash, task, sample), so the incumbent is never re-run:
 every candidate of a step is compared with the same incumbent rollouts. Validation pairs
-are drawn lazily in a fixed round-robin order (every task's first sample, then every task's
-second …) so that a sequential gate can stop after a few pairs and a later comparison that
-needs more extends the same list. The order depends only on the tasks and the sample
-numbers, never on the executor, so a night is the same at any concurrency.
+are drawn lazily in rounds (every task's first sample, then every task's second …) so that
+a sequential gate can stop after a few pairs and a later comparison that needs more extends
+the same list. Within each round, the tasks an edit *touches* come first (``lead``: the
+edit shares a distinctive word with what the task is judged on, ``usage.touched``): a task
+the edit cannot touch gives a tie or a coin flip, so putting the others first lets a
+sequential test decide on fewer pairs. The order depends only on the tasks, the edit's
+words and the sample numbers, never on an answer or the executor, so the test's error
+rates stand and a night is the same at any concurrency.
+
+A comparison's winner keeps its pairs as the new incumbent's (``won``): they are biased
+upward by the win, which can only make the next candidate's test harder, never easier, and
+saves replaying the incumbent after every accept. What is *reported* of a skill's
+validation score (``drawn``) and what is carried to the next night leave them out.
 
 Train tasks are scored one minibatch at a time (``minibatch``): only the tasks reflection
 will read this step, each rollout cached by (skill hash, task, sample) so an unchanged
@@ -22,6 +31,7 @@ from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.replay import JudgeFor, replay_jobs
+from skillopt_sleep.night.usage import touched
 from skillopt_sleep.records import Rollout, Split, Task
 from skillopt_sleep.skilldoc import SkillDoc
 
@@ -43,55 +53,70 @@ class Scorer:
         self.cfg = config
         self.executor = executor
         self._by_task: dict[tuple[str, str, int], Rollout] = {}
-        self._drawn_max = 0
+        self.won: set[tuple[str, str, int]] = set()
+        """(skill hash, task, sample) of the pairs a skill won its gate on (see the module)."""
 
-    def pairs(self, split: str, doc: SkillDoc, first: int, n: int) -> list[Rollout]:
-        """The first ``n`` rollouts of ``doc`` on ``split`` in round-robin order, samples
-        numbered from ``first``; drawn only as far as not drawn before."""
-        return self.tasks(doc, self._order(split, first, n))
+    def pairs(self, split: str, doc: SkillDoc, first: int, n: int,
+              lead: Sequence[Task] = ()) -> list[Rollout]:
+        """The first ``n`` rollouts of ``doc`` on ``split`` in rounds (``lead`` first in
+        each), samples numbered from ``first``; drawn only as far as not drawn before."""
+        return self.tasks(doc, self._order(split, first, n, lead))
 
     def rounds(self, split: str, doc: SkillDoc, repeats: int, first: int = 0) -> list[Rollout]:
         """``repeats`` samples of every task of ``split`` (round-robin order)."""
         return self.pairs(split, doc, first, repeats * len(self.splits[split]))
 
-    def drawn(self, split: str, doc: SkillDoc, first: int = 0) -> Sequence[Rollout]:
-        """The round-robin prefix drawn so far for ``doc`` on ``split`` (nothing new is drawn)."""
-        out = []
-        for task, sample in self._order(split, first, self._drawn_max):
-            rollout = self._by_task.get((doc.hash, task.id, sample))
-            if rollout is None:
-                break
-            out.append(rollout)
-        return out
+    def drawn(self, split: str, doc: SkillDoc, first: int = 0) -> list[Rollout]:
+        """``doc``'s answers on ``split`` drawn so far from sample ``first`` on, in rounds,
+        without the pairs it won its gate on (nothing new is drawn)."""
+        order = {t.id: i for i, t in enumerate(self.splits[split])}
+        held = [(s, order[t], r) for (h, t, s), r in self._by_task.items()
+                if h == doc.hash and t in order and s >= first and (h, t, s) not in self.won]
+        return [r for _, _, r in sorted(held, key=lambda x: (x[0], x[1]))]
 
     def compare(self, test: gate.GateTest, incumbent: SkillDoc, candidate: SkillDoc,
-                first: int, repeats: int) -> gate.Verdict:
+                first: int, repeats: int, words: str = "") -> gate.Verdict:
         """The gate on validation: pairs (samples from ``first``, at most ``repeats`` of
-        each task) drawn look by look until ``test`` decides or the pairs run out."""
+        each task, the tasks an edit reading ``words`` touches first in each round) drawn
+        look by look until ``test`` decides or the pairs run out."""
         val, cfg = Split.VALIDATION.value, self.cfg
+        lead = touched(words, self.splits[val])
 
         def draw(n: int) -> tuple[list[Rollout], list[Rollout]]:
-            return self.pairs(val, incumbent, first, n), self.pairs(val, candidate, first, n)
+            return (self.pairs(val, incumbent, first, n, lead),
+                    self.pairs(val, candidate, first, n, lead))
 
-        return gate.compare(test, draw, max_pairs=repeats * len(self.splits[val]),
-                            metric=cfg.metric, alpha=cfg.alpha, margin=cfg.margin,
-                            no_regression=cfg.no_regression)
+        verdict = gate.compare(test, draw, max_pairs=repeats * len(self.splits[val]),
+                               metric=cfg.metric, alpha=cfg.alpha, margin=cfg.margin,
+                               no_regression=cfg.no_regression)
+        if verdict.accepted:
+            pairs = self._order(val, first, verdict.comparison.n_pairs, lead)
+            self.won.update((candidate.hash, t.id, s) for t, s in pairs)
+        return verdict
+
+    def has_won(self, doc: SkillDoc) -> bool:
+        """Did ``doc`` win a comparison tonight?"""
+        return any(h == doc.hash for h, _, _ in self.won)
 
     def preload(self, rollouts: Sequence[Rollout]) -> None:
         """Answers drawn before (an earlier night's, ``night.carry``): never replayed."""
         for r in rollouts:
             self._by_task[(r.skill_hash, r.task_id, r.sample)] = r
-        self._drawn_max += len(rollouts)
 
     def rollouts_of(self, skill_hash: str) -> list[Rollout]:
-        """Every answer held for the skill of ``skill_hash``, drawn or preloaded."""
-        return [r for (h, _, _), r in self._by_task.items() if h == skill_hash]
+        """Every answer held for the skill of ``skill_hash``, drawn or preloaded, but the
+        pairs it won its gate on."""
+        return [r for k, r in self._by_task.items() if k[0] == skill_hash and k not in self.won]
 
-    def _order(self, split: str, first: int, n: int) -> list[tuple[Task, int]]:
+    def _order(self, split: str, first: int, n: int,
+               lead: Sequence[Task] = ()) -> list[tuple[Task, int]]:
+        """The first ``n`` (task, sample) of ``split`` in rounds, ``lead`` first in each."""
         tasks = self.splits[split]
         if not tasks:
             return []
-        return [(tasks[i % len(tasks)], first + i // len(tasks)) for i in range(n)]
+        ahead = {t.id for t in lead}
+        ranked = [*lead, *(t for t in tasks if t.id not in ahead)]
+        return [(ranked[i % len(ranked)], first + i // len(ranked)) for i in range(n)]
 
     def minibatch(
         self, split: str, doc: SkillDoc, size: int, seed: int, samples: int = 1
@@ -116,6 +141,5 @@ class Scorer:
         ) if missing else []
         for (task, sample), rollout in zip(missing, drawn, strict=True):
             self._by_task[(doc.hash, task.id, sample)] = rollout
-        self._drawn_max += len(missing)
         return [self._by_task[(doc.hash, t.id, s)] for t, s in jobs]
 

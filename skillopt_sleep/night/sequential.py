@@ -6,9 +6,11 @@ looks so that a comparison stops as soon as it is decided.
 pair's sign is a fair coin, whatever the tasks, so given how many pairs were non-zero by
 each look, the count of positive pairs is a simple random walk whose law is known exactly.
 
-*Looks.* Pairs are drawn round-robin over the validation tasks (every task's first sample,
-then every task's second …) up to ``val_repeats`` samples of each, ``N`` pairs in all; the
-test looks after every ``look_pairs`` (3) of them and at ``N``.
+*Looks.* Pairs are drawn in rounds over the validation tasks (every task's first sample,
+then every task's second …) up to ``val_repeats`` samples of each, ``N`` pairs in all; in
+each round the tasks the edit touches come first (``night.scoring``: an order fixed by the
+edit's words before any answer, so the null law below holds as it is). The test looks after
+every ``look_pairs`` (3) of them and at ``N``.
 
 *Spending α.* By look ``k`` (``n_k`` pairs drawn, information fraction ``t_k = n_k / N``) at
 most ``α(t_k) = alpha · t_k^ρ`` may have been spent, ρ = ``spending`` (0.75): the Lan–DeMets
@@ -26,7 +28,7 @@ most ``α(t_k)`` and the mean delta exceeds the margin.
 *Dropping early.* A look may drop a candidate (never accept it): at any look a clearly
 harmful one (mean delta ≤ −``harm``, 0.05, and the sign test of "the candidate is worse"
 at ``harm_p``, 0.25 — at least two negative pairs, so one unlucky pair does not end it);
-from ``screen_pairs`` (12) pairs on one whose mean delta is at or below the margin, or
+from ``screen_pairs`` (6) pairs on one whose mean delta is at or below the margin, or
 whose conditional power is below ``curtail`` (0.1) —
 the chance, were its observed rate of positives and of non-zero pairs to go on, that the
 fixed sign test at ``alpha`` would pass at ``N`` pairs. Drops are non-binding: the
@@ -36,8 +38,10 @@ false-accept rate; it costs power on near-misses, which the gate study measures.
 *Across the night.* Each comparison is its own test at ``alpha`` (a per-comparison rate, as
 with the fixed gate): a night of M comparisons of edits that do not help lets in at most α·M
 of them in expectation; the gate study measures the realised rate (neutral false accepts).
-Comparisons never reuse a winner's pairs (fresh samples after every accept), so an accepted
-edit's own luck cannot make the next test easier.
+An accepted edit's pairs stay the incumbent's for the next comparisons: they are biased
+upward by the win, so the next candidate's deltas are biased downward. That can only cost
+power, never let a candidate in (an accepted edit's own luck cannot make the next test
+easier), and it saves replaying the incumbent after every accept.
 """
 
 from __future__ import annotations
@@ -99,7 +103,10 @@ class SequentialSignTest:
     spending: float = 0.75
     """ρ of the spending function ``alpha · t^ρ`` (1: linear; larger keeps more α for the
     last look, smaller spends it earlier)."""
-    screen_pairs: int = 12
+    screen_pairs: int = 6
+    """From this many pairs on, a candidate at or below the margin, or with little
+    conditional power, is dropped (two looks: the touched tasks lead, so a useful edit has
+    usually shown by then)."""
     harm: float = 0.05
     harm_p: float = 0.25
     """A harmful drop also needs the sign test of "the candidate is worse" at this level, so

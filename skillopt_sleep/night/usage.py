@@ -27,7 +27,7 @@ from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.records import NightResult, Task
 from skillopt_sleep.skilldoc import parse
 
-__all__ = ["exercised", "judged_on", "keep", "retire_night", "stale", "terms"]
+__all__ = ["exercised", "judged_on", "keep", "retire_night", "stale", "terms", "touched"]
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_]*")
 _STOP = frozenset((
@@ -60,6 +60,12 @@ def exercised(entry: str, tasks: Iterable[Task]) -> bool:
     """Does any of ``tasks`` exercise ``entry`` (see the module docstring)?"""
     words = terms(entry)
     return bool(words) and any(words & terms(judged_on(t)) for t in tasks)
+
+
+def touched(text: str, tasks: Sequence[Task]) -> list[Task]:
+    """The ``tasks`` an edit reading ``text`` touches: each one it would exercise, in order."""
+    words = terms(text)
+    return [t for t in tasks if words & terms(judged_on(t))] if words else []
 
 
 def retire_night(seq: int, every: int) -> bool:

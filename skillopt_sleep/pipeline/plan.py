@@ -124,9 +124,10 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
     reps = max(cfg.val_repeats, -(-cfg.min_val_pairs // max(n_val, 1)))
     batch = min(cfg.train_batch or n_train, n_train) * cfg.train_samples
     val, test = n_val * reps, n_test * cfg.test_repeats
-    # Validation pairs are drawn once per skill version and shared by every candidate, so an
-    # accept costs no re-scoring: each gated edit costs its own side (the fixed tests draw
-    # every pair; the sequential one stops earlier, so for it this is an upper bound).
+    # Validation pairs are drawn once per skill version and shared by every candidate, and a
+    # winner's pairs serve as the next incumbent's, so an accept costs no re-scoring: each
+    # gated edit costs its own side (the fixed tests draw every pair; the sequential one
+    # stops earlier, so for it this is an upper bound).
     per_gate = val if replays else 0
     slow = 1 if cfg.slow_update and n_train else 0
     by_split = {"train": 0, "validation": val, "test": test}  # the baseline
@@ -140,7 +141,8 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
         by_split["validation"] += gated * per_gate
     by_split["train"] += slow * batch  # the slow update's minibatch
     optimizer += slow
-    by_split["validation"] += slow * per_gate + val  # its gate; the chosen skill at the end
+    # The slow update's gate; the chosen skill's report, one round of samples it did not win on.
+    by_split["validation"] += slow * per_gate + n_val
     by_split["test"] += test
     rubric = {s: sum(t.split == s and t.judge.kind == "rubric" for t in tasks) for s in count}
     judge = sum(calls * rubric[s] // max(count[s], 1) for s, calls in by_split.items())
