@@ -27,6 +27,7 @@ from skillopt_sleep.records import (
     Score,
     Split,
     StepResult,
+    sha256_text,
 )
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim.models import build
@@ -171,7 +172,7 @@ def test_report_shows_contradictions_in_html_and_json(duo):
     assert data["nights"][0]["contradictions"][0]["other_skill"] == "release-notes"
 
 
-def _recheck_night(p: personas.Persona, text: str, recheck: bool) -> NightResult:
+def _recheck_night(p: personas.Persona, text: str, recheck: tuple[str, ...]) -> NightResult:
     val = [t for t in personas.tasks(p, 0)
            if t.skill == "release-notes" and t.split == Split.VALIDATION.value]
     near = [Neighbour("release-notes", p.initial_skill("release-notes"), tuple(val))]
@@ -184,9 +185,9 @@ def _recheck_night(p: personas.Persona, text: str, recheck: bool) -> NightResult
 
 def test_an_entry_that_now_hurts_a_changed_neighbour_is_withdrawn_and_reported(duo):
     text = _with(_with(duo.initial_skill(), CLASH), NEUTRAL)
-    kept = _recheck_night(duo, text, recheck=False)
+    kept = _recheck_night(duo, text, recheck=())
     assert CLASH in kept.skill_after and not kept.withdrawn
-    r = _recheck_night(duo, text, recheck=True)
+    r = _recheck_night(duo, text, recheck=("release-notes",))
     assert [d.edit.anchor for d in r.withdrawn] == [CLASH]
     assert CLASH not in r.skill_after and NEUTRAL in r.skill_after
     assert [c.other_skill for c in r.contradictions] == ["release-notes"]
@@ -194,15 +195,23 @@ def test_an_entry_that_now_hurts_a_changed_neighbour_is_withdrawn_and_reported(d
     assert "Withdrawn from this skill (1)" in render([r])
 
 
-def test_a_neighbour_change_is_what_triggers_the_recheck():
-    a = Neighbour("b", "v1", ())
-    assert not changed(None, [a])  # the first night: nothing to re-check
-    assert not changed(seen([a]), [a])
-    assert changed(seen([a]), [Neighbour("b", "v2", ())])
-    assert changed({}, [a])  # a new neighbour
-    # The skill itself changed since its last night: its entries are re-checked too.
-    assert not changed(seen([a], "s", "mine v1"), [a], "s", "mine v1")
-    assert changed(seen([a], "s", "mine v1"), [a], "s", "mine v2")
+def test_a_neighbour_change_is_what_triggers_the_recheck_against_that_neighbour():
+    a, c = Neighbour("b", "v1", ()), Neighbour("c", "w1", ())
+    assert changed(None, [a]) == ()  # the first night: nothing to re-check
+    assert changed(seen([a, c]), [a, c]) == ()
+    assert changed(seen([a, c]), [Neighbour("b", "v2", ()), c]) == ("b",)
+    assert changed(seen([a]), [a, c]) == ("c",)  # a new neighbour
+    # The skill's document is not what its last night left (a rollback, a hand edit):
+    # every neighbour, since its entries were checked against other versions.
+    assert changed(seen([a, c], "s", "mine v1"), [a, c], "s", "mine v1") == ()
+    assert changed(seen([a, c], "s", "mine v1"), [a, c], "s", "mine v2") == ("b", "c")
+
+
+def test_a_night_records_the_document_it_left_for_the_next_nights_comparison(duo):
+    text = _with(duo.initial_skill(), NEUTRAL)
+    r = _recheck_night(duo, text, recheck=())
+    assert r.neighbours_seen["py-fix"] == sha256_text(r.skill_after)[:16]
+    assert changed(r.neighbours_seen, [], "py-fix", r.skill_after) == ()
 
 
 def test_a_drop_in_the_grey_zone_earns_a_second_look_with_more_samples(duo, monkeypatch):
@@ -223,3 +232,4 @@ def test_a_drop_in_the_grey_zone_earns_a_second_look_with_more_samples(duo, monk
     assert found(1) == []  # one look only: the drop is not significant
     got = found(extend)
     assert [c.other_skill for c in got] == ["release-notes"] and got[0].n_pairs == 6 * extend
+

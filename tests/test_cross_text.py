@@ -130,7 +130,7 @@ def test_a_flagged_edit_is_held_back_with_the_quote_and_never_replayed():
         assert not check._drawn  # no replay for a flagged edit
         # The re-check of an entry replays only: the optimizer is never asked.
         silent = ScriptedLLM(lambda _m, _s: pytest.fail("the re-check asked the optimizer"))
-        _, decisions = withdraw(_check(silent, pool), parse(after))
+        _, decisions = withdraw(_check(silent, pool), parse(after), ("release-notes",))
     assert all("contradicts" not in d.reason for d in decisions)
 
 

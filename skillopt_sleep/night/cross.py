@@ -31,12 +31,14 @@ quote, without a replay; no flag leaves the edit to the replay.
 
 A harm can also be latent when an edit is accepted: "never touch the release files" costs
 the release-notes skill nothing until that skill has learned to add a changelog entry. So
-whenever a neighbour or the skill itself changed since the skill's last night (a harm one
-re-check could not yet tell from noise may show once either side has moved on), the night
-first re-checks each of the skill's own entries the same way (``withdraw``: the neighbour
-with the skill as it is against the skill without that entry); an entry that now
-significantly lowers a neighbour is withdrawn from the proposal, and the contradiction
-reported with it.
+when a neighbour changed (or joined) since the skill's last night, the night first
+re-checks each of the skill's own entries against that neighbour the same way
+(``withdraw``: the neighbour with the skill as it is against the skill without that entry);
+an entry that now significantly lowers it is withdrawn from the proposal, and the
+contradiction reported with it. The neighbours that did not change need no re-check: each
+entry was checked against them when it was accepted, and only they could have moved. When
+the skill's own document is not what its last night left (a rollback, a hand edit), every
+neighbour is re-checked (``changed``).
 
 The check is sequential, with one further look: "not significant" is no evidence of "no
 harm", and a latent harm shows first as a drop the first sample cannot tell from noise.
@@ -48,7 +50,10 @@ wrongly held back by the replay of one neighbour with probability at most ``2·a
 one of ``k`` neighbours at most ``2·k·alpha``, which costs lift, never safety. The text
 check adds the optimizer's own false-flag rate, which no ``alpha`` bounds (also lift, never
 safety; each flag is reported with its quote). The re-check of ``withdraw`` replays only:
-an entry stays unless a neighbour does significantly worse with it.
+an entry stays unless a neighbour does significantly worse with it. Every neighbour is
+replayed whatever the edit's words: a contradiction need not share a word with what the
+neighbour's tasks are judged on ("leave the release files untouched" against a task
+checked for a changelog entry).
 
 What "loaded together" means for the target: both documents in its system prompt, each in
 its own ``<skill>`` block, the neighbour's first (``together``). The rollouts of one
@@ -106,12 +111,16 @@ def seen(neighbours: Sequence[Neighbour], skill: str = "", text: str = "") -> di
 
 
 def changed(before: dict[str, str] | None, now: Sequence[Neighbour], skill: str = "",
-            text: str = "") -> bool:
-    """Has a neighbour, or (given ``skill``) the skill itself, changed (or a neighbour
-    joined) since a night that saw ``before``? ``None``: the skill's first night, nothing to
-    re-check."""
-    return before is not None and any(before.get(k) != v
-                                      for k, v in seen(now, skill, text).items())
+            text: str = "") -> tuple[str, ...]:
+    """The neighbours a skill's entries are re-checked against (``withdraw``): the ones that
+    changed or joined since a night that saw ``before``; every one when (given ``skill``)
+    the skill's document ``text`` is not the one that night left. ``None``: the skill's
+    first night, nothing to re-check."""
+    if before is None:
+        return ()
+    if skill and before.get(skill) != sha256_text(text)[:16]:
+        return tuple(n.skill for n in now)
+    return tuple(k for k, v in seen(now).items() if before.get(k) != v)
 
 
 def together(own: str, other: str) -> str:
@@ -203,11 +212,12 @@ class CrossCheck:
     def __bool__(self) -> bool:
         return bool(self.neighbours) and self.test.replays
 
-    def check(self, incumbent: str, candidate: str, edit: Edit, *, read: bool = True
-              ) -> list[Contradiction]:
-        """The neighbours ``candidate`` (replacing ``incumbent``) hurts; empty: none. With
-        ``read``, the optimizer reads the edit beside their documents first, and a grounded
-        flag holds it back without a replay (``night.contradict``)."""
+    def check(self, incumbent: str, candidate: str, edit: Edit, *, read: bool = True,
+              only: Sequence[str] | None = None) -> list[Contradiction]:
+        """The neighbours (of ``only``, if given) ``candidate`` (replacing ``incumbent``)
+        hurts; empty: none. With ``read``, the optimizer reads the edit beside their
+        documents first, and a grounded flag holds it back without a replay
+        (``night.contradict``)."""
         if read and self.reader is not None and self:
             flags = read_flags(self.reader, self.skill, edit,
                                {n.skill: n.text for n in self.neighbours}, self.seed,
@@ -219,13 +229,9 @@ class CrossCheck:
         found = []
         words = f"{edit.text} {edit.anchor}"
         for n in self.neighbours if self else ():
-            tasks = focus(n, words, self.size, self.seed)
-            verdict = self._look(n, tasks, incumbent, candidate, self.cfg.val_repeats)
-            c = verdict.comparison
-            if (not verdict.accepted and c.mean_delta < -self.cfg.margin
-                    and c.p_value < GREY_P):
-                verdict = self._look(n, tasks, incumbent, candidate,
-                                     EXTEND * self.cfg.val_repeats)
+            if only is not None and n.skill not in only:
+                continue
+            verdict = self._verdict(n, words, incumbent, candidate)
             if verdict.accepted:
                 c = verdict.comparison
                 found.append(Contradiction(
@@ -233,6 +239,16 @@ class CrossCheck:
                     p_value=c.p_value, n_pairs=c.n_pairs, before=c.incumbent,
                     after=c.candidate, task_deltas=c.task_deltas))
         return found
+
+    def _verdict(self, n: Neighbour, words: str, incumbent: str, candidate: str
+                 ) -> gate.Verdict:
+        """The drop test for one neighbour, look by look (see the module)."""
+        tasks, margin = focus(n, words, self.size, self.seed), self.cfg.margin
+        verdict = self._look(n, tasks, incumbent, candidate, self.cfg.val_repeats)
+        c = verdict.comparison
+        if not verdict.accepted and c.mean_delta < -margin and c.p_value < GREY_P:
+            verdict = self._look(n, tasks, incumbent, candidate, EXTEND * self.cfg.val_repeats)
+        return verdict
 
     def _look(self, n: Neighbour, tasks: Sequence[Task], incumbent: str, candidate: str,
               repeats: int) -> gate.Verdict:
@@ -254,12 +270,14 @@ class CrossCheck:
         return [self._drawn[(key, t.id, s)] for t, s in jobs]
 
 
-def withdraw(check: CrossCheck, doc: SkillDoc) -> tuple[SkillDoc, list[GateDecision]]:
-    """``doc`` without the entries that now lower a neighbour, and one decision per entry
-    withdrawn (their contradictions are ``check``'s to report; see the module)."""
+def withdraw(check: CrossCheck, doc: SkillDoc, against: Sequence[str]
+             ) -> tuple[SkillDoc, list[GateDecision]]:
+    """``doc`` without the entries that now lower one of the neighbours ``against``, and one
+    decision per entry withdrawn (their contradictions are ``check``'s to report; see the
+    module)."""
     decisions = []
     regions: tuple[Literal["learned", "slow"], ...] = ("learned", "slow")
-    for region in regions if check else ():
+    for region in regions if check and against else ():
         for entry in doc.entries(region):
             gone = Edit(op="delete", anchor=entry, region=region, origin="retire",
                         rationale="lowers a skill loaded beside it")
@@ -267,7 +285,8 @@ def withdraw(check: CrossCheck, doc: SkillDoc) -> tuple[SkillDoc, list[GateDecis
             if outcome.value != "applied":
                 continue
             found = check.check(without.text, doc.text,
-                                Edit(op="append", text=entry, region=region), read=False)
+                                Edit(op="append", text=entry, region=region), read=False,
+                                only=against)
             if found:
                 worst = min(found, key=lambda c: c.mean_delta)
                 decisions.append(GateDecision(

@@ -42,10 +42,10 @@ class NightInputs:
     (``night.cross``)."""
     cross_tasks: int = 12
     """How many of a neighbour's tasks one cross check replays (``cross.focus``)."""
-    recheck: bool = False
-    """A neighbour or this skill changed since this skill's last night: its entries are
-    re-checked against the neighbours first, and those that now lower one are withdrawn
-    (``cross.withdraw``)."""
+    recheck: Sequence[str] = ()
+    """The neighbours that changed since this skill's last night (all of them when the
+    skill's own document did, outside its nights): its entries are re-checked against them
+    first, and those that now lower one are withdrawn (``cross.changed``, ``cross.withdraw``)."""
     retire: Sequence[str] = ()
     """Learned entries no task exercised for a while, tried as gated deletions first
     (``night.retire``)."""

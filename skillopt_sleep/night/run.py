@@ -33,6 +33,7 @@ from skillopt_sleep.records import (
     Rollout,
     Split,
     StepResult,
+    sha256_text,
     utcnow,
 )
 from skillopt_sleep.secrets import redact
@@ -141,7 +142,7 @@ class Night:
             doc = self._describe(doc)
             doc = self.incumbent = self._retire(doc)
             if self.inputs.recheck:
-                doc, self.result.withdrawn = withdraw(self.cross, doc)
+                doc, self.result.withdrawn = withdraw(self.cross, doc, self.inputs.recheck)
                 self.result.contradictions += self.cross.found
                 self.incumbent = doc
             doc = self._steps(doc)
@@ -343,6 +344,8 @@ class Night:
     def _finish(self, before: SkillDoc, after: SkillDoc) -> NightResult:
         r = self.result
         r.skill_after = after.text
+        # What the skill's next night compares its own document with (``cross.changed``).
+        r.neighbours_seen[self.inputs.skill_name] = sha256_text(after.text)[:16]
         if not r.abstained:
             try:
                 r.baseline_val = self._val_mean(before, self.start_first)

@@ -39,8 +39,8 @@ class Companions:
     retire: list[str]
     seq: int
     """The night's ordinal among the skill's nights (0: its first)."""
-    recheck: bool = False
-    """A neighbour changed since the skill's last night (``night.cross.withdraw``)."""
+    recheck: tuple[str, ...] = ()
+    """The neighbours its entries are re-checked against (``night.cross.changed``)."""
 
 
 def neighbours(archive: Archive, settings: Settings, project: str, skill: str,

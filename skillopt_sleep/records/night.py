@@ -262,7 +262,8 @@ class NightResult:
     """Entries of the skill withdrawn because they now lower a skill loaded beside it (a
     neighbour that changed since: ``night.cross.withdraw``)."""
     neighbours_seen: dict[str, str] = field(default_factory=dict)
-    """The neighbours' document hashes this night checked against, by skill."""
+    """The neighbours' document hashes this night checked against, by skill, and under the
+    skill's own name the hash of the document it left (``night.cross.changed``)."""
     contradictions: list[Contradiction] = field(default_factory=list)
     """Edits the cross-skill check rejected, with the other skill's paired evidence."""
     entries: list[dict[str, Any]] = field(default_factory=list)

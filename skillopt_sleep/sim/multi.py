@@ -51,7 +51,7 @@ def _names(p: personas.Persona) -> list[str]:
 class Companions:
     neighbours: list[Neighbour]
     retire: list[str]
-    recheck: bool = False
+    recheck: tuple[str, ...] = ()
 
 
 def companions(p: personas.Persona, seed: int, skill: str, texts: dict[str, str],
