@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--retire-every", type=int, default=3)
     ap.add_argument("--retire-after", type=int, default=3)
     ap.add_argument("--json", type=Path, help="write every run's figures here")
-    ap.add_argument("--gate-test", default="sign",
+    ap.add_argument("--gate-test", default=NightConfig().gate_test,
                     choices=[n for n in GATE_TESTS.names() if n != "accept-all"],
                     help="the gate's paired test (the cross check and the figures use it too)")
     args = ap.parse_args(argv)

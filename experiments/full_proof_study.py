@@ -21,6 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from skillopt_sleep.night.config import NightConfig
+
 FIELDS = ("baseline_test", "after_test", "lift", "accepted_per_night", "harmful_accepted",
           "abstained_nights", "mining", "families")
 
@@ -88,7 +90,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--persona", default="researcher")
-    parser.add_argument("--gate-test", default="sign",
+    parser.add_argument("--gate-test", default=NightConfig().gate_test,
                         help="the gate's paired test, or several separated by commas")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="another prove gate option, e.g. alpha=0.1 (repeatable)")

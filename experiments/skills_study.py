@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the runs here")
     parser.add_argument("--no-gate", action="store_true",
                         help="accept every proposal (the ablation that shows the gate's worth)")
-    parser.add_argument("--gate-test", default="sign",
+    parser.add_argument("--gate-test", default=NightConfig().gate_test,
                         choices=[n for n in GATE_TESTS.names() if n != "accept-all"],
                         help="the gate's paired test (the trigger gate and the cross check "
                              "use it too)")

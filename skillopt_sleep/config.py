@@ -54,7 +54,7 @@ class Settings:
     val_repeats: int = 3
     alpha: float = 0.05
     margin: float = 0.0
-    gate_test: str = "sign"
+    gate_test: str = "sequential"
     no_regression: bool = False
     budget_schedule: str = "cosine"
     concurrency: int = 0

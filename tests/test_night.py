@@ -201,7 +201,7 @@ def test_after_an_accept_the_winners_pairs_serve_the_next_gate_but_never_its_rep
     inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
                          target=ScriptedLLM(target), optimizer=opt, night_id="n",
                          config=NightConfig(steps=1, slow_update=False, gate_test="sign",
-                                            score_test=False))
+                                            score_test=False, min_val_pairs=24))
     result = run_night(inputs)
     verdicts = [d for d in result.decisions if d.stage == "gate"]
     assert verdicts[0].accepted and verdicts[1].n_pairs == 24
@@ -240,7 +240,7 @@ def test_sequential_gate_drops_a_clearly_harmful_edit_after_a_few_pairs(tmp_path
     (f,), (e,) = ([d for d in r.decisions if d.stage == "gate"] for r in (fixed, early))
     # Dropped at the sequential test's first look, three pairs in.
     assert not f.accepted and not e.accepted and "harmful" in e.reason
-    assert e.n_pairs == 3 < f.n_pairs == 24
+    assert e.n_pairs == 3 < f.n_pairs == 8 * 5  # 8 validation tasks, min_val_pairs 36
     assert early.calls_by_role["target"] < fixed.calls_by_role["target"]
 
 

@@ -91,7 +91,7 @@ def prove_cmd(
     val_repeats: Annotated[int, Opt(min=1, help="samples per validation task")] = 3,
     alpha: Annotated[float, Opt(min=0.0, max=1.0, help="the gate's significance level")] = 0.05,
     margin: Annotated[float, Opt(help="mean improvement an edit must exceed")] = 0.0,
-    gate_test: GateTest = "sign",
+    gate_test: GateTest = "sequential",
     no_regression: Annotated[bool, Opt("--no-regression", help="no validation task may drop")]
     = False,
     budget_schedule: Schedule = "cosine",

@@ -28,8 +28,10 @@ most ``α(t_k)`` and the mean delta exceeds the margin.
 *Dropping early.* A look may drop a candidate (never accept it): at any look a clearly
 harmful one (mean delta ≤ −``harm``, 0.05, and the sign test of "the candidate is worse"
 at ``harm_p``, 0.25 — at least two negative pairs, so one unlucky pair does not end it);
-from ``screen_pairs`` (6) pairs on one whose mean delta is at or below the margin, or
-whose conditional power is below ``curtail`` (0.1) —
+from ``screen_pairs`` (6) pairs on a *useless* one, no more pairs better than worse (the
+test's own statistic, not the mean: one lucky incumbent answer scored 1.0 against every
+candidate's 0 would sink every mean of the night's first look), or one whose conditional
+power is below ``curtail`` (0.1) —
 the chance, were its observed rate of positives and of non-zero pairs to go on, that the
 fixed sign test at ``alpha`` would pass at ``N`` pairs. Drops are non-binding: the
 boundaries are computed as if the comparison went on, so dropping can only lower the
@@ -104,7 +106,7 @@ class SequentialSignTest:
     """ρ of the spending function ``alpha · t^ρ`` (1: linear; larger keeps more α for the
     last look, smaller spends it earlier)."""
     screen_pairs: int = 6
-    """From this many pairs on, a candidate at or below the margin, or with little
+    """From this many pairs on, a candidate no more often better than worse, or with little
     conditional power, is dropped (two looks: the touched tasks lead, so a useful edit has
     usually shown by then)."""
     harm: float = 0.05
@@ -113,6 +115,10 @@ class SequentialSignTest:
     one bad pair among the first few does not end a comparison."""
     curtail: float = 0.1
     """Drop a candidate whose conditional power is below this (0: never)."""
+    typical_share: float = 0.27
+    """The share of its pairs a comparison typically draws, for estimates (``pipeline.plan``):
+    the mean over the four single-skill personas' gated comparisons, seeds 0–4 (9.8 to 13.4
+    of 45 pairs)."""
 
     def p_value(self, deltas: Sequence[float]) -> float:
         """The one-look sign test (for callers that test a fixed sample)."""
@@ -152,8 +158,10 @@ class SequentialSignTest:
             return f"dropped as harmful after {n} pairs: mean delta {comp.mean_delta:+.3f}"
         if n < self.screen_pairs:
             return None
-        if comp.mean_delta <= margin:
-            return f"dropped as useless after {n} pairs: mean delta {comp.mean_delta:+.3f}"
+        positives = sum(1 for d in comp.deltas if d > 0)
+        if positives <= sum(1 for d in comp.deltas if d < 0):
+            return (f"dropped as useless after {n} pairs: {positives} better of "
+                    f"{sum(1 for d in comp.deltas if d)} that differ")
         power = conditional_power(comp.deltas, max_pairs, alpha)
         if power < self.curtail:
             return (f"dropped after {n} pairs: {power:.0%} chance left of significance "

@@ -5,12 +5,14 @@ reads the ``NightConfig`` the night runs with and follows ``night/run.py`` step 
 Change it with the night (``tests/test_plan.py`` holds it within a fifth of real nights).
 Its assumptions, stated where a night's course is not known in advance: each step's
 optimizer fills its edit budget, and every edit the candidate rules let through reaches the
-gate with a full set of validation pairs (the incumbent's pairs are shared, so an acceptance
-costs nothing extra). With ``min_support`` above 1 that is taken to be half the budget,
-rounded up (``night.candidates`` drops restatements, repeats and one-task anecdotes; on the
-personas' nights 1–2 edits a step reach the gate);
-reflection scores one minibatch of ``train_batch`` train tasks per step, and the slow update
-one more, with one optimizer call each; the test split is scored before and after.
+gate, which draws its ``typical_share`` of the validation pairs (1 for the fixed tests; the
+sequential one stops early), the incumbent's side as far as twice that (its pairs are
+shared, and a winner's serve the next comparison, so an acceptance costs nothing extra).
+With ``min_support`` above 1 that is taken to be half the budget, rounded up
+(``night.candidates`` drops restatements, repeats and one-task anecdotes; on the personas'
+nights 1–2 edits a step reach the gate); reflection scores one minibatch of
+``train_batch`` train tasks per step, and the slow update one more, with one optimizer call
+each; the test split is scored before and after.
 A night with fewer validation tasks than the gate needs abstains and makes no call.
 
 The checks beside the night's own (``Checks``), counted in the same calls per role:
@@ -25,9 +27,10 @@ The checks beside the night's own (``Checks``), counted in the same calls per ro
   the gate accepts, taken to be one a step and one for the slow update (on the maintainer
   persona's nights 0–2 a step accepts at most one); each costs one optimizer call (the
   text-level look, all neighbours at once) and per neighbour ``cross_tasks`` tasks ×
-  ``val_repeats`` with the incumbent and the candidate beside it (the grey zone's second
-  look is not counted); and, as if a neighbour had changed since the skill's last night,
-  the re-check of each learned entry the same way (without the optimizer call).
+  ``val_repeats`` with the candidate beside it, once more with the incumbent (drawn once;
+  a winner's answers serve the next check; the grey zone's second look is not counted);
+  and, as if every neighbour had changed since the skill's last night, the re-check of
+  each learned entry the same way (without the optimizer call).
 
 ``plan`` is what ``run --dry-run`` prints and what a real run logs as its pre-flight estimate.
 """
@@ -126,11 +129,12 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
     val, test = n_val * reps, n_test * cfg.test_repeats
     # Validation pairs are drawn once per skill version and shared by every candidate, and a
     # winner's pairs serve as the next incumbent's, so an accept costs no re-scoring: each
-    # gated edit costs its own side (the fixed tests draw every pair; the sequential one
-    # stops earlier, so for it this is an upper bound).
-    per_gate = val if replays else 0
+    # gated edit costs its own side.
+    share = getattr(gate_test(cfg.gate_test), "typical_share", 1.0)
+    per_gate = round(val * share) if replays else 0
     slow = 1 if cfg.slow_update and n_train else 0
-    by_split = {"train": 0, "validation": val, "test": test}  # the baseline
+    # The incumbent's side: as far as the longest comparison of the night reaches.
+    by_split = {"train": 0, "validation": round(val * min(1.0, 2 * share)), "test": test}
     optimizer = 0
     for t in range(cfg.steps):
         budget = edit_budget(t, cfg.steps, start=cfg.budget_start, end=cfg.budget_end,
@@ -149,9 +153,10 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
     routing = _routing(cfg, count, checks)
     cross = reads = 0
     if checks.neighbours and replays:
-        pairs = checks.neighbours * checks.cross_tasks * cfg.val_repeats * 2
+        # One side per check: the incumbent's is drawn once, and a winner's serves as the next.
+        pairs = checks.neighbours * checks.cross_tasks * cfg.val_repeats
         accepts = cfg.steps + slow
-        cross, reads = (accepts + checks.entries) * pairs, accepts
+        cross, reads = (1 + accepts + checks.entries) * pairs, accepts
     return NightCalls(sum(by_split.values()) + routing + cross,
                       optimizer + reads + checks.rounds * checks.trigger, judge,
                       by_split=by_split,
