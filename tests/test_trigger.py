@@ -23,7 +23,6 @@ from skillopt_sleep.night.describe import (
     bound,
     own_growth,
     parse_descriptions,
-    routes_well,
 )
 from skillopt_sleep.night.trigger import (
     Pick,
@@ -390,46 +389,3 @@ def test_a_second_round_follows_an_accepted_partial_description() -> None:
 
     assert night(1) == "Release work: changelog updates."
     assert night(2) == "Release work: changelog updates and version bumps."
-
-
-def test_a_description_that_already_routes_well_is_left_alone() -> None:
-    assert routes_well(S, _picks([S] * 9 + [OTHER], [OTHER] * 20))  # 0.9 recall, 0 false
-    assert not routes_well(S, _picks([S] * 8 + [OTHER, None], [OTHER] * 20))
-    assert not routes_well(S, _picks([S] * 10, [OTHER] * 18 + [S, S]))  # false 0.1
-    assert routes_well(S, _picks([], [OTHER] * 4))  # no own task: nothing to chase
-
-
-def test_one_noisy_miss_asks_for_no_description_but_real_misses_do() -> None:
-    """The target loads the skill for all but one of its 24 own picks: what is left is
-    routing noise, and no description is proposed (no optimizer call). Loaded for half of
-    them, the optimizer is asked."""
-    def tasks() -> list[Task]:
-        return [Task(f"u:{s}:{i}", f"u:{s}", f"Update the changelog for module {i}.",
-                     JudgeSpec(), split=s, skill=S)
-                for s in ("train", "validation") for i in range(12)]
-    own = tasks()
-    start = parse(f"---\nname: {S}\ndescription: Release work.\n---\n\n# Notes\n")
-
-    def asked(missing: int) -> int:
-        proposals: list[int] = []
-
-        def model(messages: Sequence[Message], _seed: int) -> str:
-            body = messages[-1]["content"]
-            if "<mode>description</mode>" in body:
-                proposals.append(1)
-                return json.dumps({"descriptions": []})
-            task = body.split("<task>\n", 1)[1].split("\n</task>")[0]
-            number = int(task.rsplit("module ", 1)[1].split(".")[0])
-            return OTHER if number < missing else S
-
-        llm = ScriptedLLM(model)
-        with ThreadPoolExecutor(2) as pool:
-            Describer(S, llm, llm, TriggerSetup([SkillCard(OTHER, "Reviews every pr.")]),
-                      {s: [t for t in own if t.split == s] for s in ("train", "validation")},
-                      NightConfig(val_repeats=1, score_test=False), pool,
-                      Context()).run(start)
-        return len(proposals)
-
-    assert asked(missing=0) == 0
-    assert asked(missing=1) == 0  # one own task of 12 in each split: recall 22/24
-    assert asked(missing=6) >= 1

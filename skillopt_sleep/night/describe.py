@@ -3,10 +3,8 @@
 A night that knows the other installed skills (``TriggerSetup``) first measures how the
 target routes tasks with the skill's current frontmatter ``description`` (``trigger.py``).
 When the train tasks show misses (own tasks routed elsewhere or nowhere) or false triggers
-(other skills' tasks routed here), or the validation tasks do, and the description does not
-already route well (``routes_well``: recall at least 0.9 and false triggers within the
-tolerance, over the train and validation picks), the optimizer is asked for better
-descriptions; it is shown the train tasks only. After a round whose proposal was
+(other skills' tasks routed here), or the validation tasks do, the optimizer is asked for
+better descriptions; it is shown the train tasks only. After a round whose proposal was
 accepted, a second round asks again if the picks still show misses (a partial description
 accepted first need not wait for the next night's draw). Each
 proposal must stay within bounds (one line, at most ``max_chars``), pass the edit
@@ -37,7 +35,6 @@ from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.prompts import json_replies
 from skillopt_sleep.night.trigger import (
-    FALSE_TRIGGER_TOLERANCE,
     Pick,
     RouteAnswers,
     Router,
@@ -62,21 +59,6 @@ Reply with JSON only: {{"descriptions": ["...", "..."]}}"""
 
 # The cap and the one-line rule are the description's own bounds, checked before these.
 _BOUND_RULES = {"entry_too_long", "multi_line_entry"}
-
-
-RECALL_SETTLED = 0.9
-"""Own-task recall at which a description is left alone (with false triggers within
-``FALSE_TRIGGER_TOLERANCE``): see ``routes_well``."""
-
-
-def routes_well(skill: str, picks: Sequence[Pick]) -> bool:
-    """Does the target already load the skill for at least ``RECALL_SETTLED`` of its own
-    tasks and for at most ``FALSE_TRIGGER_TOLERANCE`` of the others'? Then the misses left
-    are what a routing model gets wrong by chance, and chasing them would cost a routing call
-    per validation pick for every proposed description, night after night."""
-    s = score(skill, picks)
-    return ((s.recall is None or s.recall >= RECALL_SETTLED)
-            and (s.false_triggers is None or s.false_triggers <= FALSE_TRIGGER_TOLERANCE))
 
 
 @dataclass(frozen=True)
@@ -221,7 +203,7 @@ class Describer:
             val = self.router.picks(doc.description, self._jobs(
                 Split.VALIDATION.value, self.cfg.val_repeats, self._first))
             wrong = any(p.usable and (p.own != (p.picked == self.skill)) for p in val)
-            if not (missed or false_hits or wrong) or routes_well(self.skill, [*seen, *val]):
+            if not (missed or false_hits or wrong):
                 break
             proposals = self._ask(doc, missed, false_hits, round_)
             grown = self._gate(doc, proposals, decisions)
