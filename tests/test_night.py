@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from skillopt_sleep.archive.db import Archive
@@ -340,3 +341,37 @@ def test_no_rollout_is_drawn_twice_in_a_night_with_the_sequential_gate(tmp_path:
     assert any(d.accepted for d in gated)
     assert any(d.n_pairs < 24 for d in gated)  # stopped at an interim look
     assert len(asked) == len(set(asked))  # looks, reports and slow update share them
+
+
+def test_the_validation_tasks_an_edit_touches_lead_each_round_of_pairs():
+    """Two of eight validation tasks are checked for a Changelog line: an edit about the
+    changelog is compared on them first; an edit touching nothing keeps the tasks' order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from skillopt_sleep.night.replay import default_judge_for
+    from skillopt_sleep.night.scoring import Scorer
+    from skillopt_sleep.night.sequential import SEQUENTIAL
+    from skillopt_sleep.skilldoc import parse
+
+    changelog = JudgeSpec(kind="rules", checks=[{"op": "contains", "text": "Changelog entry:"}])
+    tasks = [replace(t, judge=changelog) if t.id in ("t9", "t11") else t for t in make_tasks()]
+    splits = {s: [t for t in tasks if t.split == s] for s in ("train", "validation", "test")}
+
+    def order(line: str) -> list[int]:
+        asked: list[int] = []
+
+        def target(messages: Sequence[Message], seed: int) -> str:
+            if line in messages[0]["content"]:
+                asked.append(int(re.findall(r"number (\d+)", messages[-1]["content"])[0]))
+            return target_reply(messages, seed)
+
+        with ThreadPoolExecutor(1) as pool:
+            scorer = Scorer(splits, ScriptedLLM(target), default_judge_for, NightConfig(), pool)
+            scorer.compare(SEQUENTIAL, parse("Fix bugs.\n"), parse(f"Fix bugs.\n{line}\n"),
+                           0, 3, line)
+        return asked
+
+    touched = order("Add a changelog entry.")
+    assert len(touched) >= 3 and touched == [9, 11, 4, 5, 6, 7, 8, 10][:len(touched)]
+    untouched = order("Prefer small steps.")
+    assert len(untouched) >= 3 and untouched == [4, 5, 6, 7, 8, 9, 10, 11][:len(untouched)]
