@@ -19,6 +19,7 @@ from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.describe import (
     Describer,
+    DescriptionDecision,
     TriggerSetup,
     bound,
     own_growth,
@@ -389,3 +390,49 @@ def test_a_second_round_follows_an_accepted_partial_description() -> None:
 
     assert night(1) == "Release work: changelog updates."
     assert night(2) == "Release work: changelog updates and version bumps."
+
+
+def test_a_proposal_that_routes_no_more_own_tasks_is_dropped_after_one_sample() -> None:
+    """A proposal that wins no own task on one sample of each is dropped there: the other
+    samples and the other skills' tasks are never routed for it. One that wins them goes on
+    to the full comparison (and is accepted); the gate-off ablation screens nothing."""
+    def tasks(skill: str, intent: str) -> list[Task]:
+        return [Task(f"{skill}:{s}:{i}", f"{skill}:{s}", f"{intent} for module {i}.",
+                     JudgeSpec(), split=s, skill=skill)
+                for s in ("train", "validation") for i in range(6)]
+    own, foreign = tasks(S, "Update the changelog"), tasks(OTHER, "Review the pr")
+    asked: list[tuple[str, str]] = []
+
+    def model(messages: Sequence[Message], _seed: int) -> str:
+        body = messages[-1]["content"]
+        if "<mode>description</mode>" in body:
+            return json.dumps({"descriptions": ["Reviews the prose.", "Changelog updates."]})
+        cards = {c["name"]: c["description"] for c in json.loads(
+            body.split("<installed_skills>\n", 1)[1].split("\n</installed_skills>")[0])}
+        task = body.split("<task>\n", 1)[1].split("\n</task>")[0]
+        asked.append((cards[S], task))
+        if "changelog" in task:
+            return S if "Changelog" in cards[S] else "none"
+        return OTHER
+
+    def night(gate_test: str) -> list[DescriptionDecision]:
+        asked.clear()
+        llm = ScriptedLLM(model)
+        with ThreadPoolExecutor(2) as pool:
+            describer = Describer(
+                S, llm, llm, TriggerSetup([SkillCard(OTHER, "Reviews every pr.")],
+                                          foreign_tasks=foreign, rounds=1),
+                {s: [t for t in own if t.split == s] for s in ("train", "validation")},
+                NightConfig(val_repeats=3, score_test=False, gate_test=gate_test), pool,
+                Context())
+            report = describer.run(parse(f"---\nname: {S}\ndescription: Housekeeping.\n---\n"))
+        return [DescriptionDecision(**{k: d[k] for k in ("description", "accepted", "reason",
+                                                          "stage")})
+                for d in report[1]["decisions"]]
+
+    futile, useful = night("sequential")
+    assert not futile.accepted and "dropped after one sample of 6 own tasks" in futile.reason
+    assert useful.accepted
+    tried = [task for description, task in asked if description == "Reviews the prose."]
+    assert len(tried) == 6 and all("changelog" in t for t in tried)
+    assert not night("accept-all")[0].reason.startswith("dropped")

@@ -13,8 +13,12 @@ never ``name``, never another key, never a byte of the body). It is then gated o
 trigger score over the validation tasks (own and other skills'), paired with the
 incumbent's answers by (task, sample): recall must rise (or, when it ties, the candidate
 must only add words of the skill's own document: ``own_growth``) and false triggers must
-not rise beyond noise. An accepted description is the incumbent for the next proposal and for the
-rest of the night; after an accept, the next comparison draws fresh samples.
+not rise beyond noise. Most proposals win nothing, so each first routes one sample of each
+of the skill's own validation tasks (``_futile``) and is dropped there when it routes no
+more of them to the skill than it loses (for one that only grows by the skill's own words,
+when it loses more): a drop never accepts, so it costs power on near-misses only. An
+accepted description is the incumbent for the next proposal and for the rest of the
+night; after an accept, the next comparison draws fresh samples.
 
 This is the one place a night changes text outside the learned region; the staged proposal
 carries the new description, and adoption and rollback treat it like any edit.
@@ -242,12 +246,15 @@ class Describer:
                 decisions.append(DescriptionDecision(text, False, f"not applied: "
                                                      f"{outcome.value}", "apply"))
                 continue
+            grows = own_growth(candidate.description, doc.description, doc)
+            if test.replays and (why := self._futile(doc, candidate, grows)):
+                decisions.append(DescriptionDecision(candidate.description, False, why, "gate"))
+                continue
             incumbent = self.router.picks(doc.description, self._jobs(val, reps, self._first))
             trial = self.router.picks(candidate.description,
                                       self._jobs(val, reps, self._first))
             verdict = compare(self.skill, incumbent, trial, test=test, alpha=self.cfg.alpha,
-                              margin=self.cfg.margin,
-                              grows=own_growth(candidate.description, doc.description, doc))
+                              margin=self.cfg.margin, grows=grows)
             facts = {k: round(v, 4) if isinstance(v, float) else v
                      for k, v in verdict.__dict__.items() if k not in ("accepted", "reason")}
             decisions.append(DescriptionDecision(candidate.description, verdict.accepted,
@@ -256,6 +263,23 @@ class Describer:
                 doc = candidate
                 self._first += reps  # the winner's samples are biased upward: fresh ones next
         return doc
+
+    def _futile(self, doc: SkillDoc, candidate: SkillDoc, grows: Sequence[str]) -> str:
+        """Why ``candidate`` is dropped on one sample of each of the skill's own validation
+        tasks, before its other samples and the other skills' tasks are routed (``""``: it
+        goes on to the full comparison). Like the night gate's useless rule: no more tasks
+        newly routed to the skill than lost; for a description that only grows by the
+        skill's own words, which a tie may accept, only more lost than gained."""
+        own = jobs(self.own.get(Split.VALIDATION.value, []), [], 1, self._first)
+        before = self.router.picks(doc.description, own)
+        after = self.router.picks(candidate.description, own)
+        deltas = [float(a.picked == self.skill) - float(b.picked == self.skill)
+                  for b, a in zip(before, after, strict=True) if a.usable and b.usable]
+        up, down = sum(d > 0 for d in deltas), sum(d < 0 for d in deltas)
+        if down > up or (up <= down and not grows):
+            return (f"dropped after one sample of {len(deltas)} own tasks: routed here "
+                    f"{up} that were not, lost {down}")
+        return ""
 
     def _report(self, start: SkillDoc, end: SkillDoc, train: list[Pick],
                 decisions: list[DescriptionDecision]) -> dict[str, Any]:

@@ -20,7 +20,8 @@ The checks beside the night's own (``Checks``), counted in the same calls per ro
 - *the trigger check* (``night.describe``), counted as if it asks in each of its ``rounds``:
   per round, one short routing call per own and other skill's train task, ``val_repeats``
   per validation task for the incumbent description and again for each of ``proposals``
-  candidates, and one optimizer call; then the report's before and after on the test split
+  candidates (an upper bound: a proposal dropped after one sample of the own tasks routes
+  no more), and one optimizer call; then the report's before and after on the test split
   (``test_repeats`` each; fresh validation samples when the night does not score the test
   split);
 - *the cross check* (``night.cross``), when the skill has neighbours: it runs for the edits
