@@ -233,3 +233,8 @@ def test_a_drop_in_the_grey_zone_earns_a_second_look_with_more_samples(duo, monk
     got = found(extend)
     assert [c.other_skill for c in got] == ["release-notes"] and got[0].n_pairs == 6 * extend
 
+
+
+def test_recheck_names_neighbours_and_a_flag_is_a_clear_error(duo):
+    with pytest.raises(TypeError, match="names of the neighbours"):
+        _recheck_night(duo, duo.initial_skill(), recheck=True)  # type: ignore[arg-type]

@@ -49,3 +49,10 @@ class NightInputs:
     retire: Sequence[str] = ()
     """Learned entries no task exercised for a while, tried as gated deletions first
     (``night.retire``)."""
+
+    def __post_init__(self) -> None:
+        # ``recheck`` names neighbours; it was a flag once, and a bool or a bare name would
+        # otherwise fail deep inside the cross check (or match letters of a name).
+        if isinstance(self.recheck, (bool, str)):
+            raise TypeError(f"NightInputs.recheck takes the names of the neighbours to "
+                            f"re-check (cross.changed), not {self.recheck!r}")
