@@ -46,6 +46,7 @@ from skillopt_sleep.night.trigger import (
     TriggerScore,
     compare,
     jobs,
+    pick_deltas,
     score,
 )
 from skillopt_sleep.night.usage import terms
@@ -271,10 +272,8 @@ class Describer:
         newly routed to the skill than lost; for a description that only grows by the
         skill's own words, which a tie may accept, only more lost than gained."""
         own = jobs(self.own.get(Split.VALIDATION.value, []), [], 1, self._first)
-        before = self.router.picks(doc.description, own)
-        after = self.router.picks(candidate.description, own)
-        deltas = [float(a.picked == self.skill) - float(b.picked == self.skill)
-                  for b, a in zip(before, after, strict=True) if a.usable and b.usable]
+        deltas, _ = pick_deltas(self.skill, self.router.picks(doc.description, own),
+                                self.router.picks(candidate.description, own))
         up, down = sum(d > 0 for d in deltas), sum(d < 0 for d in deltas)
         if down > up or (up <= down and not grows):
             return (f"dropped after one sample of {len(deltas)} own tasks: routed here "

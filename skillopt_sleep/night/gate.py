@@ -8,11 +8,10 @@ Optionally, no task may regress.
 
 The test is a ``GateTest`` strategy, chosen by name from ``skillopt_sleep.tables.GATE_TESTS``:
 
-- ``sign`` (the default): the exact sign test on all ``val_repeats`` samples of every task
-  (one look).
-- ``sequential``: the same sign test looked at every few pairs with α spent exactly over
-  the looks, so a comparison stops once it is decided (``night.sequential``, where its
-  statistics are written down).
+- ``sequential`` (the default): the sign test below looked at every few pairs with α spent
+  exactly over the looks, so a comparison stops once it is decided (``night.sequential``,
+  where its statistics are written down).
+- ``sign``: the exact sign test on all ``val_repeats`` samples of every task (one look).
 - ``permutation``: a paired sign-flip permutation test on all of them (one look).
 - ``accept-all``: the ``--no-gate`` ablation, which replays nothing and keeps every edit
   that applies.
@@ -189,16 +188,24 @@ def decide(
     comp = paired(incumbent, candidate, metric)
     if comp.n_pairs < min_pairs:
         return Verdict(False, f"only {comp.n_pairs} usable pairs (need {min_pairs})", comp)
-    p = test.p_value(comp.deltas)
-    comp = dataclasses.replace(comp, p_value=p)
+    comp = dataclasses.replace(comp, p_value=test.p_value(comp.deltas))
+    return verdict(comp, significant=comp.p_value < alpha, alpha=alpha, margin=margin,
+                   no_regression=no_regression)
+
+
+def verdict(comp: Comparison, *, significant: bool, alpha: float, margin: float,
+            no_regression: bool = False, when: str = "") -> Verdict:
+    """The decision on a tested comparison, saying why: a mean delta at or below the margin
+    rejects, then a test that is not ``significant``, then (``no_regression``) any task
+    that regressed; ``when`` ends an acceptance's reason."""
     if comp.mean_delta <= margin:
         word = "tie" if comp.mean_delta == 0 else "no gain" if comp.mean_delta > 0 else "worse"
         return Verdict(False, f"{word}: mean delta {comp.mean_delta:+.3f} ≤ margin {margin}", comp)
-    if p >= alpha:
-        return Verdict(False, f"not significant: p = {p:.3f} ≥ α = {alpha:.4f}", comp)
+    if not significant:
+        return Verdict(False, f"not significant: p = {comp.p_value:.3f} ≥ α = {alpha:.4f}", comp)
     if no_regression and (worst := min(comp.task_deltas.values(), default=0.0)) < 0:
         return Verdict(False, f"a validation task regressed ({worst:+.3f})", comp)
-    return Verdict(True, f"better by {comp.mean_delta:+.3f} (p = {p:.3f})", comp)
+    return Verdict(True, f"better by {comp.mean_delta:+.3f} (p = {comp.p_value:.3f}){when}", comp)
 
 
 def compare(

@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.stats import binom
 
-from skillopt_sleep.night.gate import Comparison, Verdict, paired, sign_test
+from skillopt_sleep.night.gate import Comparison, Verdict, paired, sign_test, verdict
 from skillopt_sleep.records import Rollout
 
 Draw = Callable[[int], tuple[Sequence[Rollout], Sequence[Rollout]]]
@@ -142,10 +142,11 @@ class SequentialSignTest:
             walk.extend(positives + sum(1 for d in comp.deltas if d < 0))
             comp = dataclasses.replace(comp, p_value=walk.p_value(positives))
             allowed = self.allowed(n, max_pairs, alpha)
-            if comp.p_value <= allowed and comp.mean_delta > margin and walk.nonzero:
-                return _accept(comp, n, max_pairs, no_regression)
-            if i == len(points) - 1:
-                return _final_reject(comp, margin, alpha)
+            significant = comp.p_value <= allowed and walk.nonzero > 0
+            if (significant and comp.mean_delta > margin) or i == len(points) - 1:
+                when = "" if n >= max_pairs else f" after {n} of {max_pairs} pairs"
+                return verdict(comp, significant=significant, alpha=alpha, margin=margin,
+                               no_regression=no_regression, when=when)
             walk.spend(allowed)
             if (why := self.futile(comp, n, max_pairs, margin, alpha)) is not None:
                 return Verdict(False, why, comp)
@@ -182,20 +183,6 @@ def conditional_power(deltas: Sequence[float], max_pairs: int, alpha: float) -> 
     # The fewest positives among ``total`` non-zero pairs that the fixed test accepts.
     need = next((s for s in range(total + 1) if binom.sf(s - 1, total, 0.5) < alpha), total + 1)
     return float(binom.sf(need - positives - 1, more, positives / nonzero))
-
-
-def _accept(comp: Comparison, n: int, max_pairs: int, no_regression: bool) -> Verdict:
-    if no_regression and (worst := min(comp.task_deltas.values(), default=0.0)) < 0:
-        return Verdict(False, f"a validation task regressed ({worst:+.3f})", comp)
-    when = "" if n >= max_pairs else f" after {n} of {max_pairs} pairs"
-    return Verdict(True, f"better by {comp.mean_delta:+.3f} (p = {comp.p_value:.3f}){when}", comp)
-
-
-def _final_reject(comp: Comparison, margin: float, alpha: float) -> Verdict:
-    if comp.mean_delta <= margin:
-        word = "tie" if comp.mean_delta == 0 else "no gain" if comp.mean_delta > 0 else "worse"
-        return Verdict(False, f"{word}: mean delta {comp.mean_delta:+.3f} ≤ margin {margin}", comp)
-    return Verdict(False, f"not significant: p = {comp.p_value:.3f} ≥ α = {alpha:.4f}", comp)
 
 
 SEQUENTIAL = SequentialSignTest()

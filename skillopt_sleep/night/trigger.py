@@ -283,6 +283,20 @@ class TriggerVerdict:
     foreign_pairs: int = 0
 
 
+def pick_deltas(skill: str, incumbent: Sequence[Pick], candidate: Sequence[Pick]
+                ) -> tuple[list[float], list[float]]:
+    """The paired changes in "the target picked ``skill``" (+1 gained, −1 lost, 0 the same),
+    own tasks' and other skills' apart; picks are paired by (task, sample), failed ones left
+    out."""
+    base = {(p.task_id, p.sample): p for p in incumbent if p.usable}
+    pairs = [(base[(c.task_id, c.sample)], c) for c in candidate
+             if c.usable and (c.task_id, c.sample) in base]
+    own = [float(c.picked == skill) - float(i.picked == skill) for i, c in pairs if c.own]
+    foreign = [float(c.picked == skill) - float(i.picked == skill)
+               for i, c in pairs if not c.own]
+    return own, foreign
+
+
 def compare(skill: str, incumbent: Sequence[Pick], candidate: Sequence[Pick], *,
             test: GateTest, alpha: float, margin: float = 0.0,
             false_tolerance: float = FALSE_TRIGGER_TOLERANCE,
@@ -290,12 +304,7 @@ def compare(skill: str, incumbent: Sequence[Pick], candidate: Sequence[Pick], *,
     """The gate on the trigger score (see the module docstring); ``grows``: the words of the
     skill's own document the candidate adds to the incumbent, keeping all of its words
     (empty: it does not only grow by them)."""
-    base = {(p.task_id, p.sample): p for p in incumbent if p.usable}
-    pairs = [(base[(c.task_id, c.sample)], c) for c in candidate
-             if c.usable and (c.task_id, c.sample) in base]
-    own = [float(c.picked == skill) - float(i.picked == skill) for i, c in pairs if c.own]
-    foreign = [float(c.picked == skill) - float(i.picked == skill)
-               for i, c in pairs if not c.own]
+    own, foreign = pick_deltas(skill, incumbent, candidate)
     rd = sum(own) / len(own) if own else 0.0
     fd = sum(foreign) / len(foreign) if foreign else 0.0
     p_recall, p_false = test.p_value(own), test.p_value(foreign)

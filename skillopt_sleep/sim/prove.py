@@ -125,9 +125,10 @@ class _ProofNights:
     archive: Archive
     target: LLM
     config: NightConfig
+    # Looked up at each proof, not bound here, so a comparison can run without the store.
     answers: RouteAnswers | None = field(default_factory=lambda: RouteAnswers())
     seen: dict[str, dict[str, str]] = field(default_factory=dict)
-    tasks: list[Task] = field(default_factory=list)
+    tasks: list[Task] = field(init=False)
 
     def __post_init__(self) -> None:
         self.tasks = personas.tasks(self.p, self.spec.seed)
