@@ -5,8 +5,14 @@ land here) and optionally a *slow* region (end-of-night durable guidance), each 
 marker comments. Everything outside the regions is the user's and stays byte-identical:
 rendering only ever replaces the bodies between markers.
 
-Entries in a region are Markdown bullets (``- text``), one per line; edits address one
-entry through an anchor. Applying an edit returns a typed ``EditOutcome`` and never raises.
+Entries in a region are Markdown bullets (``- text``), one per line, under a heading;
+edits address one entry through an anchor. Applying an edit returns a typed ``EditOutcome``
+and never raises.
+
+The agent loads every line of a skill in every session that uses it, and several skills
+are often loaded together, so the managed parts cost no more context than they must: a
+region is appended only when an edit first writes to it, and a region with no entries is
+its two markers alone, without a heading.
 """
 
 from __future__ import annotations
@@ -139,10 +145,11 @@ def _empty_region(region: str) -> str:
     return f"{start_marker(region)}\n{_render_body(region, ())}{end_marker(region)}\n"
 
 
-def ensure_regions(doc: SkillDoc) -> SkillDoc:
-    """Append missing regions at the end; the existing text stays a byte-identical prefix."""
+def ensure_regions(doc: SkillDoc, regions: tuple[str, ...] = REGIONS) -> SkillDoc:
+    """Append the missing ``regions`` at the end; the existing text stays a byte-identical
+    prefix."""
     text = doc.text
-    for region in REGIONS:
+    for region in regions:
         if region not in doc.regions:
             sep = "" if text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
             text = text + sep + _empty_region(region)
@@ -150,13 +157,15 @@ def ensure_regions(doc: SkillDoc) -> SkillDoc:
 
 
 def _render_body(region: str, entries: tuple[str, ...]) -> str:
+    if not entries:
+        return ""
     lines = [f"## {_HEADERS[region]}", ""] + [f"- {e}" for e in entries]
     return "\n".join(lines) + "\n"
 
 
 def with_entries(doc: SkillDoc, region: str, entries: tuple[str, ...]) -> SkillDoc:
     """A new document whose ``region`` holds ``entries``; nothing outside it changes."""
-    doc = ensure_regions(doc)
+    doc = ensure_regions(doc, (region,))
     span = doc.regions[region]
     body = "\n" + _render_body(region, entries)
     return parse(doc.text[: span.body_start] + body + doc.text[span.body_end :])
@@ -200,7 +209,7 @@ def apply_edit(
         op = EditOp(edit.op)
     except ValueError:
         return doc, EditOutcome.INVALID
-    doc = ensure_regions(doc)
+    doc = ensure_regions(doc, (edit.region,))
     entries = list(doc.entries(edit.region))
     text = _clean_entry(edit.text)
     if op is not EditOp.DELETE and not text:

@@ -26,7 +26,8 @@ def test_proof_is_deterministic_for_a_seed():
 
 
 def test_proof_improves_and_gate_beats_no_gate():
-    s = prove(ProofSpec(seed=1))
+    # A seed whose optimizer proposes hostile text as well as harmful edits.
+    s = prove(ProofSpec(seed=4))
     check(s)
     assert s["after_test"] > s["ungated_after_test"]
     assert s["harmful_proposed"] > 0 and s["harmful_accepted"] == 0

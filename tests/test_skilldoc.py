@@ -115,3 +115,25 @@ def test_new_skill_parses_with_both_regions():
     assert doc.name == "skillopt-sleep-learned"
     assert doc.description == "What your sessions taught: rules: yes"
     assert set(doc.regions) == {"learned", "slow"}
+
+
+def test_a_first_edit_adds_only_the_region_it_writes():
+    # Every line of a skill is loaded with it in every session that uses it: a region
+    # nothing has written yet would be context spent on markup.
+    doc, outcome = apply_edit(parse(USER), Edit(op="append", text="Run ruff first."))
+    assert outcome is EditOutcome.APPLIED
+    assert set(doc.regions) == {"learned"}
+    assert doc.text.startswith(USER)
+    assert "Durable guidance" not in doc.text and "slow:start" not in doc.text
+
+
+def test_a_region_left_empty_keeps_its_markers_and_drops_its_heading():
+    doc = doc_with("Run ruff first.")
+    assert "## Learned from your sessions" in doc.text
+    doc, outcome = apply_edit(doc, Edit(op="delete", anchor="Run ruff first."))
+    assert outcome is EditOutcome.APPLIED
+    assert doc.entries("learned") == ()
+    assert "## Learned" not in doc.text
+    assert "<!-- skillopt-sleep:learned:start -->\n<!-- skillopt-sleep:learned:end -->" in doc.text
+    assert parse(doc.text).regions.keys() == doc.regions.keys()
+    assert doc.text.startswith(USER)
