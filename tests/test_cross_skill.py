@@ -166,7 +166,7 @@ def test_report_shows_contradictions_in_html_and_json(duo):
     night.contradictions.append(Contradiction("py-fix", "release-notes", edit, -0.2, 0.001, 18,
                                               before=0.8, after=0.6))
     html = render([night])
-    assert "Contradictions with other skills (1)" in html and "release-notes" in html
+    assert "Contradictions (1)" in html and "release-notes" in html
     assert "Rejected at cross" in html
     data = render_json([night])
     assert data["nights"][0]["contradictions"][0]["other_skill"] == "release-notes"

@@ -104,7 +104,7 @@ def test_an_ungrounded_flag_is_dropped_with_a_note_and_a_failed_call_is_no_flag(
     edit = Edit(op="append", text=RULE)
     assert read_flags(_flagging("the agent must never sleep"), "code-review", edit, docs, 0,
                       notes) == []
-    assert "quotes nothing of its document" in notes[-1]
+    assert "quotes nothing of what it was shown" in notes[-1]
     assert read_flags(ScriptedLLM("not json"), "code-review", edit, docs, 0, notes) == []
     assert "contradiction check" in notes[-1]
 

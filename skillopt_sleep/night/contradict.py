@@ -24,7 +24,7 @@ user to judge. A failed call or an unreadable reply is no flag, and a note.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from skillopt_sleep.errors import AuthError, BudgetExceeded, HandoffPending, ModelError
@@ -32,8 +32,8 @@ from skillopt_sleep.models.base import LLM, tag
 from skillopt_sleep.night.prompts import json_replies
 from skillopt_sleep.records import Edit, Message
 
-__all__ = ["CONTRADICT_SYSTEM", "Flag", "contradict_messages", "grounded", "parse_flags",
-           "read_flags"]
+__all__ = ["CONTRADICT_SYSTEM", "Flag", "contradict_messages", "flags_from", "grounded",
+           "parse_flags", "read_flags"]
 
 MIN_QUOTE_WORDS = 3
 """A quote shorter than this grounds nothing ("the", "changelog")."""
@@ -46,7 +46,7 @@ contradicts, word for word. Most edits contradict nothing; then reply with an em
 Reply with JSON only:
 {"contradictions": [{"skill": "NAME", "quote": "...", "why": "one sentence"}]}"""
 
-_EDGE = " \t\r\n`'\"*_#-•>:;,.!?«»“”‘’"
+EDGE = " \t\r\n`'\"*_#-•>:;,.!?«»“”‘’"
 
 
 @dataclass(frozen=True)
@@ -83,31 +83,42 @@ def parse_flags(text: str) -> list[Flag]:
     raise ValueError(f"reply is not contradiction JSON: {text[:120]!r}")
 
 
-def _norm(text: str) -> str:
+def norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
 def grounded(flag: Flag, documents: dict[str, str]) -> bool:
     """Does ``flag`` name a shown neighbour and quote its document (see the module)?"""
-    quote = _norm(flag.quote).strip(_EDGE)
+    quote = norm(flag.quote).strip(EDGE)
     doc = documents.get(flag.skill)
     return (doc is not None and len(quote.split()) >= MIN_QUOTE_WORDS
-            and quote in _norm(doc))
+            and quote in norm(doc))
 
 
 def read_flags(reader: LLM, skill: str, edit: Edit, documents: dict[str, str], seed: int,
                notes: list[str]) -> list[Flag]:
     """The grounded flags the optimizer raises for ``edit`` (none on a failed call)."""
     messages = contradict_messages(skill, edit, sorted(documents.items()))
+    return flags_from(reader, messages, lambda f: grounded(f, documents), seed, notes,
+                      "contradiction check")
+
+
+def flags_from(reader: LLM, messages: list[Message], ground: Callable[[Flag], bool], seed: int,
+               notes: list[str], label: str, *, as_skill: str = "") -> list[Flag]:
+    """The flags of one look (``messages``) that ``ground`` holds grounded; none on a failed
+    call or an unreadable reply, with a note under ``label``. ``as_skill``: every flag is
+    about that one text, whatever skill the reply names."""
     try:
         reply = reader.complete(messages, max_tokens=600, temperature=0.0, seed=seed)
         flags = parse_flags(reply.text)
     except (AuthError, BudgetExceeded, HandoffPending):
         raise
     except (ModelError, ValueError) as exc:
-        notes.append(f"contradiction check: {exc}")
+        notes.append(f"{label}: {exc}")
         return []
-    kept = [f for f in flags if grounded(f, documents)]
-    notes.extend(f"contradiction check: a flag on {f.skill or '(no skill)'} quotes nothing "
-                 f"of its document: {f.quote[:80]!r}; dropped" for f in flags if f not in kept)
+    if as_skill:
+        flags = [Flag(as_skill, f.quote, f.why) for f in flags]
+    kept = [f for f in flags if ground(f)]
+    notes.extend(f"{label}: a flag on {f.skill or '(no skill)'} quotes nothing "
+                 f"of what it was shown: {f.quote[:80]!r}; dropped" for f in flags if f not in kept)
     return kept

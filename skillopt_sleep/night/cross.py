@@ -173,6 +173,9 @@ def focus(n: Neighbour, edit_text: str, size: int, seed: int = 0) -> tuple[Task,
 
 def describe(c: Contradiction) -> str:
     """One contradiction in words: the quote it contradicts, or the drop it caused."""
+    if c.quote and c.other_skill == c.skill:  # the own look (``night.demands``)
+        return (f"forbids a demand its tasks are judged on: \"{c.quote}\" "
+                f"({c.why or 'no reason given'})")
     if c.quote:
         return f"contradicts {c.other_skill}'s \"{c.quote}\" ({c.why or 'no reason given'})"
     return (f"lowers {c.other_skill} loaded beside it by {c.mean_delta:+.3f} over "

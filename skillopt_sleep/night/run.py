@@ -19,6 +19,7 @@ from skillopt_sleep.models.meter import Ledger, MeteredLLM
 from skillopt_sleep.night import candidates, carry, gate, retire, slow_update
 from skillopt_sleep.night.budget import edit_budget, idle
 from skillopt_sleep.night.cross import CrossCheck, rejection, seen, withdraw
+from skillopt_sleep.night.demands import OwnLook
 from skillopt_sleep.night.describe import Describer
 from skillopt_sleep.night.evidence import decision_counts, evidence_rows
 from skillopt_sleep.night.inputs import NightInputs
@@ -69,6 +70,7 @@ class Night:
                                 inputs.judge_for, self.cfg, executor,
                                 reader=self.optimizer, size=inputs.cross_tasks,
                                 seed=inputs.seed)
+        self.own = OwnLook(inputs.skill_name, inputs.tasks, self.optimizer, seed=inputs.seed)
         self.start_first = self.val_first = inputs.memory.carried.first
         """First validation sample of the night's comparisons (the night starts where the
         last one left off). An accepted edit keeps the pairs it won on as the incumbent's
@@ -284,8 +286,12 @@ class Night:
             return GateDecision(edit, True, "gate disabled", step=step)
         verdict = self.scorer.compare(self.gate_test, incumbent, candidate, self.val_first,
                                       self.val_repeats, f"{edit.text} {edit.anchor}")
-        stage: Literal["gate", "cross"] = "gate"
-        if verdict.accepted and (found := self.cross.check(incumbent.text, candidate.text, edit)):
+        stage: Literal["gate", "contradict", "cross"] = "gate"
+        if verdict.accepted and (found := self.own.check(edit)):
+            self.result.contradictions += found
+            verdict, stage = rejection(verdict, found), "contradict"
+        elif verdict.accepted and (found := self.cross.check(incumbent.text, candidate.text,
+                                                              edit)):
             self.result.contradictions += found
             verdict, stage = rejection(verdict, found), "cross"
         c = verdict.comparison
@@ -357,7 +363,7 @@ class Night:
                     r.after_test = self._mean(test, after, reps)
             except BudgetExceeded:
                 r.after_val = r.baseline_val if after.hash == before.hash else r.after_val
-        r.notes.extend(self.cross.notes)
+        r.notes.extend([*self.own.notes, *self.cross.notes])
         r.counts = decision_counts(r)
         if self.refused:
             r.counts["refused_proposal"] = self.refused

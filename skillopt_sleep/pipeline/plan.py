@@ -12,7 +12,9 @@ With ``min_support`` above 1 that is taken to be half the budget, rounded up
 (``night.candidates`` drops restatements, repeats and one-task anecdotes; on the personas'
 nights 1–2 edits a step reach the gate); reflection scores one minibatch of
 ``train_batch`` train tasks per step, and the slow update one more, with one optimizer call
-each; the test split is scored before and after.
+each; the own look (``night.demands``) reads each accepted edit with one optimizer call,
+taken to be one for every two of the steps and the slow update (the personas' nights accept
+fewer); the test split is scored before and after.
 A night with fewer validation tasks than the gate needs abstains and makes no call.
 
 The checks beside the night's own (``Checks``), counted in the same calls per role:
@@ -145,7 +147,7 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
         gated = budget if cfg.min_support <= 1 else math.ceil(budget / 2)
         by_split["validation"] += gated * per_gate
     by_split["train"] += slow * batch  # the slow update's minibatch
-    optimizer += slow
+    optimizer += slow + (math.ceil((cfg.steps + slow) / 2) if replays else 0)  # own looks
     # The slow update's gate; the chosen skill's report, one round of samples it did not win on.
     by_split["validation"] += slow * per_gate + n_val
     by_split["test"] += test

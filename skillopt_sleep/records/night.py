@@ -175,7 +175,8 @@ class GateDecision:
     edit: Edit
     accepted: bool
     reason: str
-    stage: Literal["gate", "firewall", "budget", "apply", "merge", "cross", "retire"] = "gate"
+    stage: Literal["gate", "firewall", "budget", "apply", "merge", "contradict", "cross",
+                   "retire"] = "gate"
     metric: str = "mixed"
     mean_delta: float = 0.0
     p_value: float = 1.0

@@ -12,6 +12,13 @@ whose document names none of that work gives it nothing to quote, so nothing is 
 a real model has no more to go on. Any other edit is flagged, wrongly, with probability
 ``contradiction_false`` (default ``FALSE_FLAG``), quoting a random line of a random
 neighbour. It is fallible both ways; the night's checks sort it out.
+
+The own look (``night/demands.py``) shows an edit beside the demands the skill's tasks are
+judged on: an edit stating one of the persona's harmful rules is flagged, with the same
+recall, quoting the demand it cancels (the check of the house rule its ``skip:`` effect
+drops, or a section check for ``no_headings``; a ``truncate:`` effect cancels no one
+demand, and a harmful rule whose demand is not shown has nothing to quote); any other edit
+is flagged, wrongly, with the same false-flag rate, quoting a random demand.
 """
 
 from __future__ import annotations
@@ -21,12 +28,13 @@ import random
 import re
 from typing import Any
 
-from skillopt_sleep.sim.persona import CrossRule, Persona
+from skillopt_sleep.judges.rules import describe
+from skillopt_sleep.sim.persona import CrossRule, Persona, Rule
 
 RECALL = 0.8
 FALSE_FLAG = 0.03
 
-_TAG = re.compile(r"<(?P<tag>edit|neighbours)>\n?(?P<body>.*)\n?</(?P=tag)>", re.S)
+_TAG = re.compile(r"<(?P<tag>edit|neighbours|demands)>\n?(?P<body>.*)\n?</(?P=tag)>", re.S)
 
 
 def _parts(prompt: str) -> tuple[str, list[tuple[str, str]]]:
@@ -41,6 +49,54 @@ def _parts(prompt: str) -> tuple[str, list[tuple[str, str]]]:
     docs = [(str(r.get("name", "")), str(r.get("document", ""))) for r in rows
             if isinstance(r, dict)] if isinstance(rows, list) else []
     return words, docs
+
+
+def _demands(prompt: str) -> tuple[str, str, list[str]]:
+    """The own look's edit words, the skill named, and the demands shown."""
+    found = {m.group("tag"): m.group("body") for m in _TAG.finditer(prompt)}
+    try:
+        edit = json.loads(found.get("edit", "{}"))
+        shown = json.loads(found.get("demands", "[]"))
+    except json.JSONDecodeError:
+        return "", "", []
+    if not isinstance(edit, dict) or not isinstance(shown, list):
+        return "", "", []
+    words = f"{edit.get('text', '')} {edit.get('anchor', '')}"
+    return words, str(edit.get("skill", "")), [str(d) for d in shown]
+
+
+def _cancels(persona: Persona, rule: Rule, shown: list[str]) -> str:
+    """The demand among ``shown`` that the harmful ``rule`` cancels: the check of the house
+    rule its ``skip:`` effect drops, or a section check for ``no_headings``; "" for none
+    (``truncate:`` shortens answers, which no one check reads as forbidden)."""
+    if rule.effect.startswith("skip:"):
+        wanted = describe(persona.rule(rule.effect.split(":", 1)[1]).check)
+        return next((d for d in shown if d == wanted), "")
+    if rule.effect == "no_headings":
+        return next((d for d in shown if d.startswith("section_")), "")
+    return ""
+
+
+def own_flags(persona: Persona, prompt: str, rng: random.Random) -> list[dict[str, Any]]:
+    """The simulated optimizer's reply rows for the own look (``night/demands.py``): an edit
+    stating a harmful rule is flagged, with ``contradiction_recall``, quoting the demand it
+    cancels (none shown: nothing to quote, no flag); any other edit, wrongly, with
+    ``contradiction_false``, quoting a random demand."""
+    words, skill, shown = _demands(prompt)
+    opt = persona.optimizer
+    recall = float(opt.get("contradiction_recall", RECALL))
+    false = float(opt.get("contradiction_false", FALSE_FLAG))
+    stated = [h for h in persona.harmful if h.recognised_in(words)]
+    quotes = [q for h in stated if (q := _cancels(persona, h, shown))]
+    if stated:
+        if quotes and rng.random() < recall:
+            return [{"skill": skill, "quote": quotes[0],
+                     "why": "the edit forbids what this demand asks for"}]
+        return []
+    if shown and rng.random() < false:
+        return [{"skill": skill, "quote": rng.choice(shown),
+                 "why": "the edit seems to work against this demand"}]
+    return []
 
 
 def _harmed(persona: Persona, rule: CrossRule, skill: str) -> list[tuple[str, ...]]:

@@ -198,6 +198,9 @@ class SimulatedOptimizer:
             text = json.dumps({"descriptions": routing.propose(self.persona, prompt, locate, rng)})
         elif "<mode>contradiction</mode>" in prompt:  # the cross check's text-level look
             text = json.dumps({"contradictions": contradictions.flags(self.persona, prompt, rng)})
+        elif "<mode>demands</mode>" in prompt:  # the own look at the skill's demands
+            text = json.dumps({"contradictions": contradictions.own_flags(self.persona, prompt,
+                                                                          rng)})
         else:
             text = json.dumps({"edits": self._propose(prompt, rng)})
         return Completion(text=text, usage=Usage(approx_tokens(prompt), approx_tokens(text)))

@@ -15,7 +15,8 @@ __all__ = ["entries_html"]
 
 
 def _contradiction_row(c: Contradiction) -> str:
-    edit = f"<td>{escape(c.edit.text or c.edit.anchor)}</td><td>{escape(c.other_skill)}</td>"
+    hurts = "its own demands" if c.other_skill == c.skill else c.other_skill
+    edit = f"<td>{escape(c.edit.text or c.edit.anchor)}</td><td>{escape(hurts)}</td>"
     if c.quote:  # found in the text: no replay, so no scores
         return (f'<tr>{edit}<td colspan="4">contradicts “{escape(c.quote)}”: '
                 f"{escape(c.why)}</td></tr>")
@@ -28,11 +29,12 @@ def _contradictions(r: NightResult) -> str:
     if not r.contradictions:
         return ""
     rows = "".join(_contradiction_row(c) for c in r.contradictions)
-    return ('<h3 class="contradictions">Contradictions with other skills '
+    return ('<h3 class="contradictions">Contradictions '
             f'({len(r.contradictions)})</h3><p class="meta">Edits this skill\'s gate accepted '
             "that lowered another skill on its own tasks with both loaded, or that the "
-            "optimizer found to contradict another skill's document (with its words): "
-            "rejected and left for you to resolve.</p><table><thead><tr><th>Edit</th>"
+            "optimizer found to contradict another skill's document or a demand this skill's "
+            "own tasks are judged on (with its words): rejected and left for you to "
+            "resolve.</p><table><thead><tr><th>Edit</th>"
             '<th>Hurts</th><th class="num">Its score</th><th class="num">Δ</th>'
             '<th class="num">p</th>'
             f'<th class="num">Pairs</th></tr></thead><tbody>{rows}</tbody></table>')

@@ -274,6 +274,7 @@ _STAGE_NOTES = {
     "budget": "over the step's edit budget (the textual learning rate)",
     "merge": "duplicates or edits already rejected on an earlier step or night",
     "apply": "could not be applied to the skill document",
+    "contradict": "beat the incumbent but forbids what this skill's own tasks are judged on",
     "cross": "beat the incumbent but lowered another skill loaded beside it",
 }
 

@@ -12,7 +12,7 @@ from skillopt_sleep.records import GateDecision, NightResult
 
 __all__ = ["STAGES", "by_stage", "figures", "fmt_delta", "fmt_score", "outcome", "summary"]
 
-STAGES = ("gate", "cross", "firewall", "budget", "merge", "apply")
+STAGES = ("gate", "contradict", "cross", "firewall", "budget", "merge", "apply")
 """Where an edit can be turned away, in the order a night meets them (reading order)."""
 
 _EXCERPT = 72
