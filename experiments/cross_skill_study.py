@@ -65,8 +65,9 @@ def _arm(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "runs_cross_in_final": sum(r["cross_in_final"] > 0 for r in runs),
         "harmful_accepted": sum(r["harmful_accepted"] for r in runs),
         "skill_scores": len(beside),
-        "skill_drops_beyond_noise": holm([c["p_drop"] for c in beside
-                                          if c["delta"] < 0]),
+        # The family is every comparison made: leaving out the ones that rose (their p is
+        # never small) would pick the family after seeing the data, about doubling alpha.
+        "skill_drops_beyond_noise": holm([c["p_drop"] for c in beside]),
         "skill_drops_per_comparison": sum(c["dropped"] for c in beside),
         "mean_skill_delta": round(sum(c["delta"] for c in beside) / max(len(beside), 1), 4),
         "worst_skill_delta": min((c["delta"] for c in beside), default=0.0),
@@ -74,7 +75,7 @@ def _arm(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "retire_tried": sum(r["retire_tried"] for r in runs),
         "runs_retired": sum(r["retired"] > 0 for r in runs),
         "retirement_nights": len(retire),
-        "retirement_drops_beyond_noise": holm([c["p_drop"] for c in retire if c["delta"] < 0]),
+        "retirement_drops_beyond_noise": holm([c["p_drop"] for c in retire]),
         "retirement_drops_per_comparison": sum(c["dropped"] for c in retire),
         "worst_retirement_delta": min((c["delta"] for c in retire), default=0.0),
     }
