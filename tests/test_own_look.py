@@ -93,6 +93,7 @@ def test_a_night_holds_back_an_accepted_edit_that_forbids_a_demand_and_reports_t
     assert (c.skill, c.other_skill, c.quote, c.n_pairs) == (p.skill, p.skill, demand, 0)
     html = render([flagged])
     assert "its own demands" in html and "Rejected at contradict" in html
+    assert "1 reached the gate" in html  # the look judges what the gate accepted
     assert render_json([flagged])["nights"][0]["contradictions"][0]["quote"] == demand
     made_up = _night(_reading(rule, "Never apply without review"))
     assert rule in made_up.skill_after  # an ungrounded flag holds nothing back

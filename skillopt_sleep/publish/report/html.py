@@ -87,7 +87,9 @@ def _cards(nights: Sequence[NightResult]) -> str:
     several = f"mean of {len(ran)} skills · " if len(ran) > 1 else ""
     tried = sum(len(r.decisions) for r in nights)
     accepted = sum(len(r.accepted) for r in nights)
-    gated = sum(1 for r in nights for d in r.decisions if d.stage == "gate")
+    # The own look and the cross check judge only what the gate accepted.
+    gated = sum(1 for r in nights for d in r.decisions if d.stage in ("gate", "contradict",
+                                                                       "cross"))
     return '<section class="cards">' + "".join([
         _score_card("Validation score", _mean(r.baseline_val for r in ran),
                     _mean(r.after_val for r in ran), several + "held out; gates every edit"),
