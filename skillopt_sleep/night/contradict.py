@@ -19,6 +19,9 @@ Errors: a missed flag leaves the edit to the replay, as before this check existe
 flag holds a harmless edit back at the optimizer's own false-flag rate (no ``alpha`` bounds
 it), which costs lift, never safety, and every flag is in the report with its quote for the
 user to judge. A failed call or an unreadable reply is no flag, and a note.
+
+``flags_from`` is the look itself (ask, read the reply, keep the grounded flags); the own
+look of ``night.demands`` asks it the same way about the skill's own demands.
 """
 
 from __future__ import annotations
