@@ -43,7 +43,8 @@ MAX_CALLS_PER_LIFT = 9.0
 _SUMMARY_KEYS = ("seed", "baseline_test", "after_test", "ungated_after_test", "lift",
                  "edits_proposed", "edits_accepted", "harmful_proposed", "harmful_accepted",
                  "overfit_proposed", "overfit_accepted", "neutral_proposed", "neutral_accepted",
-                 "correct_proposed", "correct_accepted", "firewall_rejected", "target_calls",
+                 "correct_proposed", "correct_accepted", "firewall_rejected",
+                 "own_look_rejected", "own_look_rejected_harmful", "target_calls",
                  "optimizer_calls", "judge_calls", "test_calls", "failed_calls", "seconds")
 
 
@@ -95,6 +96,8 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "neutral_false_accept_rate": round(neutral_rate, 4),
         "overfit_proposed": sum(r["overfit_proposed"] for r in runs),
         "overfit_accepted": sum(r["overfit_accepted"] for r in runs),
+        "own_look_rejected": sum(r["own_look_rejected"] for r in runs),
+        "own_look_rejected_harmful": sum(r["own_look_rejected_harmful"] for r in runs),
         "gated_at_least_ungated_runs": gated_ok,
         "gated_at_least_ungated_share": round(gated_ok / n, 4) if n else 0.0,
         "mean_calls": round(_mean([r["calls"] for r in runs]), 1),

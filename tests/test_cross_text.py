@@ -158,6 +158,7 @@ def test_a_night_rejects_the_flagged_edit_at_the_cross_stage_and_reports_the_quo
     assert decision.stage == "cross" and not decision.accepted
     assert "contradicts release-notes" in decision.reason and clash not in r.skill_after
     assert r.contradictions[0].quote == QUOTE and r.counts["rejected_cross"] == 1
+    assert not r.contradictions[0].own
     assert QUOTE in render([r])
     assert render_json([r])["nights"][0]["contradictions"][0]["quote"] == QUOTE
 

@@ -91,6 +91,7 @@ def test_a_night_holds_back_an_accepted_edit_that_forbids_a_demand_and_reports_t
     assert rule not in flagged.skill_after
     [c] = flagged.contradictions
     assert (c.skill, c.other_skill, c.quote, c.n_pairs) == (p.skill, p.skill, demand, 0)
+    assert c.own
     html = render([flagged])
     assert "its own demands" in html and "Rejected at contradict" in html
     assert "1 reached the gate" in html  # the look judges what the gate accepted

@@ -16,7 +16,7 @@ FIELDS = {"persona", "seed", "nights", "baseline_test", "after_test", "ungated_a
           "overfit_proposed", "overfit_accepted", "neutral_proposed", "neutral_accepted",
           "firewall_rejected", "model_calls", "seconds", "target_calls", "optimizer_calls",
           "judge_calls", "ungated_calls", "abstained_nights", "failed_calls", "test_calls",
-          "cross_skill_rejected", "retired"}
+          "cross_skill_rejected", "retired", "own_look_rejected", "own_look_rejected_harmful"}
 
 
 def test_proof_is_deterministic_for_a_seed():

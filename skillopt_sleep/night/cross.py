@@ -173,7 +173,7 @@ def focus(n: Neighbour, edit_text: str, size: int, seed: int = 0) -> tuple[Task,
 
 def describe(c: Contradiction) -> str:
     """One contradiction in words: the quote it contradicts, or the drop it caused."""
-    if c.quote and c.other_skill == c.skill:  # the own look (``night.demands``)
+    if c.quote and c.own:
         return (f"forbids a demand its tasks are judged on: \"{c.quote}\" "
                 f"({c.why or 'no reason given'})")
     if c.quote:

@@ -208,6 +208,12 @@ class Contradiction:
     why: str = ""
     """Found in the text: the optimizer's reason."""
 
+    @property
+    def own(self) -> bool:
+        """Found by the own look (``night.demands``): the edit forbids a demand of its own
+        skill's tasks, not another skill's work."""
+        return self.other_skill == self.skill
+
 
 @dataclass
 class StepResult:

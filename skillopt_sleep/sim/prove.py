@@ -232,6 +232,10 @@ def _edit_figures(p: personas.Persona, gated: list[NightResult]) -> dict[str, in
         **_kind_counts(p, gated),
         "firewall_rejected": sum(1 for d in decisions if d.stage == "firewall"),
         "cross_skill_rejected": sum(1 for d in decisions if d.stage == "cross"),
+        "own_look_rejected": sum(1 for d in decisions if d.stage == "contradict"),
+        "own_look_rejected_harmful": sum(
+            personas.classify(p, d.edit.op, d.edit.text, d.edit.anchor) == "harmful"
+            for d in decisions if d.stage == "contradict"),
         "withdrawn": sum(len(r.withdrawn) for r in gated),
         "cross_withdrawn": sum(personas.classify(p, "append", d.edit.anchor) == "cross"
                                for r in gated for d in r.withdrawn),

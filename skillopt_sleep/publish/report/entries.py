@@ -15,7 +15,7 @@ __all__ = ["entries_html"]
 
 
 def _contradiction_row(c: Contradiction) -> str:
-    hurts = "its own demands" if c.other_skill == c.skill else c.other_skill
+    hurts = "its own demands" if c.own else c.other_skill
     edit = f"<td>{escape(c.edit.text or c.edit.anchor)}</td><td>{escape(hurts)}</td>"
     if c.quote:  # found in the text: no replay, so no scores
         return (f'<tr>{edit}<td colspan="4">contradicts “{escape(c.quote)}”: '
