@@ -39,13 +39,16 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from scipy.stats import binomtest
 
 from skillopt_sleep.errors import ConfigError
-from skillopt_sleep.records import Rollout
+from skillopt_sleep.records import Edit, GateDecision, Rollout
 from skillopt_sleep.tables import GATE_TESTS
+
+Stage = Literal["gate", "contradict", "cross", "retire"]
+"""The stages whose decisions rest on paired evidence."""
 
 
 @dataclass(frozen=True)
@@ -171,6 +174,15 @@ class Verdict:
     accepted: bool
     reason: str
     comparison: Comparison
+
+
+def decision(edit: Edit, accepted: bool, reason: str, c: Comparison, *, metric: str,
+             stage: Stage = "gate", step: int = 0) -> GateDecision:
+    """The record of one decision on ``edit``, with the paired evidence of ``c``."""
+    return GateDecision(edit, accepted, reason, stage=stage, metric=metric,
+                        mean_delta=c.mean_delta, p_value=c.p_value, n_pairs=c.n_pairs,
+                        incumbent_score=c.incumbent, candidate_score=c.candidate,
+                        task_deltas=c.task_deltas, step=step)
 
 
 def decide(

@@ -53,8 +53,5 @@ def retire(
             why, accepted = (f"retired: no significant drop without it ({c.mean_delta:+.3f} "
                              f"over {c.n_pairs} pairs)"), True
             doc = candidate
-        decisions.append(GateDecision(
-            edit, accepted, why, stage="retire", metric=cfg.metric, mean_delta=c.mean_delta,
-            p_value=c.p_value, n_pairs=c.n_pairs, incumbent_score=c.incumbent,
-            candidate_score=c.candidate, task_deltas=c.task_deltas))
+        decisions.append(gate.decision(edit, accepted, why, c, metric=cfg.metric, stage="retire"))
     return doc, decisions

@@ -11,18 +11,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any
 
 from skillopt_sleep.errors import BudgetExceeded
 from skillopt_sleep.firewall import Context, check_edit, check_proposal
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
 from skillopt_sleep.night import candidates, carry, gate, retire, slow_update
 from skillopt_sleep.night.budget import edit_budget, idle
-from skillopt_sleep.night.cross import CrossCheck, rejection, seen, withdraw
+from skillopt_sleep.night.cross import CrossCheck, seen, withdraw
 from skillopt_sleep.night.demands import OwnLook
 from skillopt_sleep.night.describe import Describer
 from skillopt_sleep.night.evidence import decision_counts, evidence_rows
 from skillopt_sleep.night.inputs import NightInputs
+from skillopt_sleep.night.looks import Looks
 from skillopt_sleep.night.merge import clip, merge
 from skillopt_sleep.night.reflect import reflect, reflect_slow
 from skillopt_sleep.night.replay import mean_score
@@ -71,6 +72,7 @@ class Night:
                                 reader=self.optimizer, size=inputs.cross_tasks,
                                 seed=inputs.seed)
         self.own = OwnLook(inputs.skill_name, inputs.tasks, self.optimizer, seed=inputs.seed)
+        self.looks = Looks(self.own, self.cross)
         self.start_first = self.val_first = inputs.memory.carried.first
         """First validation sample of the night's comparisons (the night starts where the
         last one left off). An accepted edit keeps the pairs it won on as the incumbent's
@@ -286,30 +288,12 @@ class Night:
             return GateDecision(edit, True, "gate disabled", step=step)
         verdict = self.scorer.compare(self.gate_test, incumbent, candidate, self.val_first,
                                       self.val_repeats, f"{edit.text} {edit.anchor}")
-        stage: Literal["gate", "contradict", "cross"] = "gate"
-        if verdict.accepted and (found := self.own.check(edit)):
-            self.result.contradictions += found
-            verdict, stage = rejection(verdict, found), "contradict"
-        elif verdict.accepted and (found := self.cross.check(incumbent.text, candidate.text,
-                                                              edit)):
-            self.result.contradictions += found
-            verdict, stage = rejection(verdict, found), "cross"
-        c = verdict.comparison
-        decision = GateDecision(
-            edit,
-            verdict.accepted,
-            verdict.reason,
-            metric=self.cfg.metric,
-            mean_delta=c.mean_delta,
-            p_value=c.p_value,
-            n_pairs=c.n_pairs,
-            incumbent_score=c.incumbent,
-            candidate_score=c.candidate,
-            task_deltas=c.task_deltas,
-            step=step,
-            stage=stage,
-        )
-        if verdict.accepted:
+        held = self.looks.after(verdict, incumbent.text, candidate.text, edit)
+        self.result.contradictions += held.found
+        decision = gate.decision(edit, held.verdict.accepted, held.verdict.reason,
+                                 held.verdict.comparison, metric=self.cfg.metric,
+                                 stage=held.stage, step=step)
+        if decision.accepted:
             self.incumbent = candidate
         else:
             self._reject(decision)
