@@ -239,8 +239,10 @@ def test_a_skill_whose_validation_shows_one_kind_of_work_still_gets_a_full_descr
 def test_without_the_gate_broad_descriptions_steal_other_skills_tasks() -> None:
     from skillopt_sleep.sim.prove import ProofSpec, prove
 
+    # Most seeds show it (skills_study --no-gate: 17 of 20 miss the targets); three seeds
+    # so that one night's course going another way does not hide it.
     worst = max(prove(ProofSpec(persona="maintainer", seed=seed, gate=False))
-                ["false_trigger_after"] for seed in (0, 1))
+                ["false_trigger_after"] for seed in (0, 1, 2))
     assert worst > 0.2
 
 

@@ -11,8 +11,8 @@ shared, and a winner's serve the next comparison, so an acceptance costs nothing
 With ``min_support`` above 1 that is taken to be half the budget, rounded up
 (``night.candidates`` drops restatements, repeats and one-task anecdotes; on the personas'
 nights 1–2 edits a step reach the gate); reflection scores one minibatch of
-``train_batch`` train tasks per step, and the slow update one more, with one optimizer call
-each; the own look (``night.demands``) reads each accepted edit with one optimizer call,
+``train_batch`` train tasks per step, and the slow update replays today's skill on the
+first step's (yesterday's answers are drawn already), with one optimizer call each; the own look (``night.demands``) reads each accepted edit with one optimizer call,
 taken to be one for every two of the steps and the slow update (the personas' nights accept
 fewer); the test split is scored before and after.
 A night with fewer validation tasks than the gate needs abstains and makes no call.
@@ -146,7 +146,7 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
         optimizer += math.ceil(batch / cfg.batch_size)
         gated = budget if cfg.min_support <= 1 else math.ceil(budget / 2)
         by_split["validation"] += gated * per_gate
-    by_split["train"] += slow * batch  # the slow update's minibatch
+    by_split["train"] += slow * batch  # today's skill on the first step's minibatch
     optimizer += slow + (math.ceil((cfg.steps + slow) / 2) if replays else 0)  # own looks
     # The slow update's gate; the chosen skill's report, one round of samples it did not win on.
     by_split["validation"] += slow * per_gate + n_val
