@@ -19,6 +19,10 @@ every ``--retire-every``-th night. It prints, against the issue's targets:
     python experiments/cross_skill_study.py --seeds 20
     python experiments/cross_skill_study.py --persona maintainer --seeds 20 --json out.json
     python experiments/cross_skill_study.py --persona maintainer --gate-test sequential
+    python experiments/cross_skill_study.py --persona maintainer --replays-only
+
+``--replays-only`` has the simulated optimizer's text checks (the cross check's read of the
+neighbours' documents and the own look) never flag, to measure what the replays catch alone.
 """
 
 from __future__ import annotations
@@ -124,7 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gate-test", default=NightConfig().gate_test,
                     choices=[n for n in GATE_TESTS.names() if n != "accept-all"],
                     help="the gate's paired test (the cross check and the figures use it too)")
+    ap.add_argument("--replays-only", action="store_true",
+                    help="the optimizer's text checks never flag (contradiction_recall 0): "
+                         "what the replays catch alone")
     args = ap.parse_args(argv)
+    blind = (("contradiction_recall", 0.0),) if args.replays_only else ()
     config = NightConfig(score_test=False, gate_test=args.gate_test)
     start = time.monotonic()
     arms: dict[str, list[dict[str, Any]]] = {"cross check": [], "no cross check": []}
@@ -132,11 +140,13 @@ def main(argv: list[str] | None = None) -> int:
         for name, cross in (("cross check", True), ("no cross check", False)):
             run = run_persona(MultiSpec(args.persona, seed=seed, nights=args.nights, cross=cross,
                                         retire_every=args.retire_every,
-                                        retire_after=args.retire_after, config=config))
+                                        retire_after=args.retire_after, config=config,
+                                        optimizer=blind))
             run.pop("final")
             arms[name].append(run)
     figures = {name: _arm(runs) for name, runs in arms.items()}
-    print(f"{args.persona}, gate test {args.gate_test}")
+    print(f"{args.persona}, gate test {args.gate_test}"
+          + (", replays only (text checks off)" if args.replays_only else ""))
     for name, a in figures.items():
         _print(name, a)
     missed = _targets(figures["cross check"])

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from skillopt_sleep.judges.build import default_judge_for
+from skillopt_sleep.models.base import ScriptedLLM
 from skillopt_sleep.night import cross, gate
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.cross import CrossCheck, Neighbour, changed, dropped, seen, together
@@ -22,11 +23,13 @@ from skillopt_sleep.records import (
     Contradiction,
     Edit,
     GateDecision,
+    JudgeSpec,
     NightResult,
     Rollout,
     Score,
     Split,
     StepResult,
+    Task,
     sha256_text,
 )
 from skillopt_sleep.sim import persona as personas
@@ -233,6 +236,25 @@ def test_a_drop_in_the_grey_zone_earns_a_second_look_with_more_samples(duo, monk
     got = found(extend)
     assert [c.other_skill for c in got] == ["release-notes"] and got[0].n_pairs == 6 * extend
 
+
+
+def test_the_screen_ends_a_check_the_neighbour_does_not_answer_worse_on():
+    """One sample of each task first: an edit the neighbour answers the same with stops
+    there (one replay a task per side); the clash goes on to ``val_repeats`` samples and is
+    found."""
+    judge = JudgeSpec(kind="rules", checks=[{"op": "contains", "text": "## Changelog"}])
+    tasks = tuple(Task(id=f"r{i}", family_id=f"f{i}", intent=f"release {i}", judge=judge,
+                       split="validation", skill="release-notes") for i in range(8))
+    target = ScriptedLLM(lambda m, _s: "Notes." if CLASH in m[0]["content"]
+                         else "Notes.\n## Changelog\n- fixed")
+    check = CrossCheck("py-fix", [Neighbour("release-notes", "Write release notes.\n", tasks)],
+                       target, default_judge_for, NightConfig(), ThreadPoolExecutor(2))
+    before = "Fix bugs.\n"
+    assert check.check(before, _with(before, NEUTRAL), Edit(op="append", text=NEUTRAL)) == []
+    assert len(target.calls) == 2 * len(tasks) * cross.SCREEN
+    found = check.check(before, _with(before, CLASH), Edit(op="append", text=CLASH))
+    assert [c.n_pairs for c in found] == [len(tasks) * NightConfig().val_repeats]
+    assert cross.leans_worse([-1.0, 0.0, -0.5, 1.0]) and not cross.leans_worse([-1.0, 1.0, 0.0])
 
 
 def test_recheck_names_neighbours_and_a_flag_is_a_clear_error(duo):

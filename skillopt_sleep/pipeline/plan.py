@@ -12,9 +12,10 @@ With ``min_support`` above 1 that is taken to be half the budget, rounded up
 (``night.candidates`` drops restatements, repeats and one-task anecdotes; on the personas'
 nights 1–2 edits a step reach the gate); reflection scores one minibatch of
 ``train_batch`` train tasks per step, and the slow update replays today's skill on the
-first step's (yesterday's answers are drawn already), with one optimizer call each; the own look (``night.demands``) reads each accepted edit with one optimizer call,
-taken to be one for every two of the steps and the slow update (the personas' nights accept
-fewer); the test split is scored before and after.
+first step's (yesterday's answers are drawn already), with one optimizer call each; the
+own look (``night.demands``) reads each accepted edit with one optimizer call, taken to be
+one for every two of the steps and the slow update (the personas' nights accept fewer); the
+test split is scored before and after.
 A night with fewer validation tasks than the gate needs abstains and makes no call.
 
 The checks beside the night's own (``Checks``), counted in the same calls per role:
@@ -29,9 +30,11 @@ The checks beside the night's own (``Checks``), counted in the same calls per ro
 - *the cross check* (``night.cross``), when the skill has neighbours: it runs for the edits
   the gate accepts, taken to be one a step and one for the slow update (on the maintainer
   persona's nights 0–2 a step accepts at most one); each costs one optimizer call (the
-  text-level look, all neighbours at once) and per neighbour ``cross_tasks`` tasks ×
-  ``val_repeats`` with the candidate beside it, once more with the incumbent (drawn once;
-  a winner's answers serve the next check; the grey zone's second look is not counted);
+  text-level look, all neighbours at once) and per neighbour ``cross_tasks`` tasks, each
+  sampled once for the screen and, for the typical share of checks that go past it
+  (``cross.PAST_SCREEN``), ``val_repeats`` times in all, with the candidate beside it,
+  once more with the incumbent (drawn once; a winner's answers serve the next check; the
+  grey zone's further look is not counted);
   and, as if every neighbour had changed since the skill's last night, the re-check of
   each learned entry the same way (without the optimizer call).
 
@@ -54,6 +57,7 @@ from skillopt_sleep.models.meter import CHARS_PER_TOKEN, NightShape, estimate_ni
 from skillopt_sleep.models.pricing import FREE, Price
 from skillopt_sleep.night.budget import edit_budget
 from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.cross import PAST_SCREEN, SCREEN
 from skillopt_sleep.night.gate import gate_test
 from skillopt_sleep.night.prompts import replay_messages
 from skillopt_sleep.pipeline.companions import neighbours as find_neighbours
@@ -157,9 +161,10 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
     cross = reads = 0
     if checks.neighbours and replays:
         # One side per check: the incumbent's is drawn once, and a winner's serves as the next.
-        pairs = checks.neighbours * checks.cross_tasks * cfg.val_repeats
+        samples = SCREEN + PAST_SCREEN * max(cfg.val_repeats - SCREEN, 0)
+        pairs = checks.neighbours * checks.cross_tasks * samples
         accepts = cfg.steps + slow
-        cross, reads = (1 + accepts + checks.entries) * pairs, accepts
+        cross, reads = math.ceil((1 + accepts + checks.entries) * pairs), accepts
     return NightCalls(sum(by_split.values()) + routing + cross,
                       optimizer + reads + checks.rounds * checks.trigger, judge,
                       by_split=by_split,

@@ -88,6 +88,9 @@ class MultiSpec:
     retire_after: int = 3
     test_repeats: int = 3
     concurrency: int = 4
+    optimizer: tuple[tuple[str, float], ...] = ()
+    """Persona ``[optimizer]`` values to play instead (``contradiction_recall = 0``: the
+    text checks never flag, so the replays are all that guard)."""
 
 
 def _night(p: personas.Persona, spec: MultiSpec, archive: Archive, skill: str,
@@ -169,6 +172,8 @@ def run_persona(spec: MultiSpec, progress: Callable[[str], None] = lambda _m: No
                 ) -> dict[str, Any]:
     """``spec.nights`` nights of every skill of the persona; the figures (see the module)."""
     p = personas.load(spec.persona)
+    if spec.optimizer:
+        p = replace(p, optimizer={**p.optimizer, **dict(spec.optimizer)})
     config = replace(spec.config, concurrency=spec.concurrency)
     spec = replace(spec, config=config)
     target = build(p, spec.seed, "target")
