@@ -114,7 +114,7 @@ def test_a_nights_calls_stay_flat_from_150_to_1500_tasks_at_the_default_budget()
     budget = TaskBudget(config.Settings().max_tasks_per_skill,
                         config.Settings().max_tasks_per_night)
     cfg = NightConfig()
-    calls = {}
+    calls, bound = {}, {}
     for size in (150, 1500):
         history = _history(p, -(-size // unit))[:size]
         chosen, _ = apply({p.skill: history}, budget)
@@ -123,11 +123,15 @@ def test_a_nights_calls_stay_flat_from_150_to_1500_tasks_at_the_default_budget()
             target=build(p, 0, "target"), optimizer=build(p, 0, "optimizer"), night_id="n",
             config=cfg))
         calls[size] = result.model_calls
+        estimate = night_calls(cfg, chosen[p.skill])
+        bound[size] = estimate.target + estimate.optimizer
         # Without the budget the same night would grow with the history.
-        assert night_calls(cfg, history).target > 5 * night_calls(cfg, chosen[p.skill]).target \
-            or size == 150
-    # The same number of tasks, so the same bound; what the gate does with them varies.
-    assert calls[1500] <= 1.5 * calls[150]
+        assert night_calls(cfg, history).target > 5 * estimate.target or size == 150
+    # The same number of tasks, so the same estimate, and each night near it (the estimate
+    # takes a typical gate; what the gate does with the tasks varies from night to night,
+    # so the two nights' own calls are not compared with each other).
+    assert bound[1500] <= 1.1 * bound[150]
+    assert all(calls[size] <= 1.5 * bound[size] for size in calls), (calls, bound)
 
 
 def test_run_replays_the_budget_and_says_what_it_left_out(world: dict) -> None:  # noqa: F811
