@@ -376,29 +376,3 @@ def test_the_validation_tasks_an_edit_touches_lead_each_round_of_pairs():
     untouched = order("Prefer small steps.")
     assert len(untouched) >= 3 and untouched == [4, 5, 6, 7, 8, 9, 10, 11][:len(untouched)]
 
-
-def test_the_slow_update_replays_only_todays_skill_on_the_first_steps_minibatch():
-    """Yesterday's skill answered the first step's minibatch already: the slow update reads
-    those answers again and replays only today's skill on the same tasks."""
-    asked: list[tuple[str, str, int]] = []
-
-    def target(messages: Sequence[Message], seed: int) -> str:
-        asked.append((messages[0]["content"], messages[-1]["content"], seed))
-        return target_reply(messages, seed)
-
-    opt = optimizer_reply([{"op": "append", "text": GOOD, "tasks": ["t0", "t1"]}])
-    inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
-                         target=ScriptedLLM(target), optimizer=opt, night_id="n", seed=3,
-                         config=NightConfig(steps=1, train_batch=2, score_test=False))
-    result = run_night(inputs)
-    assert result.steps[0].decisions[0].accepted and result.skill_after != "Fix bugs.\n"
-    train = {f"fix bug number {i}" for i in range(4)}
-
-    def train_answers(skill: str) -> set[str]:
-        return {m for s, m, _ in asked if skill in s and (GOOD in s) == (skill == GOOD)
-                and any(re.search(rf"{i}\b", m) for i in train)}
-
-    yesterday, today = train_answers("Fix bugs."), train_answers(GOOD)
-    assert len(yesterday) == 2  # the step's minibatch, read twice
-    assert today == yesterday  # today's skill on the same two tasks
-    assert len(asked) == len(set(asked))
