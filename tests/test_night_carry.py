@@ -1,5 +1,6 @@
 """A skill's next night reuses what the last night's final skill answered, never a winner's
-own samples, and replays a task whose content changed."""
+own samples, and replays a task whose content changed; within a night, the slow update reuses
+what the first step drew."""
 
 from __future__ import annotations
 
