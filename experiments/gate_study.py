@@ -159,6 +159,10 @@ def study(names: Sequence[str], seeds: int, nights: int,
         "gate_test": config.gate_test,
         "personas": {name: aggregate(r) for name, r in runs.items()},
         "overall": aggregate([r for rs in runs.values() for r in rs]),
+        # The baseline was measured on the one-skill personas; a several-skill one
+        # also pays for its trigger and cross checks.
+        "overall_one_skill": aggregate([r for name, rs in runs.items() for r in rs
+                                        if len(personas.load(name).skills) == 1]),
         "runs": runs,
     }
 
@@ -197,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     result["seconds"] = round(time.monotonic() - start, 1)
     rows = [_row(n, f) for n, f in result["personas"].items()]
     rows.append(_row("overall", result["overall"]))
+    if result["overall_one_skill"]["runs"] not in (0, result["overall"]["runs"]):
+        rows.append(_row("one-skill personas", result["overall_one_skill"]))
     print(f"gate study: {len(names)} personas × {args.seeds} seeds, {args.nights} nights each "
           f"({result['seconds']} s)")
     print(table(rows))
