@@ -32,6 +32,8 @@ class Held:
 
 @dataclass(frozen=True)
 class Looks:
+    """A night's looks after its gate, in the order they run."""
+
     own: OwnLook
     cross: CrossCheck
 
