@@ -34,6 +34,13 @@ def test_corrections_become_the_rules_the_user_wants() -> None:
         {"op": "not_contains", "text": "git push --force"}]
     assert _plain(rules_from_correction("too long, be concise")) == [
         {"op": "max_chars", "n": 800}]
+    # A length word that is the thing asked for is no length cap; beside another, it is.
+    assert _plain(rules_from_correction("No, use `TL;DR:`, always.")) == [
+        {"op": "contains", "text": "TL;DR:"}]
+    assert _plain(rules_from_correction("tl;dr please, this is too long")) == [
+        {"op": "max_chars", "n": 800}]
+    assert {"op": "max_chars", "n": 800} in _plain(
+        rules_from_correction("no, use `TL;DR:` and be concise"))
     assert _plain(rules_from_correction("add a Summary section")) == [
         {"op": "section_present", "section": "Summary"}]
     assert rules_from_correction("use it") == []

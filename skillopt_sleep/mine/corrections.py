@@ -64,6 +64,11 @@ def _usable(text: str) -> bool:
     return bool(text) and text.lower() not in {"it", "that", "this", "them", "those", "one"}
 
 
+def _says(shape: re.Pattern[str], text: str, named: str) -> bool:
+    """Does ``text`` ask for ``shape`` in words other than a thing it names (``named``)?"""
+    return any(m.group(0).lower() not in named for m in shape.finditer(text))
+
+
 def rules_from_correction(text: str) -> list[Check]:
     """Checks a correction asks for; an empty list when none is clear."""
     why = text.strip()[:200]
@@ -83,9 +88,13 @@ def rules_from_correction(text: str) -> list[Check]:
             found.append({"op": "not_contains", "text": avoid, "why": why})
     for match in _SECTION.finditer(text):
         found.append({"op": "section_present", "section": match.group(1).strip(), "why": why})
-    if _SHORTER.search(text):
+    # A length word inside a thing the user names is that thing, not a length: "use
+    # `TL;DR:`" asks for the label, and a length cap read from it would reward cutting the
+    # answer short.
+    named = " ".join(str(c["text"]).lower() for c in found if "text" in c)
+    if _says(_SHORTER, text, named):
         found.append({"op": "max_chars", "n": MAX_CHARS_DEFAULT, "why": why})
-    if _LONGER.search(text):
+    if _says(_LONGER, text, named):
         found.append({"op": "min_chars", "n": MIN_CHARS_DEFAULT, "why": why})
     if _REFUSED.search(text):
         found.append({"op": "no_refusal", "why": why})
