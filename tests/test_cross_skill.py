@@ -217,9 +217,10 @@ def test_a_night_records_the_document_it_left_for_the_next_nights_comparison(duo
     assert changed(r.neighbours_seen, [], "py-fix", r.skill_after) == ()
 
 
-def test_a_drop_in_the_grey_zone_earns_a_second_look_with_more_samples(duo, monkeypatch):
-    """Two tasks sampled 3 times each: the first look's 6 pairs show a drop that is not
-    significant (p = 0.125, the grey zone); the second look's 18 pairs show it."""
+def test_a_drop_in_the_grey_zone_earns_a_look_with_more_samples(duo, monkeypatch):
+    """Two tasks sampled 3 times each (past the screen's one sample each): the 6 pairs show
+    a drop that is not significant (p = 0.125, the grey zone); the grey-zone look's 18 pairs
+    show it."""
     val = [t for t in personas.tasks(duo, 0)
            if t.skill == "release-notes" and t.split == Split.VALIDATION.value][:2]
     neighbour = Neighbour("release-notes", duo.initial_skill("release-notes"), tuple(val))
@@ -232,7 +233,7 @@ def test_a_drop_in_the_grey_zone_earns_a_second_look_with_more_samples(duo, monk
         return check.check(before, _with(before, CLASH), Edit(op="append", text=CLASH))
 
     extend = cross.EXTEND
-    assert found(1) == []  # one look only: the drop is not significant
+    assert found(1) == []  # no grey-zone look: the drop is not significant
     got = found(extend)
     assert [c.other_skill for c in got] == ["release-notes"] and got[0].n_pairs == 6 * extend
 

@@ -99,9 +99,9 @@ PAST_SCREEN = 0.36
 """The share of checks that go past the screen, for estimates (``pipeline.plan``): 31 of
 85 on the maintainer persona's nights, seeds 0–4."""
 GREY_P = 0.25
-"""A drop's p-value below this (and not below ``alpha``) earns the check a second look."""
+"""A drop's p-value below this (and not below ``alpha``) earns the check its grey-zone look."""
 EXTEND = 3
-"""The second look's samples per task, as a multiple of ``val_repeats``."""
+"""The grey-zone look's samples per task, as a multiple of ``val_repeats``."""
 
 __all__ = ["CrossCheck", "Neighbour", "changed", "describe", "dropped", "focus",
            "leans_worse", "rejection", "seen", "together", "withdraw"]
