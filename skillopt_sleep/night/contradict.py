@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from skillopt_sleep.errors import AuthError, BudgetExceeded, HandoffPending, ModelError
 from skillopt_sleep.models.base import LLM, tag
 from skillopt_sleep.night.prompts import json_replies
-from skillopt_sleep.records import Edit, Message
+from skillopt_sleep.records import Contradiction, Edit, Message
 
-__all__ = ["CONTRADICT_SYSTEM", "Flag", "contradict_messages", "flags_from", "grounded",
-           "parse_flags", "read_flags"]
+__all__ = ["CONTRADICT_SYSTEM", "Flag", "contradict_messages", "contradictions", "flags_from",
+           "grounded", "parse_flags", "read_flags"]
 
 MIN_QUOTE_WORDS = 3
 """A quote shorter than this grounds nothing ("the", "changelog")."""
@@ -125,3 +125,10 @@ def flags_from(reader: LLM, messages: list[Message], ground: Callable[[Flag], bo
     notes.extend(f"{label}: a flag on {f.skill or '(no skill)'} quotes nothing "
                  f"of what it was shown: {f.quote[:80]!r}; dropped" for f in flags if f not in kept)
     return kept
+
+
+def contradictions(skill: str, edit: Edit, flags: Sequence[Flag]) -> list[Contradiction]:
+    """``flags`` raised against ``skill``'s ``edit`` as contradictions: each with its quote
+    and reason, and no paired evidence (the text held the edit back before any replay)."""
+    return [Contradiction(skill=skill, other_skill=f.skill, edit=edit, mean_delta=0.0,
+                          p_value=1.0, n_pairs=0, quote=f.quote, why=f.why) for f in flags]

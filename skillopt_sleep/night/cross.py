@@ -86,7 +86,7 @@ from typing import Literal
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.night.contradict import read_flags
+from skillopt_sleep.night.contradict import contradictions, read_flags
 from skillopt_sleep.night.replay import JudgeFor, replay_jobs
 from skillopt_sleep.night.usage import touched
 from skillopt_sleep.records import Contradiction, Edit, GateDecision, Rollout, Task, sha256_text
@@ -251,9 +251,7 @@ class CrossCheck:
                                {n.skill: n.text for n in self.neighbours}, self.seed,
                                self.notes)
             if flags:
-                return [Contradiction(skill=self.skill, other_skill=f.skill, edit=edit,
-                                      mean_delta=0.0, p_value=1.0, n_pairs=0, quote=f.quote,
-                                      why=f.why) for f in flags]
+                return contradictions(self.skill, edit, flags)
         found = []
         words = f"{edit.text} {edit.anchor}"
         for n in self.neighbours if self else ():

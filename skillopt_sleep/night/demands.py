@@ -31,7 +31,14 @@ from collections.abc import Sequence
 
 from skillopt_sleep.judges.rules import describe
 from skillopt_sleep.models.base import LLM, tag
-from skillopt_sleep.night.contradict import EDGE, MIN_QUOTE_WORDS, Flag, flags_from, norm
+from skillopt_sleep.night.contradict import (
+    EDGE,
+    MIN_QUOTE_WORDS,
+    Flag,
+    contradictions,
+    flags_from,
+    norm,
+)
 from skillopt_sleep.records import Contradiction, Edit, Message, Split, Task
 
 __all__ = ["DEMANDS_SYSTEM", "MAX_DEMANDS", "OwnLook", "demands", "demands_messages", "quoted"]
@@ -103,8 +110,6 @@ class OwnLook:
         if self.reader is None or not self.shown or edit.op == "delete":
             return []
         messages = demands_messages(self.skill, edit, self.shown)
-        found: list[Flag] = flags_from(self.reader, messages, self._grounded, self.seed,
-                                       self.notes, "own look", as_skill=self.skill)
-        return [Contradiction(skill=self.skill, other_skill=self.skill, edit=edit,
-                              mean_delta=0.0, p_value=1.0, n_pairs=0, quote=f.quote, why=f.why)
-                for f in found]
+        found = flags_from(self.reader, messages, self._grounded, self.seed, self.notes,
+                           "own look", as_skill=self.skill)
+        return contradictions(self.skill, edit, found)
