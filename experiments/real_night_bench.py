@@ -26,6 +26,12 @@ what a whole night would cost). ``--concurrency N`` is passed to ``run`` when th
 installed command has that option; when it does not, the bench says so (``conc 8?``) and
 the night runs at the command's built-in concurrency.
 
+``--nights N`` runs N nights in the same sandbox, as a week of the daemon would: after
+each night its proposal is adopted (``skillopt-sleep adopt --all``), and the next night
+runs over the same history (``run --force``: no new session arrived, so without it the run
+would stop as nothing-new). What a night may reuse of the nights before it (the final
+skill's answers, the routing replies) shows in the later rows.
+
 Identical prompts in flight at once get their seeds in arrival order, so with concurrent
 replays the calls and dollars vary by a few per cent from run to run.
 """
@@ -153,8 +159,8 @@ def _sandbox(base: Path, persona: personas.Persona, seed: int, embedder: str) ->
 def one_night(
     persona: personas.Persona, prices: str, concurrency: int, args: argparse.Namespace,
     say: Callable[[str], None] = lambda _m: None,
-) -> dict[str, Any]:
-    """Run one night in a fresh sandbox; its figures."""
+) -> list[dict[str, Any]]:
+    """Run ``args.nights`` nights in a fresh sandbox; each night's figures."""
     # The project path is part of every family id, and so of every split: a path fixed per
     # persona and seed keeps one configuration's night the same from run to run.
     base = Path(tempfile.gettempdir()) / f"skillopt-bench-{persona.name}-{args.seed}"
@@ -169,8 +175,8 @@ def one_night(
 def _night_in(
     base: Path, persona: personas.Persona, prices: str, concurrency: int,
     args: argparse.Namespace, say: Callable[[str], None],
-) -> dict[str, Any]:
-    """Write the history under ``base``, start both servers, run the night, measure it."""
+) -> list[dict[str, Any]]:
+    """Write the history under ``base``, start both servers, run the nights, measure them."""
     target_spec, optimizer_spec = PRICES[prices]
     box = _sandbox(base, persona, args.seed, args.embedder)
     env = box["env"]
@@ -197,16 +203,36 @@ def _night_in(
             command += ["--concurrency", str(concurrency)]
         if args.max_usd_per_skill is not None:
             command += ["--max-usd-per-skill", str(args.max_usd_per_skill)]
-        say(f"{prices} prices, concurrency {concurrency}: running the night")
-        start = time.monotonic()
-        done = subprocess.run(command, capture_output=True, text=True, env=env,
-                              timeout=args.timeout)
-        wall = time.monotonic() - start
-        requests = len(t_server.model_requests()) + len(o_server.model_requests())
-    if done.returncode != 0:
-        raise RuntimeError(f"run failed (rc {done.returncode}): {done.stderr[-2000:]}")
-    return _figures(json.loads(done.stdout), prices, concurrency, concurrent, wall, requests,
-                    target.served + optimizer.served, box["written"])
+        rows = []
+        for night in range(1, args.nights + 1):
+            say(f"{prices} prices, concurrency {concurrency}: running night {night}")
+            before = (len(t_server.model_requests()) + len(o_server.model_requests()),
+                      target.served + optimizer.served)
+            start = time.monotonic()
+            done = subprocess.run(command + (["--force"] if night > 1 else []),
+                                  capture_output=True, text=True, env=env,
+                                  timeout=args.timeout)
+            wall = time.monotonic() - start
+            if done.returncode != 0:
+                raise RuntimeError(f"run failed (rc {done.returncode}): {done.stderr[-2000:]}")
+            requests = len(t_server.model_requests()) + len(o_server.model_requests())
+            rows.append(_figures(json.loads(done.stdout), prices, concurrency, concurrent, wall,
+                                 requests - before[0],
+                                 target.served + optimizer.served - before[1],
+                                 box["written"]) | {"night": night})
+            if night < args.nights:
+                _adopt(box, env)
+    return rows
+
+
+def _adopt(box: dict[str, Any], env: dict[str, str]) -> None:
+    """Adopt every pending proposal, as the daemon's ``adopt = "auto"`` would."""
+    done = subprocess.run([sys.executable, "-m", "skillopt_sleep", "adopt", "--all", "--json",
+                           "--project", str(box["project"])],
+                          capture_output=True, text=True, env=env, timeout=600)
+    # Nothing pending (a night that accepted nothing) is not a failure of the bench.
+    if done.returncode != 0 and "nothing" not in (done.stdout + done.stderr).lower():
+        raise RuntimeError(f"adopt failed (rc {done.returncode}): {done.stderr[-2000:]}")
 
 
 def _route(target: Responder, optimizer: Responder) -> Callable[[RecordedRequest], Reply]:
@@ -261,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-usd-per-skill", type=float, default=None,
                         help="passed to run (default: the product's own cap, $0.50)")
     parser.add_argument("--embedder", default="minilm")
+    parser.add_argument("--nights", type=int, default=1,
+                        help="nights in one sandbox, each proposal adopted before the next")
     parser.add_argument("--timeout", type=float, default=4 * 3600)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -273,24 +301,26 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown price class {unknown[0]!r}; known: {', '.join(PRICES)}")
     levels = [int(c) for c in args.concurrency.split(",") if c]
+    if args.nights < 1:
+        parser.error(f"--nights must be at least 1, not {args.nights}")
 
     def say(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
     if args.json:
-        rows = [one_night(persona, p, c, args) for p in classes for c in levels]
+        rows = [row for p in classes for c in levels for row in one_night(persona, p, c, args)]
         print(json.dumps({"persona": persona.name, "latency": args.latency,
                           "errors": args.errors, "nights": rows}))
         return 0
     print(f"persona {persona.name}: latency {args.latency[0]}-{args.latency[1]} s, "
           f"{args.errors:.0%} errors; nights one after another, each printed when done")
-    print("prices  conc  wall s  calls  http  errors  dollars  accepted  stopped")
+    print("night  prices  conc  wall s  calls  http  errors  dollars  accepted  stopped")
     unsupported = False
     for p in classes:
         for c in levels:
-            row = one_night(persona, p, c, args, say)
-            unsupported |= row["concurrency"] is None
-            print(_row(row), flush=True)
+            for row in one_night(persona, p, c, args, say):
+                unsupported |= row["concurrency"] is None
+                print(_row(row), flush=True)
     if unsupported:
         print("conc N?: asked for N, but this skillopt-sleep run has no --concurrency option; "
               "the night ran at its built-in concurrency")
@@ -301,7 +331,7 @@ def _row(r: dict[str, Any]) -> str:
     """One night as a table row; ``8?``: asked for 8, but ``run`` has no such option."""
     conc = str(r["concurrency"]) if r["concurrency"] is not None else f"{r['concurrency_asked']}?"
     accepted = sum(s["accepted"] or 0 for s in r["skills"])
-    return (f"{r['prices']:<7} {conc:<5} {r['wall_s']:>7} {r['calls']:>6} "
+    return (f"{r['night']:<6} {r['prices']:<7} {conc:<5} {r['wall_s']:>7} {r['calls']:>6} "
             f"{r['http_requests']:>5} {r['errors_served']:>7} {r['usd']:>8.3f} "
             f"{accepted:>9}  {'; '.join(r['stopped']) or '-'}")
 

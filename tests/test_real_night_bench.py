@@ -36,11 +36,15 @@ def test_a_fast_night_is_metered_priced_and_retried(capsys: pytest.CaptureFixtur
     bench = _bench()
     code = bench.main(["--deliverables", "6", "--latency", "0.001-0.003", "--errors", "0.02",
                        "--concurrency", "1", "--prices", "haiku", "--embedder", "hashing",
-                       "--json"])
+                       "--nights", "2", "--json"])
     assert code == 0
-    (night,) = json.loads(capsys.readouterr().out)["nights"]
+    night, second = json.loads(capsys.readouterr().out)["nights"]
+    assert (night["night"], second["night"]) == (1, 2)
     assert night["ok"] and night["calls"] > 50 and night["errors_served"] > 0
     # Every failed request was retried: the server saw each call once plus each error.
     assert night["http_requests"] == night["calls"] + night["errors_served"]
     assert 0 < night["usd"] <= 2.0 and set(night["usd_by_role"]) >= {"target", "optimizer"}
     assert night["usd_by_role"]["target"] > 0 and night["usd_by_role"]["optimizer"] > 0
+    # The next night, after adopting, reuses the answers and routing replies it already has.
+    assert second["ok"] and 0 < second["calls"] < night["calls"]
+    assert second["http_requests"] == second["calls"] + second["errors_served"]

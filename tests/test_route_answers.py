@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from skillopt_sleep.archive import route_replies
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.config import Settings
 from skillopt_sleep.firewall import Context
@@ -23,7 +25,7 @@ from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.describe import Describer, TriggerSetup
 from skillopt_sleep.night.trigger import Pick, RouteAnswers, SkillCard, route_one
 from skillopt_sleep.pipeline.skill_night import SkillNights
-from skillopt_sleep.records import JudgeSpec, Message, Task
+from skillopt_sleep.records import JudgeSpec, Message, Task, utcnow
 from skillopt_sleep.sim import prove as proving
 from skillopt_sleep.skilldoc import new_skill, parse
 from tests.fakes import FakeLLMServer, RecordedRequest, Status, Text
@@ -162,3 +164,63 @@ def test_the_proof_results_are_those_of_asking_every_time(
         {k: v for k, v in alone.items() if k not in counts}
     assert shared["target_calls"] < alone["target_calls"]
     assert shared["ungated_calls"] < alone["ungated_calls"]
+
+
+def _wire_target(request: RecordedRequest) -> Text:
+    body = request.body["messages"][-1]["content"]
+    return Text(_route(body) if "<installed_skills>" in body else "Done.")
+
+
+def _routing_requests(server: FakeLLMServer) -> int:
+    return sum("<installed_skills>" in r.body["messages"][-1]["content"]
+               for r in server.model_requests())
+
+
+def _pipeline_run(server: FakeLLMServer, archive: Archive, night_id: str,
+                  descriptions: dict[str, str]) -> int:
+    """One run's nights of both skills through the real SDK client; the routing requests
+    the fake server saw."""
+    by_skill = {s: _tasks(s, ("train", "validation", "test")) for s in descriptions}
+    before = _routing_requests(server)
+    nights = SkillNights(archive, Settings(target="simulated", optimizer="simulated"),
+                         "p", night_id, by_skill, [], default_judge_for, lambda _m: None,
+                         descriptions)
+    for skill in sorted(descriptions):
+        result = nights.run(skill, new_skill(skill, descriptions[skill]),
+                            (_llm(server), ScriptedLLM("{}")), 7)
+        assert result.trigger["recall_after"] == 1.0
+    nights.keep()
+    return _routing_requests(server) - before
+
+
+def test_the_next_run_asks_no_routing_question_an_earlier_run_asked(
+    server: FakeLLMServer, tmp_path: Path,
+) -> None:
+    server.default = _wire_target
+    archive = Archive(tmp_path / "archive.sqlite3")
+    try:
+        first = _pipeline_run(server, archive, "n1", DESCRIPTIONS)
+        assert first > 0
+        assert _pipeline_run(server, archive, "n2", DESCRIPTIONS) == 0
+        # A changed description is another routing prompt for every skill: asked afresh.
+        changed = {**DESCRIPTIONS, "code-review": "Reviews every pull request and its diff."}
+        assert _pipeline_run(server, archive, "n3", changed) == first
+        kept = route_replies.stored(archive, "p")
+        assert len(kept) == 2 * first and route_replies.stored(archive, "other") == {}
+        # A week on, nothing stored is reused, and the next keep drops it.
+        later = utcnow() + timedelta(days=route_replies.MAX_AGE_DAYS, hours=1)
+        assert route_replies.stored(archive, "p", now=later) == {}
+        route_replies.keep(archive, "p", {"k": "code-review"}, now=later)
+        assert route_replies.stored(archive, "p", now=later) == {"k": "code-review"}
+        assert archive.conn.execute("SELECT COUNT(*) FROM route_replies").fetchone()[0] == 1
+    finally:
+        archive.close()
+
+
+def test_a_run_keeps_only_the_replies_it_asked_for() -> None:
+    answers = RouteAnswers({"old": "code-review"})
+    target = ScriptedLLM("release-notes")
+    cards = [SkillCard(s, d) for s, d in sorted(DESCRIPTIONS.items())]
+    task = _tasks("release-notes")[0]
+    assert route_one(target, cards, task, 0, True, 0.0, answers).picked == "release-notes"
+    assert list(answers.new().values()) == ["release-notes"] and "old" not in answers.new()

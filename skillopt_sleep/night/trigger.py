@@ -31,7 +31,10 @@ every skill's night of a run shows the target the same installed cards and the s
 and so do the before/after measurements and the next nights while no description changed.
 A stored reply is exactly the answer that call would be asked for (the same sample, never
 another sample served again), so a simulated night's results are unchanged and a real
-model's stored reply is an honest sample of it. A failed call is never stored.
+model's stored reply is an honest sample of it. A failed call is never stored. The
+pipeline keeps a run's new replies in the archive and gives them to the project's next
+runs (``archive.route_replies``, for a week), so a real night routes again only what a
+changed description or a new task asks; the proof's nights share one store the same way.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ import dataclasses
 import json
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
@@ -148,10 +151,12 @@ class Pick:
 
 class RouteAnswers:
     """Routing replies already had within one run of nights (see the module), shared by
-    every night of the run that routes with the same target. Thread-safe."""
+    every night of the run that routes with the same target; ``stored``: replies earlier
+    runs kept (``archive.route_replies``), by call key. Thread-safe."""
 
-    def __init__(self) -> None:
-        self._replies: dict[str, str] = {}
+    def __init__(self, stored: Mapping[str, str] | None = None) -> None:
+        self._replies: dict[str, str] = dict(stored or {})
+        self._stored = frozenset(self._replies)
         self._lock = threading.Lock()
         self.asked = 0
         """Calls made through this store (successful or not)."""
@@ -180,6 +185,11 @@ class RouteAnswers:
         with self._lock:
             # Two threads asking the same call at once both got a sample of it; keep the first.
             return self._replies.setdefault(key, text)
+
+    def new(self) -> dict[str, str]:
+        """The replies this run asked for (not those it was given), by call key."""
+        with self._lock:
+            return {k: v for k, v in self._replies.items() if k not in self._stored}
 
 
 def _ask(target: LLM, messages: Sequence[Message], temperature: float, seed: int) -> str:

@@ -3,14 +3,15 @@
 ``SkillNights.run`` builds a skill's ``NightInputs``: its tasks; the trigger check's other
 installed skills and their tasks (``pipeline.triggers``; none when ``trigger_check`` is
 off; one store of routing replies serves every skill's night of the run, since they ask
-the target the same routing questions); the cross check's neighbours, whether one changed
+the target the same routing questions, and starts from the replies the project's earlier
+runs kept: ``archive.route_replies``); the cross check's neighbours, whether one changed
 since the skill's last night, and the learned entries due for retirement (``pipeline.companions``).
 
 ``SkillNights.keep`` stores what the finished nights leave behind (the memory of rejected
 edits and meta notes, the learned entries' usage, and with it the report's entry table and
-load figures) only once every skill's night ran: a night stopped for hand-off answers is
-run again from the start, and must recall what it recalled the first time to ask the same
-questions.
+load figures, and the run's new routing replies) only once every skill's night ran: a
+night stopped for hand-off answers is run again from the start, and must recall what it
+recalled the first time to ask the same questions.
 
 Imported only when a night runs: it loads the night (scipy, the judges), which a
 nothing-new run never needs.
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skillopt_sleep.archive import route_replies
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.config import Settings
 from skillopt_sleep.judges.build import JudgeFor
@@ -52,9 +54,14 @@ class SkillNights:
     new_description: dict[str, str]
     """Per skill trained tonight, the description its document is created with when it is
     not installed yet (the trigger check's card for it)."""
-    answers: RouteAnswers = field(default_factory=RouteAnswers)
-    """The run's routing replies, shared by its skills' trigger checks."""
+    answers: RouteAnswers | None = None
+    """The run's routing replies, shared by its skills' trigger checks (``None``: the ones
+    the project's earlier runs kept, and those this run asks)."""
     _finished: list[tuple[NightResult, list[Task], int]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.answers is None:
+            self.answers = RouteAnswers(route_replies.stored(self.archive, self.project))
 
     def run(self, skill: str, text: str, models: tuple[LLM, LLM], seed: int) -> NightResult:
         """The night of ``skill`` (live document ``text``), not yet kept."""
@@ -91,3 +98,5 @@ class SkillNights:
             remember(self.archive, result)
             companions.after_night(self.archive, result, tasks, seq)
         self._finished.clear()
+        if self.answers is not None:
+            route_replies.keep(self.archive, self.project, self.answers.new())
