@@ -41,6 +41,16 @@ def test_corrections_become_the_rules_the_user_wants() -> None:
         {"op": "max_chars", "n": 800}]
     assert {"op": "max_chars", "n": 800} in _plain(
         rules_from_correction("no, use `TL;DR:` and be concise"))
+    # A negated length word asks for no length ("don't elaborate" is no call for more).
+    assert _plain(rules_from_correction("not too long, no, use `Summary:`")) == [
+        {"op": "contains", "text": "Summary:"}]
+    assert rules_from_correction("no need to elaborate") == []
+    assert rules_from_correction("it wasn't too short") == []
+    assert all(c["op"] != "min_chars" for c in rules_from_correction("don't elaborate"))
+    assert _plain(rules_from_correction("not bad, but too long")) == [
+        {"op": "max_chars", "n": 800}]
+    assert _plain(rules_from_correction("you refused again, just do it")) == [
+        {"op": "no_refusal"}]
     assert _plain(rules_from_correction("add a Summary section")) == [
         {"op": "section_present", "section": "Summary"}]
     assert rules_from_correction("use it") == []

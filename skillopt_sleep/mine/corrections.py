@@ -64,9 +64,19 @@ def _usable(text: str) -> bool:
     return bool(text) and text.lower() not in {"it", "that", "this", "them", "those", "one"}
 
 
+# A negation just before a shape word takes the demand back ("it isn't too long", "no need
+# to elaborate"): up to two words may stand between them.
+_NEGATED = re.compile(
+    r"\b(?:not|no|never|without|(?:do|does|did|is|was|are|were)n'?t)(?:\s+[\w']+){0,2}\s+$",
+    re.IGNORECASE,
+)
+
+
 def _says(shape: re.Pattern[str], text: str, named: str) -> bool:
-    """Does ``text`` ask for ``shape`` in words other than a thing it names (``named``)?"""
-    return any(m.group(0).lower() not in named for m in shape.finditer(text))
+    """Does ``text`` ask for ``shape`` in words other than a thing it names (``named``),
+    and not negated?"""
+    return any(m.group(0).lower() not in named and not _NEGATED.search(text[: m.start()])
+               for m in shape.finditer(text))
 
 
 def rules_from_correction(text: str) -> list[Check]:
@@ -96,7 +106,7 @@ def rules_from_correction(text: str) -> list[Check]:
         found.append({"op": "max_chars", "n": MAX_CHARS_DEFAULT, "why": why})
     if _says(_LONGER, text, named):
         found.append({"op": "min_chars", "n": MIN_CHARS_DEFAULT, "why": why})
-    if _REFUSED.search(text):
+    if _says(_REFUSED, text, named):
         found.append({"op": "no_refusal", "why": why})
     return found
 
