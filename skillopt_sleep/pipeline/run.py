@@ -39,17 +39,12 @@ from skillopt_sleep.models.guard import CallGuard
 from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.night import task_budget
 from skillopt_sleep.pipeline import failures, handoff, skip
+from skillopt_sleep.pipeline.managed import MANAGED_SKILL, new_descriptions
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
 from skillopt_sleep.records import NightResult, Task, sha256_text, utcnow
 from skillopt_sleep.skilldoc import new_skill
-
-MANAGED_SKILL = "skillopt-sleep-learned"
-MANAGED_DESCRIPTION = (
-    "Lessons learned from your own coding-agent sessions: recurring tasks "
-    "and the corrections you gave. Use for any task in this project."
-)
 
 
 @dataclass
@@ -359,14 +354,13 @@ class _Run:
 
         nights = SkillNights(self.archive, self.settings, str(self.project),
                              self.outcome.night_id, by_skill, roots, self._judge_for, self.say,
-                             {s: MANAGED_DESCRIPTION if s == MANAGED_SKILL else s
-                              for s in by_skill})
+                             new_descriptions(by_skill))
         live: dict[str, dict[str, str | None]] = {}
         for skill, skill_tasks in sorted(by_skill.items()):
             self.say(f"night for skill {skill} ({len(skill_tasks)} tasks)")
             text, live[skill] = adoption.read_live(roots, skill)
             if text is None:
-                text = new_skill(skill, MANAGED_DESCRIPTION if skill == MANAGED_SKILL else skill)
+                text = new_skill(skill, new_descriptions([skill])[skill])
             with ledger.skill_scope(skill):
                 started = utcnow()
                 try:
