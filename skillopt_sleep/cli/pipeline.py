@@ -136,8 +136,10 @@ def _print_plan(outcome: Any) -> None:
     out.print(table)
     for row in plan["skills"]:
         k = row["check_calls"]
+        stored = k.get("trigger_routing_stored", 0)
+        reused = f" ({stored} more answered by earlier runs)" if stored else ""
         out.print(f"  {row['skill']}: of these, trigger check {k['trigger_routing']} routing "
-                  f"call(s); cross check {k['cross_replays']} replay(s) and "
+                  f"call(s){reused}; cross check {k['cross_replays']} replay(s) and "
                   f"{k['cross_reads']} look(s) with {k['neighbours']} neighbour(s)",
                   soft_wrap=True, highlight=False)
     caps = plan["caps"]

@@ -149,6 +149,14 @@ class Pick:
         return not self.error
 
 
+def route_key(target: str, scope: str, messages: Sequence[Message], temperature: float,
+              seed: int) -> str:
+    """The key of one routing call to the target named ``target`` (``scope``: its
+    ``cache_scope``, if any)."""
+    return call_key(f"{target}#{scope}", messages, max_tokens=ROUTE_MAX_TOKENS,
+                    temperature=temperature, seed=seed, tools=None)
+
+
 class RouteAnswers:
     """Routing replies already had within one run of nights (see the module), shared by
     every night of the run that routes with the same target; ``stored``: replies earlier
@@ -166,9 +174,8 @@ class RouteAnswers:
     @staticmethod
     def key(target: LLM, messages: Sequence[Message], temperature: float, seed: int) -> str:
         # A simulated target answers by its own seed too (``cache_scope``), as in models.cache.
-        spec = f"{target.name}#{getattr(target, 'cache_scope', '')}"
-        return call_key(spec, messages, max_tokens=ROUTE_MAX_TOKENS, temperature=temperature,
-                        seed=seed, tools=None)
+        return route_key(target.name, getattr(target, "cache_scope", ""), messages,
+                         temperature, seed)
 
     def reply(self, target: LLM, messages: Sequence[Message], temperature: float,
               seed: int) -> str:

@@ -26,7 +26,8 @@ The checks beside the night's own (``Checks``), counted in the same calls per ro
   candidates (an upper bound: a proposal dropped after one sample of the own tasks routes
   no more), and one optimizer call; then the report's before and after on the test split
   (``test_repeats`` each; fresh validation samples when the night does not score the test
-  split);
+  split). Routing calls the project's earlier runs already asked are not counted, and a
+  check whose stored picks are all right is counted at no call (``pipeline.plan_routing``);
 - *the cross check* (``night.cross``), when the skill has neighbours: it runs for the edits
   the gate accepts, taken to be one a step and one for the slow update (on the maintainer
   persona's nights 0–2 a step accepts at most one); each costs one optimizer call (the
@@ -44,11 +45,12 @@ The checks beside the night's own (``Checks``), counted in the same calls per ro
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from skillopt_sleep.archive import route_replies
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.config import Settings
 from skillopt_sleep.models.base import default_concurrency
@@ -61,6 +63,7 @@ from skillopt_sleep.night.cross import PAST_SCREEN, SCREEN
 from skillopt_sleep.night.gate import gate_test
 from skillopt_sleep.night.prompts import replay_messages
 from skillopt_sleep.pipeline.companions import neighbours as find_neighbours
+from skillopt_sleep.pipeline.plan_routing import Known, known
 from skillopt_sleep.publish.adopt import read_live
 from skillopt_sleep.records import Split, Task
 from skillopt_sleep.skilldoc import new_skill, parse
@@ -111,6 +114,16 @@ class NightCalls:
     """Of ``target``: the cross check's replays of the neighbours' tasks."""
     cross_reads: int = 0
     """Of ``optimizer``: the cross check's text-level looks."""
+    routing_stored: int = 0
+    """Routing calls earlier runs already answered (``pipeline.plan_routing``), not counted."""
+
+    def less(self, found: Known, rounds: int) -> NightCalls:
+        """These calls without what ``found`` answers already: all of the trigger check's
+        (its ``rounds`` description proposals too) when it is settled, else the stored ones."""
+        cut = self.routing if found.settled else min(found.stored, self.routing)
+        asks = rounds if found.settled else 0
+        return replace(self, target=self.target - cut, optimizer=self.optimizer - asks,
+                       routing=self.routing - cut, routing_stored=found.stored)
 
 
 def _routing(cfg: NightConfig, own: dict[str, int], checks: Checks) -> int:
@@ -204,20 +217,28 @@ def _checks(settings: Settings, skill: str, text: str, by_skill: dict[str, list[
 
 
 def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[Task]],
-         roots: list[Path], archive: Archive | None = None, project: str = ""
-         ) -> dict[str, Any]:
+         roots: list[Path], archive: Archive | None = None, project: str = "",
+         new_description: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The plan of tonight's nights, one row per skill, with the estimate against the caps;
-    with the ``archive``, each skill's cross-check neighbours are counted too."""
+    with the ``archive``, each skill's cross-check neighbours are counted too, and the
+    routing calls earlier runs answered are not. ``new_description``: per skill, the
+    description its document is created with when it is not installed (default: its name)."""
     cfg = night_config(settings)
+    new_description = new_description or {s: s for s in by_skill}
     role = {c.role: c for c in checks}
     target, optimizer = _price(role.get("target")), _price(role.get("optimizer"))
     judge = role["judge"].price if "judge" in role else optimizer
     skills: list[dict[str, Any]] = []
     total = {r: 0 for r in ROLES}
+    replies = (route_replies.stored(archive, project)
+               if archive is not None and settings.trigger_check else {})
     for name, tasks in sorted(by_skill.items()):
-        text = read_live(roots, name)[0] or new_skill(name, name)
+        text = read_live(roots, name)[0] or new_skill(name, new_description[name])
         beside = _checks(settings, name, text, by_skill, roots, archive, project)
         calls = night_calls(cfg, tasks, beside)
+        if replies:
+            calls = calls.less(known(settings, cfg, name, text, by_skill, roots,
+                                     new_description, replies), beside.rounds)
         usd = estimate_night(_shape(calls, text, tasks, cfg), target=target,
                              optimizer=optimizer, judge=judge or FREE).total_usd
         skills.append({
@@ -225,7 +246,9 @@ def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[T
             "tasks": {s.value: sum(t.split == s.value for t in tasks) for s in Split},
             "calls": {r: getattr(calls, r) for r in ROLES},
             "calls_by_split": calls.by_split,
-            "check_calls": {"trigger_routing": calls.routing, "cross_replays": calls.cross,
+            "check_calls": {"trigger_routing": calls.routing,
+                            "trigger_routing_stored": calls.routing_stored,
+                            "cross_replays": calls.cross,
                             "cross_reads": calls.cross_reads, "neighbours": beside.neighbours},
             "estimated_usd": round(usd, 4),
             "over_skill_cap": usd > settings.max_usd_per_skill,

@@ -216,7 +216,8 @@ class _Run:
                 from skillopt_sleep.pipeline.plan import plan
 
                 self.outcome.plan = plan(self.settings, self.checks, by_skill, roots,
-                                         self.archive, str(self.project))
+                                         self.archive, str(self.project),
+                                         new_descriptions(by_skill))
                 self.outcome.message = ("dry run: no model called, nothing staged, "
                                         "no state written")
                 return
@@ -381,7 +382,7 @@ class _Run:
         from skillopt_sleep.pipeline.plan import plan
 
         estimate = plan(self.settings, self.checks, by_skill, roots, self.archive,
-                        str(self.project))["estimated_usd"]
+                        str(self.project), new_descriptions(by_skill))["estimated_usd"]
         self.outcome.counts["estimate_usd"] = estimate
         s = self.settings
         caps = f"${s.max_usd_per_night:.2f} a night, ${s.max_usd_per_skill:.2f} a skill"

@@ -1,0 +1,68 @@
+"""The plan counts no routing call an earlier run already asked: a trigger check whose picks
+are all stored and right costs nothing, else its upper bound less the stored calls."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.config import Settings
+from skillopt_sleep.pipeline.plan import plan
+from tests.fakes import FakeLLMServer
+from tests.test_pipeline import cli, world  # noqa: F401  (the fixture)
+from tests.test_route_answers import DESCRIPTIONS, _llm, _pipeline_run, _tasks, _wire_target
+
+
+@pytest.fixture
+def server() -> Any:
+    with FakeLLMServer() as s:
+        yield s
+
+
+def _plan(archive: Archive, target: str, descriptions: dict[str, str]) -> dict[str, Any]:
+    by_skill = {s: _tasks(s, ("train", "validation", "test")) for s in descriptions}
+    return plan(Settings(target=target, optimizer="simulated"), [], by_skill, [], archive, "p",
+                descriptions)
+
+
+def test_a_settled_trigger_check_is_planned_at_no_call(server: FakeLLMServer,
+                                                       tmp_path: Path) -> None:
+    server.default = _wire_target
+    name = _llm(server).name
+    archive = Archive(tmp_path / "archive.sqlite3")
+    try:
+        first = _plan(archive, name, DESCRIPTIONS)
+        asked = _pipeline_run(server, archive, "n1", DESCRIPTIONS)  # every pick right
+        settled = _plan(archive, name, DESCRIPTIONS)
+        for before, after in zip(first["skills"], settled["skills"], strict=True):
+            routing = before["check_calls"]["trigger_routing"]
+            assert routing > 0 and before["check_calls"]["trigger_routing_stored"] == 0
+            assert after["check_calls"]["trigger_routing"] == 0
+            assert after["calls"]["target"] == before["calls"]["target"] - routing
+            assert after["calls"]["optimizer"] < before["calls"]["optimizer"]
+        # Both skills' nights route every task with the same cards: the run's calls, each.
+        assert [s["check_calls"]["trigger_routing_stored"] for s in settled["skills"]] == \
+            [asked, asked]
+        # A description that misses its own tasks is asked about again: the bound stands,
+        # less nothing (its cards differ, so no stored reply answers them).
+        missing = {**DESCRIPTIONS, "code-review": "Reviews code."}
+        unsettled = _plan(archive, name, missing)
+        assert [s["check_calls"]["trigger_routing_stored"] for s in unsettled["skills"]] == [0, 0]
+        # Another target's replies answer nothing.
+        other = _plan(archive, "openai:another-model", DESCRIPTIONS)
+        assert other["calls"] == first["calls"]
+    finally:
+        archive.close()
+
+
+def test_a_dry_run_after_a_night_counts_the_routing_it_reuses(world: dict) -> None:  # noqa: F811
+    cli(world, "run", "--json")
+    dry = json.loads(cli(world, "run", "--dry-run", "--force", "--json").stdout)
+    (row,) = dry["plan"]["skills"]
+    assert row["check_calls"]["trigger_routing_stored"] > 0
+    text = cli(world, "run", "--dry-run", "--force").stdout
+    assert "answered by earlier runs" in text
