@@ -5,12 +5,14 @@
     .venv/bin/python experiments/real_night_bench.py --latency 0.01-0.05   # a fast smoke run
 
 A persona's history is written as real Claude Code and Codex transcripts into a sandboxed
-home (``sim/transcripts.py``), then the real command ``skillopt-sleep run --json`` runs one
-night over it, its target an ``anthropic:`` model and its optimizer an ``openai:`` model,
-both reached through the real SDKs at fake servers on 127.0.0.1 (``tests/fakes``): one
-speaking the Anthropic Messages API, one OpenAI Chat Completions. Each call waits a random
-latency drawn uniformly from ``--latency`` seconds, and a fraction ``--errors`` of calls is
-answered 429, 500, 503 or 529 instead (the client's retry policy takes it from there).
+home (``sim/transcripts.py``; a persona with several skills has them installed in the
+sandbox's skill root, and its Claude Code sessions load each task's own), then the real
+command ``skillopt-sleep run --json`` runs one night over it, its target an ``anthropic:``
+model and its optimizer an ``openai:`` model, both reached through the real SDKs at fake
+servers on 127.0.0.1 (``tests/fakes``): one speaking the Anthropic Messages API, one OpenAI
+Chat Completions. Each call waits a random latency drawn uniformly from ``--latency``
+seconds, and a fraction ``--errors`` of calls is answered 429, 500, 503 or 529 instead (the
+client's retry policy takes it from there).
 
 The answers come from the persona simulator (``sim/models.py``): the target server answers
 as the simulated target, the optimizer server as the simulated optimizer, so the night has
@@ -143,6 +145,12 @@ def _sandbox(base: Path, persona: personas.Persona, seed: int, embedder: str) ->
     home.mkdir(parents=True)
     project.mkdir()
     written = write_history(persona, seed, home, project)
+    if persona.multi:
+        # The skills the transcripts load are installed, as on the developer's machine.
+        for spec in persona.skills:
+            folder = base / "skills" / "claude" / spec.name
+            folder.mkdir(parents=True)
+            (folder / "SKILL.md").write_text(spec.initial_text(), encoding="utf-8")
     (project / ".skillopt-sleep.toml").write_text(
         f'embedder = "{embedder}"\nsources = ["claude-code", "codex"]\n'
         f"skill_roots = {json.dumps([str(base / 'skills' / 'claude')])}\n",

@@ -41,7 +41,7 @@ def _turns(
     persona: Persona, target: SimulatedTarget, task: Task, sample: int
 ) -> list[tuple[str, str]]:
     """(user text, assistant text) pairs: the request, and a correction if a rule was missed."""
-    skill = persona.initial_skill()
+    skill = persona.initial_skill(task.skill if persona.multi else None)
     answer = target.complete(replay_messages(skill, task), seed=sample).text
     turns = [(task.intent, answer)]
     meta = task.meta
@@ -52,19 +52,38 @@ def _turns(
     return turns
 
 
-def _claude_session(path: Path, cwd: str, turns: list[tuple[str, str]], start: datetime) -> None:
+def _skill_load(sid: str, skill: str) -> list[tuple[str, Any]]:
+    """The ``Skill`` tool call that loads ``skill``, and its result, as Claude Code records
+    them before the answer."""
+    call = f"toolu_{uuid.uuid5(uuid.NAMESPACE_URL, f'{sid}:skill').hex[:20]}"
+    return [("assistant", [{"type": "tool_use", "id": call, "name": "Skill",
+                            "input": {"skill": skill}}]),
+            ("user", [{"type": "tool_result", "tool_use_id": call,
+                       "content": f"Launching skill: {skill}"}])]
+
+
+def _claude_session(path: Path, cwd: str, turns: list[tuple[str, str]], start: datetime,
+                    skill: str | None = None) -> None:
+    """A Claude Code session of ``turns``; with ``skill``, the agent loads it (the ``Skill``
+    tool) before its first answer."""
     sid, parent, lines = path.stem, None, []
     for i, (user, assistant) in enumerate(turns):
-        for role, text in (("user", user), ("assistant", assistant)):
-            uid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{sid}:{i}:{role}"))
-            content: Any = text if role == "user" else [{"type": "text", "text": text}]
+        messages: list[tuple[str, Any]] = [("user", user)]
+        if skill and i == 0:
+            messages += _skill_load(sid, skill)
+        messages.append(("assistant", [{"type": "text", "text": assistant}]))
+        last = len(messages) - 1
+        for j, (role, content) in enumerate(messages):
+            # The request and the answer keep the ids a history without skill loads has.
+            part = f"{sid}:{i}:{role}" if j in (0, last) else f"{sid}:{i}:{role}:{j}"
+            uid = str(uuid.uuid5(uuid.NAMESPACE_URL, part))
             message = {"role": role, "content": content}
             if role == "assistant":
                 message |= {
                     "id": f"msg_{uid[:8]}",
                     "model": "claude-sonnet-4-5",
                     "type": "message",
-                    "stop_reason": "end_turn",
+                    "stop_reason": "end_turn" if j == last else "tool_use",
                 }
             lines.append(
                 {
@@ -77,7 +96,7 @@ def _claude_session(path: Path, cwd: str, turns: list[tuple[str, str]], start: d
                     "entrypoint": "cli",
                     "isSidechain": False,
                     "userType": "external",
-                    "timestamp": _iso(start + timedelta(minutes=2 * i + (role == "assistant"))),
+                    "timestamp": _iso(start + timedelta(minutes=2 * i + (j > 0))),
                     "message": message,
                 }
             )
@@ -154,11 +173,14 @@ def write_history(persona: Persona, seed: int, home: Path, project: Path,
             counts["corrections"] += len(turns) - 1
             sid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{persona.name}:{seed}:{task.id}:{agent}"))
             if agent == "claude-code":
+                # A persona with several skills loads each task's own (``mine.route``'s
+                # first signal); a one-skill history stays as it was.
                 _claude_session(
                     home / ".claude" / "projects" / slug / f"{sid}.jsonl",
                     str(project),
                     turns,
                     start,
+                    task.skill if persona.multi else None,
                 )
             else:
                 _codex_session(home / ".codex", str(project), turns, start + timedelta(days=1), sid)
