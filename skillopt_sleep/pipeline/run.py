@@ -374,6 +374,9 @@ class _Run:
                     raise
                 self.outcome.nights.append(failures.annotate(result, ledger))
         nights.keep()
+        if nights.answers is not None:  # the trigger check's calls, and those earlier runs had
+            self.outcome.counts["routing"] = {"asked": nights.answers.asked,
+                                              "reused": nights.answers.reused}
         self.outcome.counts["calls"] = len(ledger.calls)
         self.outcome.counts["cost_by_role"] = ledger.cost_by_role()
         return live

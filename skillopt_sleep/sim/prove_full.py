@@ -184,9 +184,10 @@ def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
     if p.multi:
         raise ConfigError(
             f"prove --full: persona {p.name!r} has several skills, and the full proof trains "
-            "one: it installs no skill, so every mined family goes to the catch-all skill, "
-            "and its transcripts record no skill loads to route families by. Run `prove "
-            f"--persona {p.name}` without --full, which trains and scores each of its skills")
+            "and scores one: it installs no skill, so every mined family goes to the "
+            f"catch-all skill. Run `prove --persona {p.name}` without --full, which trains "
+            "and scores each of its skills (a real multi-skill night over its transcripts: "
+            f"experiments/real_night_bench.py --persona {p.name})")
     start = time.monotonic()
     with _sandbox(f"{p.name}-{spec.seed}", spec.keep) as root:
         project = root / "project"
