@@ -52,6 +52,12 @@ def test_a_settled_trigger_check_is_planned_at_no_call(server: FakeLLMServer,
         missing = {**DESCRIPTIONS, "code-review": "Reviews code."}
         unsettled = _plan(archive, name, missing)
         assert [s["check_calls"]["trigger_routing_stored"] for s in unsettled["skills"]] == [0, 0]
+        # A night that would abstain routes nothing: nothing stored is said to be reused.
+        few = {s: _tasks(s, ("train", "test")) for s in DESCRIPTIONS}
+        abstains = plan(Settings(target=name, optimizer="simulated"), [], few, [], archive, "p",
+                        DESCRIPTIONS)
+        assert all(r["abstains"] and r["check_calls"]["trigger_routing_stored"] == 0
+                   for r in abstains["skills"])
         # Another target's replies answer nothing.
         other = _plan(archive, "openai:another-model", DESCRIPTIONS)
         assert other["calls"] == first["calls"]

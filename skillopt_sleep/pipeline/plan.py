@@ -236,7 +236,7 @@ def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[T
         text = read_live(roots, name)[0] or new_skill(name, new_description[name])
         beside = _checks(settings, name, text, by_skill, roots, archive, project)
         calls = night_calls(cfg, tasks, beside)
-        if replies:
+        if replies and not calls.abstains:  # an abstaining night routes nothing anyway
             calls = calls.less(known(settings, cfg, name, text, by_skill, roots,
                                      new_description, replies), beside.rounds)
         usd = estimate_night(_shape(calls, text, tasks, cfg), target=target,
