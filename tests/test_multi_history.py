@@ -1,5 +1,6 @@
 """A persona with several skills writes a history in which Claude Code loads each task's own
-skill, so a real night trains each skill on its own work; a one-skill history loads none."""
+skill (and, every other session, the others beside it), so a real night trains each skill on
+its own work and checks it against the others; a one-skill history loads none."""
 
 from __future__ import annotations
 
@@ -38,8 +39,16 @@ def test_a_night_trains_each_skill_its_sessions_loaded(tmp_path: Path,
     project.mkdir()
     write_history(p, 0, home, project)
     loads = _loads(home)
-    assert all(len(skills) == 1 for skills in loads.values())
-    assert set().union(*loads.values()) == {s.name for s in p.skills}
+    names = {s.name for s in p.skills}
+    # Each session loads its task's own skill; every other one all the others beside it.
+    assert {len(skills) for skills in loads.values()} == {1, len(names)}
+    assert set().union(*loads.values()) == names
+    # Codex reads the own skill's SKILL.md alone, so the own skill is each family's most
+    # frequent load even where every Claude Code member loaded all three.
+    reads = [json.loads(line)["payload"] for path in (home / ".codex").rglob("*.jsonl")
+             for line in path.read_text(encoding="utf-8").splitlines()
+             if '"function_call"' in line]
+    assert len(reads) == len(loads) and all("SKILL.md" in r["arguments"] for r in reads)
     for spec in p.skills:
         (root / spec.name).mkdir(parents=True)
         (root / spec.name / "SKILL.md").write_text(spec.initial_text(), encoding="utf-8")
@@ -53,6 +62,8 @@ def test_a_night_trains_each_skill_its_sessions_loaded(tmp_path: Path,
                           capture_output=True, text=True, env=env, cwd=project, timeout=300)
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)["plan"]["skills"]
-    # Every family trains the skill its sessions loaded: none is left to the catch-all.
-    assert {r["skill"] for r in rows} == {s.name for s in p.skills}
+    # Every family trains the skill its sessions loaded: none is left to the catch-all; and
+    # skills loaded together are each other's neighbours, so the cross check runs.
+    assert {r["skill"] for r in rows} == names
     assert all(sum(r["tasks"].values()) > 0 for r in rows)
+    assert all(r["check_calls"]["neighbours"] == len(names) - 1 for r in rows)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import uuid
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -52,25 +53,28 @@ def _turns(
     return turns
 
 
-def _skill_load(sid: str, skill: str) -> list[tuple[str, Any]]:
-    """The ``Skill`` tool call that loads ``skill``, and its result, as Claude Code records
-    them before the answer."""
-    call = f"toolu_{uuid.uuid5(uuid.NAMESPACE_URL, f'{sid}:skill').hex[:20]}"
-    return [("assistant", [{"type": "tool_use", "id": call, "name": "Skill",
-                            "input": {"skill": skill}}]),
-            ("user", [{"type": "tool_result", "tool_use_id": call,
-                       "content": f"Launching skill: {skill}"}])]
+def _skill_loads(sid: str, skills: Sequence[str]) -> list[tuple[str, Any]]:
+    """The ``Skill`` tool calls that load ``skills``, each with its result, as Claude Code
+    records them before the answer."""
+    found: list[tuple[str, Any]] = []
+    for skill in skills:
+        call = f"toolu_{uuid.uuid5(uuid.NAMESPACE_URL, f'{sid}:skill:{skill}').hex[:20]}"
+        found += [("assistant", [{"type": "tool_use", "id": call, "name": "Skill",
+                                  "input": {"skill": skill}}]),
+                  ("user", [{"type": "tool_result", "tool_use_id": call,
+                             "content": f"Launching skill: {skill}"}])]
+    return found
 
 
 def _claude_session(path: Path, cwd: str, turns: list[tuple[str, str]], start: datetime,
-                    skill: str | None = None) -> None:
-    """A Claude Code session of ``turns``; with ``skill``, the agent loads it (the ``Skill``
-    tool) before its first answer."""
+                    skills: Sequence[str] = ()) -> None:
+    """A Claude Code session of ``turns``; the agent loads ``skills`` (the ``Skill`` tool)
+    before its first answer."""
     sid, parent, lines = path.stem, None, []
     for i, (user, assistant) in enumerate(turns):
         messages: list[tuple[str, Any]] = [("user", user)]
-        if skill and i == 0:
-            messages += _skill_load(sid, skill)
+        if i == 0:
+            messages += _skill_loads(sid, skills)
         messages.append(("assistant", [{"type": "text", "text": assistant}]))
         last = len(messages) - 1
         for j, (role, content) in enumerate(messages):
@@ -105,8 +109,10 @@ def _claude_session(path: Path, cwd: str, turns: list[tuple[str, str]], start: d
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
 
 
-def _codex_turn(at: str, cwd: str, user: str, assistant: str) -> list[dict[str, Any]]:
-    """One Codex turn as the CLI records it: each message twice (item and event mirror)."""
+def _codex_turn(at: str, cwd: str, user: str, assistant: str,
+                skill: str | None = None) -> list[dict[str, Any]]:
+    """One Codex turn as the CLI records it: each message twice (item and event mirror);
+    with ``skill``, the agent reads its ``SKILL.md`` (how Codex loads a skill) first."""
 
     def line(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         return {"timestamp": at, "type": kind, "payload": payload}
@@ -114,17 +120,27 @@ def _codex_turn(at: str, cwd: str, user: str, assistant: str) -> list[dict[str, 
     def message(role: str, part: str, text: str) -> dict[str, Any]:
         return {"type": "message", "role": role, "content": [{"type": part, "text": text}]}
 
+    read: list[dict[str, Any]] = []
+    if skill:
+        call = f"call_{uuid.uuid5(uuid.NAMESPACE_URL, f'{at}:{skill}').hex[:20]}"
+        command = json.dumps({"cmd": f"cat ~/.codex/skills/{skill}/SKILL.md"})
+        read = [line("response_item", {"type": "function_call", "name": "exec_command",
+                                       "arguments": command, "call_id": call}),
+                line("response_item", {"type": "function_call_output", "call_id": call,
+                                       "output": f"---\nname: {skill}\n---"})]
     return [
         line("turn_context", {"cwd": cwd, "model": "gpt-5"}),
         line("response_item", message("user", "input_text", user)),
         line("event_msg", {"type": "user_message", "message": user}),
+        *read,
         line("response_item", message("assistant", "output_text", assistant)),
         line("event_msg", {"type": "agent_message", "message": assistant}),
     ]
 
 
 def _codex_session(
-    root: Path, cwd: str, turns: list[tuple[str, str]], start: datetime, sid: str
+    root: Path, cwd: str, turns: list[tuple[str, str]], start: datetime, sid: str,
+    skill: str | None = None,
 ) -> None:
     day = root / "sessions" / f"{start:%Y}" / f"{start:%m}" / f"{start:%d}"
     path = day / f"rollout-{start:%Y-%m-%dT%H-%M-%S}-{sid}.jsonl"
@@ -141,7 +157,8 @@ def _codex_session(
         {"timestamp": _iso(start), "type": "session_meta", "payload": meta}
     ]
     for i, (user, assistant) in enumerate(turns):
-        lines += _codex_turn(_iso(start + timedelta(minutes=2 * i)), cwd, user, assistant)
+        lines += _codex_turn(_iso(start + timedelta(minutes=2 * i)), cwd, user, assistant,
+                             skill if i == 0 else None)
     day.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
 
@@ -160,6 +177,19 @@ def history(persona: Persona, seed: int, every_phrasing: bool = False) -> list[T
     ]
 
 
+def _loaded(persona: Persona, task: Task, n: int) -> list[str]:
+    """The skills Claude Code loads for the ``n``-th task: none for a one-skill persona (its
+    history stays as it was); else the task's own (``mine.route``'s first signal), and in
+    every other session the persona's other skills beside it, as the simulated target has
+    them all loaded (so the skills are neighbours: ``pipeline.companions``). The Codex
+    session of the task loads only its own, so the own skill stays the most frequent load
+    of every family it is in, whatever sessions the family gathers."""
+    if not persona.multi or not task.skill:
+        return []
+    others = [s.name for s in persona.skills if s.name != task.skill]
+    return [task.skill, *(others if n % 2 else [])]
+
+
 def write_history(persona: Persona, seed: int, home: Path, project: Path,
                   every_phrasing: bool = False) -> dict[str, int]:
     """Write the persona's sessions under ``home`` (``.claude/`` and ``.codex/``); return counts."""
@@ -173,16 +203,15 @@ def write_history(persona: Persona, seed: int, home: Path, project: Path,
             counts["corrections"] += len(turns) - 1
             sid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{persona.name}:{seed}:{task.id}:{agent}"))
             if agent == "claude-code":
-                # A persona with several skills loads each task's own (``mine.route``'s
-                # first signal); a one-skill history stays as it was.
                 _claude_session(
                     home / ".claude" / "projects" / slug / f"{sid}.jsonl",
                     str(project),
                     turns,
                     start,
-                    task.skill if persona.multi else None,
+                    _loaded(persona, task, n),
                 )
             else:
-                _codex_session(home / ".codex", str(project), turns, start + timedelta(days=1), sid)
+                _codex_session(home / ".codex", str(project), turns, start + timedelta(days=1),
+                               sid, task.skill if persona.multi else None)
             counts[agent] += 1
     return counts
