@@ -4,7 +4,10 @@ For the proof through the whole flow, a persona's developer "works" for some day
 task is asked in a Claude Code session and again in a Codex session; the simulated target
 answers with the developer's initial skill; when an answer misses a house rule the
 developer corrects it, in the rule's own correction words. The files are laid out exactly
-as the agents lay them out, so the real harvesters, miner and pipeline read them.
+as the agents lay them out, so the real harvesters, miner and pipeline read them. A persona
+with several skills answers each task with its own skill, and its sessions record the
+skill loads a real agent makes (``_loaded``), so the miner routes each family to its skill
+and the pipeline finds which skills are loaded together.
 
 ``every_phrasing`` asks each task once in each of its deliverable's phrasings instead of
 one. The miner gathers requests worded alike, so a mined family is roughly one phrasing
