@@ -207,10 +207,7 @@ def _night_in(
             # which answers them by their wire (see ``_route``).
             t_server.default = _route(target, optimizer)
             command += ["--base-url", t_server.url]
-        if concurrent:
-            command += ["--concurrency", str(concurrency)]
-        if args.max_usd_per_skill is not None:
-            command += ["--max-usd-per-skill", str(args.max_usd_per_skill)]
+        command += _options(concurrency if concurrent else None, args.max_usd_per_skill)
         rows = []
         for night in range(1, args.nights + 1):
             say(f"{prices} prices, concurrency {concurrency}: running night {night}")
@@ -231,6 +228,14 @@ def _night_in(
             if night < args.nights:
                 _adopt(box, env)
     return rows
+
+
+def _options(concurrency: int | None, max_usd_per_skill: float | None) -> list[str]:
+    """``run``'s options for a concurrency and a skill cap (``None``: the command's own)."""
+    found = ["--concurrency", str(concurrency)] if concurrency is not None else []
+    if max_usd_per_skill is not None:
+        found += ["--max-usd-per-skill", str(max_usd_per_skill)]
+    return found
 
 
 def _adopt(box: dict[str, Any], env: dict[str, str]) -> None:
@@ -280,7 +285,7 @@ def _figures(
     }
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--persona", default="programmer")
     parser.add_argument("--seed", type=int, default=0)
@@ -299,6 +304,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="nights in one sandbox, each proposal adopted before the next")
     parser.add_argument("--timeout", type=float, default=4 * 3600)
     parser.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     persona = personas.load(args.persona)
     if args.deliverables:
@@ -321,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
                           "errors": args.errors, "nights": rows}))
         return 0
     print(f"persona {persona.name}: latency {args.latency[0]}-{args.latency[1]} s, "
-          f"{args.errors:.0%} errors; nights one after another, each printed when done")
+          f"{args.errors:.0%} errors; each configuration's nights printed when they are done")
     print("night  prices  conc  wall s  calls  http  errors  dollars  accepted  stopped")
     unsupported = False
     for p in classes:

@@ -216,6 +216,23 @@ def _checks(settings: Settings, skill: str, text: str, by_skill: dict[str, list[
         entries=len(doc.entries("learned")) + len(doc.entries("slow")) if near else 0)
 
 
+def _row(name: str, tasks: list[Task], calls: NightCalls, beside: Checks, usd: float,
+         settings: Settings) -> dict[str, Any]:
+    """One skill's row of the plan."""
+    return {
+        "skill": name,
+        "tasks": {s.value: sum(t.split == s.value for t in tasks) for s in Split},
+        "calls": {r: getattr(calls, r) for r in ROLES},
+        "calls_by_split": calls.by_split,
+        "check_calls": {"trigger_routing": calls.routing,
+                        "trigger_routing_stored": calls.routing_stored,
+                        "cross_replays": calls.cross,
+                        "cross_reads": calls.cross_reads, "neighbours": beside.neighbours},
+        "estimated_usd": round(usd, 4),
+        "over_skill_cap": usd > settings.max_usd_per_skill,
+        "abstains": calls.abstains or None}
+
+
 def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[Task]],
          roots: list[Path], archive: Archive | None = None, project: str = "",
          new_description: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -241,18 +258,7 @@ def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[T
                                      new_description, replies), beside.rounds)
         usd = estimate_night(_shape(calls, text, tasks, cfg), target=target,
                              optimizer=optimizer, judge=judge or FREE).total_usd
-        skills.append({
-            "skill": name,
-            "tasks": {s.value: sum(t.split == s.value for t in tasks) for s in Split},
-            "calls": {r: getattr(calls, r) for r in ROLES},
-            "calls_by_split": calls.by_split,
-            "check_calls": {"trigger_routing": calls.routing,
-                            "trigger_routing_stored": calls.routing_stored,
-                            "cross_replays": calls.cross,
-                            "cross_reads": calls.cross_reads, "neighbours": beside.neighbours},
-            "estimated_usd": round(usd, 4),
-            "over_skill_cap": usd > settings.max_usd_per_skill,
-            "abstains": calls.abstains or None})
+        skills.append(_row(name, tasks, calls, beside, usd, settings))
         for r in ROLES:
             total[r] += getattr(calls, r)
     estimate = round(sum(s["estimated_usd"] for s in skills), 4)
