@@ -83,6 +83,14 @@ class TriggerSetup:
     night's own only."""
 
 
+def report_samples(cfg: NightConfig) -> tuple[str, int, int]:
+    """``(split, first sample, samples)`` the report routes before and after: the test split
+    when the night scores it, else fresh validation samples no gate compared on."""
+    if cfg.score_test:
+        return Split.TEST.value, 0, cfg.test_repeats
+    return Split.VALIDATION.value, 10_000, cfg.val_repeats
+
+
 @dataclass
 class DescriptionDecision:
     description: str
@@ -284,9 +292,7 @@ class Describer:
                 decisions: list[DescriptionDecision]) -> dict[str, Any]:
         """Before and after on the test split when the night scores it (paired by sample),
         else on fresh validation samples."""
-        split = Split.TEST.value if self.cfg.score_test else Split.VALIDATION.value
-        first = 0 if self.cfg.score_test else 10_000  # never a sample a gate compared on
-        reps = self.cfg.test_repeats if self.cfg.score_test else self.cfg.val_repeats
+        split, first, reps = report_samples(self.cfg)
         if end.description == start.description and not decisions:
             before = after = score(self.skill, self.router.picks(
                 start.description, self._jobs(split, reps, first)))

@@ -223,6 +223,13 @@ def route_one(target: LLM, cards: Sequence[SkillCard], task: Task, sample: int, 
     return Pick(task.id, sample, own, picked)
 
 
+def installed(skill: str, description: str, others: Sequence[SkillCard]) -> list[SkillCard]:
+    """The cards a routing prompt shows: ``skill`` with ``description`` beside ``others``
+    (any card of ``skill`` among them left out), by name."""
+    return sorted([*(c for c in others if c.name != skill), SkillCard(skill, description)],
+                  key=lambda c: c.name)
+
+
 class Router:
     """Routing answers for one skill against fixed other cards, cached by (the skill's
     description, task, sample): an unchanged description is never asked twice; with
@@ -239,7 +246,7 @@ class Router:
         self._cache: dict[tuple[str, str, int], Pick] = {}
 
     def cards(self, description: str) -> list[SkillCard]:
-        return sorted([*self.others, SkillCard(self.skill, description)], key=lambda c: c.name)
+        return installed(self.skill, description, self.others)
 
     def picks(self, description: str, jobs: Sequence[tuple[Task, int, bool]]) -> list[Pick]:
         """Picks for ``(task, sample, own)`` jobs with this description installed."""

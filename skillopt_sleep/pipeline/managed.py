@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["MANAGED_DESCRIPTION", "MANAGED_SKILL", "new_descriptions"]
+__all__ = ["MANAGED_DESCRIPTION", "MANAGED_SKILL", "first_description", "new_descriptions"]
 
 MANAGED_SKILL = "skillopt-sleep-learned"
 MANAGED_DESCRIPTION = (
@@ -17,7 +17,11 @@ MANAGED_DESCRIPTION = (
 )
 
 
+def first_description(skill: str) -> str:
+    """The description ``skill``'s document is created with when it is not installed yet."""
+    return MANAGED_DESCRIPTION if skill == MANAGED_SKILL else skill
+
+
 def new_descriptions(skills: Iterable[str]) -> dict[str, str]:
-    """Per skill trained tonight, the description its document is created with when it is
-    not installed yet."""
-    return {s: MANAGED_DESCRIPTION if s == MANAGED_SKILL else s for s in skills}
+    """``first_description`` of each skill trained tonight."""
+    return {s: first_description(s) for s in skills}

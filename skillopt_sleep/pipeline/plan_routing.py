@@ -19,7 +19,8 @@ from pathlib import Path
 
 from skillopt_sleep.config import Settings
 from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.night.trigger import SkillCard, parse_choice, route_key, route_messages
+from skillopt_sleep.night.describe import report_samples
+from skillopt_sleep.night.trigger import installed, jobs, parse_choice, route_key, route_messages
 from skillopt_sleep.pipeline.triggers import trigger_setup
 from skillopt_sleep.records import Split, Task
 from skillopt_sleep.skilldoc import parse
@@ -42,13 +43,12 @@ def _jobs(cfg: NightConfig, own: Sequence[Task], foreign: Sequence[Task]
           ) -> list[tuple[Task, int, bool, bool]]:
     """``(task, sample, own, decides)`` of the current description's routing calls;
     ``decides``: a wrong pick there makes the night ask for descriptions."""
-    report, first, reps = ((Split.TEST.value, 0, cfg.test_repeats) if cfg.score_test
-                           else (Split.VALIDATION.value, 10_000, cfg.val_repeats))
+    report, first, reps = report_samples(cfg)
     looks = ((Split.TRAIN.value, 0, 1, True), (Split.VALIDATION.value, 0, cfg.val_repeats, True),
              (report, first, reps, False))
     return [(t, s, is_own, decides) for split, start, n, decides in looks
-            for tasks, is_own in ((own, True), (foreign, False))
-            for t in tasks if t.split == split for s in range(start, start + n)]
+            for t, s, is_own in jobs([t for t in own if t.split == split],
+                                     [t for t in foreign if t.split == split], n, start)]
 
 
 def known(settings: Settings, cfg: NightConfig, skill: str, text: str,
@@ -56,8 +56,7 @@ def known(settings: Settings, cfg: NightConfig, skill: str, text: str,
           new_description: Mapping[str, str], replies: Mapping[str, str]) -> Known:
     """What ``replies`` already answer of the night of ``skill`` (live document ``text``)."""
     setup = trigger_setup(skill, by_skill, roots, new_description)
-    cards = sorted([*(c for c in setup.others if c.name != skill),
-                    SkillCard(skill, parse(text).description)], key=lambda c: c.name)
+    cards = installed(skill, parse(text).description, setup.others)
     names = [c.name for c in cards]
     stored, complete, wrong = 0, True, False
     for task, sample, own, decides in _jobs(cfg, by_skill.get(skill, ()), setup.foreign_tasks):

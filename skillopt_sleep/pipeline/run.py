@@ -39,7 +39,7 @@ from skillopt_sleep.models.guard import CallGuard
 from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.night import task_budget
 from skillopt_sleep.pipeline import failures, handoff, skip
-from skillopt_sleep.pipeline.managed import MANAGED_SKILL, new_descriptions
+from skillopt_sleep.pipeline.managed import MANAGED_SKILL, first_description, new_descriptions
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
@@ -361,7 +361,7 @@ class _Run:
             self.say(f"night for skill {skill} ({len(skill_tasks)} tasks)")
             text, live[skill] = adoption.read_live(roots, skill)
             if text is None:
-                text = new_skill(skill, new_descriptions([skill])[skill])
+                text = new_skill(skill, first_description(skill))
             with ledger.skill_scope(skill):
                 started = utcnow()
                 try:
@@ -374,9 +374,9 @@ class _Run:
                     raise
                 self.outcome.nights.append(failures.annotate(result, ledger))
         nights.keep()
-        if nights.answers is not None:  # the trigger check's calls, and those earlier runs had
-            self.outcome.counts["routing"] = {"asked": nights.answers.asked,
-                                              "reused": nights.answers.reused}
+        # The trigger check's calls, and those it had already (earlier runs, other skills).
+        self.outcome.counts["routing"] = {"asked": nights.answers.asked,
+                                          "reused": nights.answers.reused}
         self.outcome.counts["calls"] = len(ledger.calls)
         self.outcome.counts["cost_by_role"] = ledger.cost_by_role()
         return live

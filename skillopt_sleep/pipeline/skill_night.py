@@ -54,14 +54,13 @@ class SkillNights:
     new_description: dict[str, str]
     """Per skill trained tonight, the description its document is created with when it is
     not installed yet (the trigger check's card for it)."""
-    answers: RouteAnswers | None = None
-    """The run's routing replies, shared by its skills' trigger checks (``None``: the ones
-    the project's earlier runs kept, and those this run asks)."""
+    answers: RouteAnswers = field(init=False)
+    """The run's routing replies, shared by its skills' trigger checks: the ones the
+    project's earlier runs kept, and those this run asks."""
     _finished: list[tuple[NightResult, list[Task], int]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.answers is None:
-            self.answers = RouteAnswers(route_replies.stored(self.archive, self.project))
+        self.answers = RouteAnswers(route_replies.stored(self.archive, self.project))
 
     def run(self, skill: str, text: str, models: tuple[LLM, LLM], seed: int) -> NightResult:
         """The night of ``skill`` (live document ``text``), not yet kept."""
@@ -98,5 +97,4 @@ class SkillNights:
             remember(self.archive, result)
             companions.after_night(self.archive, result, tasks, seq)
         self._finished.clear()
-        if self.answers is not None:
-            route_replies.keep(self.archive, self.project, self.answers.new())
+        route_replies.keep(self.archive, self.project, self.answers.new())
