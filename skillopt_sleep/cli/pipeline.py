@@ -138,9 +138,11 @@ def _print_plan(outcome: Any) -> None:
         k = row["check_calls"]
         stored = k.get("trigger_routing_stored", 0)
         reused = f" ({stored} more answered by earlier runs)" if stored else ""
+        carried = sum(row.get("carried", {}).values())
+        kept = f"; {carried} more served by the last night's answers" if carried else ""
         out.print(f"  {row['skill']}: of these, trigger check {k['trigger_routing']} routing "
                   f"call(s){reused}; cross check {k['cross_replays']} replay(s) and "
-                  f"{k['cross_reads']} look(s) with {k['neighbours']} neighbour(s)",
+                  f"{k['cross_reads']} look(s) with {k['neighbours']} neighbour(s){kept}",
                   soft_wrap=True, highlight=False)
     caps = plan["caps"]
     verdict = "[green]within the caps[/green]" if plan["within_caps"] else \

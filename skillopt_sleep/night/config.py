@@ -62,6 +62,10 @@ class NightConfig:
     idle_steps: int = 0
     """Stop the night's steps after this many steps in a row accepted nothing (0: never)."""
 
+    def repeats_for(self, n_val: int) -> int:
+        """Validation samples per task with ``n_val`` tasks (``min_val_pairs``)."""
+        return max(self.val_repeats, -(-self.min_val_pairs // max(n_val, 1)))
+
     def __post_init__(self) -> None:
         # Unknown names fail here, when the night is configured, not at its first gate.
         GATE_TESTS.row(self.gate_test)

@@ -79,7 +79,7 @@ class Night:
         (``Scorer.won``); only a retirement opens a fresh block."""
         self.preloaded = carry.preload(self.scorer, inputs.tasks, inputs.memory.carried)
         n_val = len(self.split[Split.VALIDATION.value])
-        self.val_repeats = max(self.cfg.val_repeats, -(-self.cfg.min_val_pairs // max(n_val, 1)))
+        self.val_repeats = self.cfg.repeats_for(n_val)
         self.incumbent: SkillDoc = parse(inputs.skill_text)
         """The best skill validated so far tonight; every gate compares against it."""
         self.result = NightResult(

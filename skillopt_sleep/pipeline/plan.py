@@ -39,6 +39,10 @@ The checks beside the night's own (``Checks``), counted in the same calls per ro
   and, as if every neighbour had changed since the skill's last night, the re-check of
   each learned entry the same way (without the optimizer call).
 
+The incumbent's answers the skill's last night left (``night.carry``) are not counted
+where they serve its side: the test split's before half, its validation block and the
+carried share of the first minibatch (``pipeline.plan_carry``).
+
 ``plan`` is what ``run --dry-run`` prints and what a real run logs as its pre-flight estimate.
 """
 
@@ -63,6 +67,7 @@ from skillopt_sleep.night.cross import PAST_SCREEN, SCREEN
 from skillopt_sleep.night.gate import gate_test
 from skillopt_sleep.night.prompts import replay_messages
 from skillopt_sleep.pipeline.companions import neighbours as find_neighbours
+from skillopt_sleep.pipeline.plan_carry import Reused, reused
 from skillopt_sleep.pipeline.plan_routing import Known, known
 from skillopt_sleep.publish.adopt import read_live
 from skillopt_sleep.records import Split, Task
@@ -116,6 +121,11 @@ class NightCalls:
     """Of ``optimizer``: the cross check's text-level looks."""
     routing_stored: int = 0
     """Routing calls earlier runs already answered (``pipeline.plan_routing``), not counted."""
+    incumbent: dict[str, int] = field(default_factory=dict)
+    """Of ``by_split``: the incumbent's side that answers carried from the skill's last night
+    can serve (``pipeline.plan_carry``)."""
+    carried: dict[str, int] = field(default_factory=dict)
+    """Target calls per split that carried answers serve, not counted."""
 
     def less(self, found: Known, rounds: int) -> NightCalls:
         """These calls without what ``found`` answers already: all of the trigger check's
@@ -124,6 +134,12 @@ class NightCalls:
         asks = rounds if found.settled else 0
         return replace(self, target=self.target - cut, optimizer=self.optimizer - asks,
                        routing=self.routing - cut, routing_stored=found.stored)
+
+    def reusing(self, carried: Reused) -> NightCalls:
+        """These calls without the incumbent's answers ``carried`` serves (within its side)."""
+        cut = {s: min(n, self.incumbent.get(s, 0)) for s, n in carried.by_split().items()}
+        return replace(self, target=self.target - sum(cut.values()), carried=cut,
+                       by_split={s: n - cut.get(s, 0) for s, n in self.by_split.items()})
 
 
 def _routing(cfg: NightConfig, own: dict[str, int], checks: Checks) -> int:
@@ -144,7 +160,7 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
     replays = gate_test(cfg.gate_test).replays
     if replays and n_val < cfg.min_val_tasks:
         return NightCalls(abstains=f"only {n_val} validation tasks (need {cfg.min_val_tasks})")
-    reps = max(cfg.val_repeats, -(-cfg.min_val_pairs // max(n_val, 1)))
+    reps = cfg.repeats_for(n_val)
     batch = min(cfg.train_batch or n_train, n_train) * cfg.train_samples
     val, test = n_val * reps, n_test * cfg.test_repeats
     # Validation pairs are drawn once per skill version and shared by every candidate, and a
@@ -155,6 +171,7 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
     slow = 1 if cfg.slow_update and n_train else 0
     # The incumbent's side: as far as the longest comparison of the night reaches.
     by_split = {"train": 0, "validation": round(val * min(1.0, 2 * share)), "test": test}
+    incumbent = {"train": batch, "validation": by_split["validation"] + n_val, "test": test}
     optimizer = 0
     for t in range(cfg.steps):
         budget = edit_budget(t, cfg.steps, start=cfg.budget_start, end=cfg.budget_end,
@@ -180,8 +197,8 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
         cross, reads = math.ceil((1 + accepts + checks.entries) * pairs), accepts
     return NightCalls(sum(by_split.values()) + routing + cross,
                       optimizer + reads + checks.rounds * checks.trigger, judge,
-                      by_split=by_split,
-                      routing=routing, cross=cross, cross_reads=reads)
+                      by_split=by_split, routing=routing, cross=cross, cross_reads=reads,
+                      incumbent=incumbent)
 
 
 def _shape(calls: NightCalls, skill: str, tasks: list[Task], cfg: NightConfig) -> NightShape:
@@ -228,6 +245,7 @@ def _row(name: str, tasks: list[Task], calls: NightCalls, beside: Checks, usd: f
                         "trigger_routing_stored": calls.routing_stored,
                         "cross_replays": calls.cross,
                         "cross_reads": calls.cross_reads, "neighbours": beside.neighbours},
+        "carried": calls.carried or {s.value: 0 for s in Split},
         "estimated_usd": round(usd, 4),
         "over_skill_cap": usd > settings.max_usd_per_skill,
         "abstains": calls.abstains or None}
@@ -256,6 +274,10 @@ def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[T
         if replies and not calls.abstains:  # an abstaining night routes nothing anyway
             calls = calls.less(known(settings, cfg, name, text, by_skill, roots,
                                      new_description, replies), beside.rounds)
+        if archive is not None:
+            n_val = sum(t.split == Split.VALIDATION.value for t in tasks)
+            calls = calls.reusing(reused(archive, project, name, text, tasks, cfg,
+                                         cfg.repeats_for(n_val)))
         usd = estimate_night(_shape(calls, text, tasks, cfg), target=target,
                              optimizer=optimizer, judge=judge or FREE).total_usd
         skills.append(_row(name, tasks, calls, beside, usd, settings))
