@@ -211,11 +211,14 @@ def _night_in(
         rows = []
         for night in range(1, args.nights + 1):
             say(f"{prices} prices, concurrency {concurrency}: running night {night}")
+            force = ["--force"] if night > 1 else []
+            ahead = len(t_server.model_requests()) + len(o_server.model_requests())
+            planned = _planned(command + force, env, args.timeout)
             before = (len(t_server.model_requests()) + len(o_server.model_requests()),
                       target.served + optimizer.served)
+            planned["dry_run_http"] = before[0] - ahead
             start = time.monotonic()
-            done = subprocess.run(command + (["--force"] if night > 1 else []),
-                                  capture_output=True, text=True, env=env,
+            done = subprocess.run(command + force, capture_output=True, text=True, env=env,
                                   timeout=args.timeout)
             wall = time.monotonic() - start
             if done.returncode != 0:
@@ -224,10 +227,21 @@ def _night_in(
             rows.append(_figures(json.loads(done.stdout), prices, concurrency, concurrent, wall,
                                  requests - before[0],
                                  target.served + optimizer.served - before[1],
-                                 box["written"]) | {"night": night})
+                                 box["written"]) | {"night": night} | planned)
             if night < args.nights:
                 _adopt(box, env)
     return rows
+
+
+def _planned(command: list[str], env: dict[str, str], timeout: float) -> dict[str, Any]:
+    """What ``run --dry-run`` estimated for the night about to run: its calls (all roles)
+    and dollars (a dry run calls no model: the caller counts the requests it made)."""
+    done = subprocess.run([*command, "--dry-run"], capture_output=True, text=True, env=env,
+                          timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"dry run failed (rc {done.returncode}): {done.stderr[-2000:]}")
+    plan = json.loads(done.stdout)["plan"]
+    return {"planned_calls": sum(plan["calls"].values()), "planned_usd": plan["estimated_usd"]}
 
 
 def _options(concurrency: int | None, max_usd_per_skill: float | None) -> list[str]:
@@ -332,7 +346,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"persona {persona.name}: latency {args.latency[0]}-{args.latency[1]} s, "
           f"{args.errors:.0%} errors; each configuration's nights printed when they are done")
-    print("night  prices  conc  wall s  calls  http  errors  dollars  accepted  stopped")
+    print("night  prices  conc  wall s  calls  http  errors  dollars  planned calls, $  "
+          "accepted  stopped")
     unsupported = False
     for p in classes:
         for c in levels:
@@ -351,6 +366,7 @@ def _row(r: dict[str, Any]) -> str:
     accepted = sum(s["accepted"] or 0 for s in r["skills"])
     return (f"{r['night']:<6} {r['prices']:<7} {conc:<5} {r['wall_s']:>7} {r['calls']:>6} "
             f"{r['http_requests']:>5} {r['errors_served']:>7} {r['usd']:>8.3f} "
+            f"{r['planned_calls']:>8} {r['planned_usd']:>7.3f} "
             f"{accepted:>9}  {'; '.join(r['stopped']) or '-'}")
 
 

@@ -48,3 +48,8 @@ def test_a_fast_night_is_metered_priced_and_retried(capsys: pytest.CaptureFixtur
     # The next night, after adopting, reuses the answers and routing replies it already has.
     assert second["ok"] and 0 < second["calls"] < night["calls"]
     assert second["http_requests"] == second["calls"] + second["errors_served"]
+    # Before each night the dry run planned it without a request, from above: the second
+    # night's plan counts what the first one left (its test answers, at least), lower.
+    assert night["dry_run_http"] == second["dry_run_http"] == 0
+    assert night["planned_calls"] >= night["calls"] and second["planned_calls"] >= second["calls"]
+    assert second["planned_calls"] < night["planned_calls"]
