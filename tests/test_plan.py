@@ -92,3 +92,16 @@ def test_the_estimate_counts_the_trigger_and_cross_checks(skill: str, seed: int)
     assert night_calls(NightConfig(), own).target < 0.6 * real["target"]
     assert abs(estimate.optimizer - real["optimizer"]) <= max(4, real["optimizer"] // 3)
     assert estimate.cross_reads == 4
+
+
+def test_entries_are_rechecked_only_against_the_neighbours_that_changed():
+    tasks = [Task(f"t{i}", f"f{i}", "do it", JudgeSpec(kind="rules"), split=s)
+             for i, s in enumerate(["train"] * 8 + ["validation"] * 6 + ["test"] * 4)]
+    every, none, one = (night_calls(NightConfig(), tasks, Checks(neighbours=2, entries=5,
+                                                                 recheck=r))
+                        for r in (None, 0, 1))
+    # Each entry costs one side per neighbour it is re-checked against, and nothing else.
+    # (the sum is rounded up once, hence within one call).
+    per_neighbour = every.cross - one.cross
+    assert per_neighbour > 0 and abs(one.cross - none.cross - per_neighbour) <= 1
+    assert abs(every.target - none.target - 2 * per_neighbour) <= 1

@@ -30,7 +30,7 @@ from skillopt_sleep.publish.adopt import read_live
 from skillopt_sleep.records import NightResult, Split, Task
 from skillopt_sleep.skilldoc import new_skill
 
-__all__ = ["Companions", "after_night", "companions", "neighbours"]
+__all__ = ["Companions", "after_night", "companions", "neighbours", "recheck"]
 
 
 @dataclass(frozen=True)
@@ -76,10 +76,15 @@ def companions(archive: Archive, settings: Settings, project: str, skill: str, t
     if usage.retire_night(seq, settings.retire_every):
         retire = usage.stale(archive, project, skill, text, night_id, seq, settings.retire_after)
     near = neighbours(archive, settings, project, skill, by_skill, roots)
+    return Companions(near, retire, seq, recheck(archive, project, skill, text, near))
+
+
+def recheck(archive: Archive, project: str, skill: str, text: str,
+            near: list[Neighbour]) -> tuple[str, ...]:
+    """The neighbours ``skill``'s entries are re-checked against tonight: the ones that
+    changed since its last night (``night.cross.changed``)."""
     last = next((r for _, r in archive.nights(project, limit=50) if r.skill == skill), None)
-    return Companions(near, retire, seq,
-                      changed(last.neighbours_seen if last else None, near, skill,
-                              text))
+    return changed(last.neighbours_seen if last else None, near, skill, text)
 
 
 def after_night(archive: Archive, result: NightResult, tasks: list[Task], seq: int) -> None:

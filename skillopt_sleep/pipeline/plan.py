@@ -36,8 +36,9 @@ The checks beside the night's own (``Checks``), counted in the same calls per ro
   (``cross.PAST_SCREEN``), ``val_repeats`` times in all, with the candidate beside it,
   once more with the incumbent (drawn once; a winner's answers serve the next check; the
   grey zone's further look is not counted);
-  and, as if every neighbour had changed since the skill's last night, the re-check of
-  each learned entry the same way (without the optimizer call).
+  and the re-check of each learned entry the same way (without the optimizer call) against
+  the neighbours that changed since the skill's last night (``companions.recheck``; as if
+  every one had, without the archive).
 
 The incumbent's answers the skill's last night left (``night.carry``) are not counted
 where they serve its side: the test split's before half, its validation block and the
@@ -67,6 +68,7 @@ from skillopt_sleep.night.cross import PAST_SCREEN, SCREEN
 from skillopt_sleep.night.gate import gate_test
 from skillopt_sleep.night.prompts import replay_messages
 from skillopt_sleep.pipeline.companions import neighbours as find_neighbours
+from skillopt_sleep.pipeline.companions import recheck
 from skillopt_sleep.pipeline.plan_carry import Reused, reused
 from skillopt_sleep.pipeline.plan_routing import Known, known
 from skillopt_sleep.publish.adopt import read_live
@@ -101,6 +103,8 @@ class Checks:
     cross_tasks: int = 12
     entries: int = 0
     """Learned entries the cross check would re-check."""
+    recheck: int | None = None
+    """How many neighbours they are re-checked against (None: every one)."""
 
 
 @dataclass
@@ -192,9 +196,12 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
     if checks.neighbours and replays:
         # One side per check: the incumbent's is drawn once, and a winner's serves as the next.
         samples = SCREEN + PAST_SCREEN * max(cfg.val_repeats - SCREEN, 0)
-        pairs = checks.neighbours * checks.cross_tasks * samples
+        per = checks.cross_tasks * samples
+        against = checks.neighbours if checks.recheck is None else checks.recheck
         accepts = cfg.steps + slow
-        cross, reads = math.ceil((1 + accepts + checks.entries) * pairs), accepts
+        cross = math.ceil((1 + accepts) * checks.neighbours * per
+                          + checks.entries * against * per)
+        reads = accepts
     return NightCalls(sum(by_split.values()) + routing + cross,
                       optimizer + reads + checks.rounds * checks.trigger, judge,
                       by_split=by_split, routing=routing, cross=cross, cross_reads=reads,
@@ -225,12 +232,14 @@ def _checks(settings: Settings, skill: str, text: str, by_skill: dict[str, list[
     the archive is there to say which skills are loaded with it)."""
     near = (find_neighbours(archive, settings, project, skill, by_skill, roots)
             if archive is not None else [])
+    against = recheck(archive, project, skill, text, near) if archive is not None else ()
     doc = parse(text)
     return Checks(
         foreign=[t for other, ts in by_skill.items() if other != skill for t in ts]
         if settings.trigger_check else (),
         trigger=settings.trigger_check, neighbours=len(near), cross_tasks=settings.cross_tasks,
-        entries=len(doc.entries("learned")) + len(doc.entries("slow")) if near else 0)
+        entries=len(doc.entries("learned")) + len(doc.entries("slow")) if near else 0,
+        recheck=len(against))
 
 
 def _row(name: str, tasks: list[Task], calls: NightCalls, beside: Checks, usd: float,
