@@ -42,16 +42,16 @@ def test_carried_answers_serve_the_incumbents_side_only(tmp_path: Path) -> None:
         tasks, cfg = _tasks(), NightConfig()
         reps = cfg.repeats_for(6)  # 6 validation tasks: 36 pairs need 6 samples each
         _carry(archive, tasks, TEXT, first=3, samples=range(0, 12))
-        got = reused(archive, "p", SKILL, TEXT, tasks, cfg, reps)
+        got = reused(archive, "p", SKILL, TEXT, tasks, cfg)
         # Test: one sample a task. Validation: samples 3..8 of each task, and the figure's
         # round. Train: the first minibatch of 8 is all carried.
         assert (got.test, got.validation, got.train) == (5, 6 * reps + 6, 8)
         # A task whose content changed is replayed; so is every task of another document.
         changed = [*tasks[:-1], Task("t18", "f2", "a new ask", JudgeSpec(kind="rules"),
                                      split="test", skill=SKILL)]
-        assert reused(archive, "p", SKILL, TEXT, changed, cfg, reps).test == 4
+        assert reused(archive, "p", SKILL, TEXT, changed, cfg).test == 4
         edited = new_skill(SKILL, "Writes notes by hand.")
-        assert reused(archive, "p", SKILL, edited, tasks, cfg, reps).total == 0
+        assert reused(archive, "p", SKILL, edited, tasks, cfg).total == 0
 
         settings = Settings(target="simulated", optimizer="simulated", trigger_check=False)
         fresh = plan(settings, [], {SKILL: tasks}, [])["skills"][0]

@@ -137,6 +137,13 @@ class Archive:
         rows = self.conn.execute(query, (*args, limit)).fetchall()
         return [(status, from_dict(NightResult, json.loads(data))) for status, data in rows]
 
+    def last_night(self, project: str, skill: str) -> NightResult | None:
+        """The newest night of ``project`` that trained ``skill`` (None: none yet)."""
+        row = self.conn.execute(
+            "SELECT result_json FROM nights WHERE project = ? AND skill = ?"
+            " ORDER BY started_at DESC LIMIT 1", (project, skill)).fetchone()
+        return from_dict(NightResult, json.loads(row[0])) if row else None
+
     def count_nights(self, project: str, skill: str) -> int:
         """How many nights of ``project`` trained ``skill`` (a count; no result is decoded)."""
         row = self.conn.execute(

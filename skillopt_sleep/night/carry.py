@@ -30,10 +30,15 @@ def task_key(task: Task) -> str:
                                   sort_keys=True, default=str))[:24]
 
 
+def reusable(tasks: Sequence[Task], carried: Carried) -> list[Rollout]:
+    """The carried answers of ``tasks`` that are unchanged since they were drawn."""
+    keys = {t.id: task_key(t) for t in tasks}
+    return [r for key, r in carried.rollouts if keys.get(r.task_id) == key and r.usable]
+
+
 def preload(scorer: Scorer, tasks: Sequence[Task], carried: Carried) -> int:
     """Put the carried answers of tonight's unchanged tasks into ``scorer``; how many."""
-    keys = {t.id: task_key(t) for t in tasks}
-    usable = [r for key, r in carried.rollouts if keys.get(r.task_id) == key and r.usable]
+    usable = reusable(tasks, carried)
     scorer.preload(usable)
     return len(usable)
 

@@ -83,7 +83,7 @@ def recheck(archive: Archive, project: str, skill: str, text: str,
             near: list[Neighbour]) -> tuple[str, ...]:
     """The neighbours ``skill``'s entries are re-checked against tonight: the ones that
     changed since its last night (``night.cross.changed``)."""
-    last = next((r for _, r in archive.nights(project, limit=50) if r.skill == skill), None)
+    last = archive.last_night(project, skill)
     return changed(last.neighbours_seen if last else None, near, skill, text)
 
 

@@ -284,9 +284,7 @@ def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[T
             calls = calls.less(known(settings, cfg, name, text, by_skill, roots,
                                      new_description, replies), beside.rounds)
         if archive is not None:
-            n_val = sum(t.split == Split.VALIDATION.value for t in tasks)
-            calls = calls.reusing(reused(archive, project, name, text, tasks, cfg,
-                                         cfg.repeats_for(n_val)))
+            calls = calls.reusing(reused(archive, project, name, text, tasks, cfg))
         usd = estimate_night(_shape(calls, text, tasks, cfg), target=target,
                              optimizer=optimizer, judge=judge or FREE).total_usd
         skills.append(_row(name, tasks, calls, beside, usd, settings))

@@ -9,7 +9,7 @@ candidates' answers are new by definition:
 - *test*: the report's before side, ``test_repeats`` samples of each test task;
 - *validation*: the incumbent's gate pairs, one block of ``repeats`` samples from the
   carried first sample on, and the reported validation figure's round, which the carried
-  answers make free (``NightRun._val_mean`` reads what is drawn);
+  answers make free (``Night._val_mean`` reads what is drawn);
 - *train*: the first step's minibatch, the incumbent's for certain; the seed chooses its
   tasks, so the plan counts the carried share of the train tasks, rounded down.
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from skillopt_sleep.archive.carried import carried
 from skillopt_sleep.archive.db import Archive
-from skillopt_sleep.night.carry import task_key
+from skillopt_sleep.night.carry import reusable
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.records import Split, Task
 from skillopt_sleep.skilldoc import parse
@@ -49,20 +49,19 @@ class Reused:
 
 
 def reused(archive: Archive, project: str, skill: str, text: str, tasks: Sequence[Task],
-           cfg: NightConfig, repeats: int) -> Reused:
+           cfg: NightConfig) -> Reused:
     """The carried answers tonight's night of ``skill`` (live document ``text``, ``tasks``)
-    would reuse, counted as the module says; ``repeats``: validation samples per task."""
+    would reuse, counted as the module says."""
     last = carried(archive, project, skill)
     current = parse(text).hash
-    by_id = {t.id: t for t in tasks}
+    split_of = {t.id: t.split for t in tasks}
     held: dict[str, set[tuple[str, int]]] = {s.value: set() for s in Split}
-    for key, r in last.rollouts:
-        task = by_id.get(r.task_id)
-        if task is not None and r.skill_hash == current and task_key(task) == key:
-            held[task.split].add((r.task_id, r.sample))
+    for r in reusable(tasks, last):
+        if r.skill_hash == current:
+            held[split_of[r.task_id]].add((r.task_id, r.sample))
     n = {s.value: sum(t.split == s.value for t in tasks) for s in Split}
     test = sum(s < cfg.test_repeats for _, s in held[Split.TEST.value])
-    window = range(last.first, last.first + repeats)
+    window = range(last.first, last.first + cfg.repeats_for(n[Split.VALIDATION.value]))
     val = sum(s in window for _, s in held[Split.VALIDATION.value])
     report = n[Split.VALIDATION.value] if held[Split.VALIDATION.value] else 0
     n_train = n[Split.TRAIN.value]
