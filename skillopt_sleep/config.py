@@ -57,6 +57,8 @@ class Settings:
     gate_test: str = "sequential"
     no_regression: bool = False
     budget_schedule: str = "cosine"
+    test_tasks: int = 48
+    """Test tasks a night's report scores at most (0: the whole split; ``night.measure``)."""
     concurrency: int = 0
     """Replays a night runs at once; 0: the target backend's default (``Backend.concurrency``)."""
     cross_tasks: int = 12
@@ -134,6 +136,7 @@ RANGES: dict[str, Range] = {
     "alpha": Range(0, 1, open_low=True, open_high=True),
     "margin": Range(0, 1, open_high=True, note="the improvement an edit must beat"),
     "concurrency": Range(0, note="0: the target backend's default"),
+    "test_tasks": Range(0, note="0: score the whole test split"),
     "max_usd_per_night": Range(0),
     "max_usd_per_skill": Range(0),
     "min_family_sessions": Range(1),

@@ -69,9 +69,10 @@ def test_the_estimate_counts_the_trigger_and_cross_checks(skill: str, seed: int)
     """A several-skill night: the trigger check's routing calls are counted as if the
     description step asks in both its rounds (code-review, well described, needs no
     proposal), the cross check's as a typical night's (one accepted edit a step): the
-    estimate bounds the real night from above, within 3× (routing within 4×: a night with
-    nothing to propose asks for nothing), where the night's own calls alone fall far short
-    of it."""
+    estimate bounds the real night from above, within 3.2× (routing within 4×: a night with
+    nothing to propose asks for nothing; code-review, seed 1, is such a night, 3.0× since
+    the report scores a test sample and the night's own term shrank), where the night's own
+    calls alone fall far short of it."""
     p = personas.load("maintainer")
     tasks = personas.tasks(p, seed)
     texts = {s.name: p.initial_skill(s.name) for s in p.skills}
@@ -88,7 +89,7 @@ def test_the_estimate_counts_the_trigger_and_cross_checks(skill: str, seed: int)
     checks = Checks(foreign=setup.foreign_tasks, trigger=True, neighbours=len(near))
     estimate = night_calls(NightConfig(), own, checks)
     assert 0 < target.routing <= estimate.routing <= 4 * target.routing
-    assert real["target"] <= estimate.target <= 3 * real["target"]
+    assert real["target"] <= estimate.target <= 3.2 * real["target"]
     assert night_calls(NightConfig(), own).target < 0.6 * real["target"]
     assert abs(estimate.optimizer - real["optimizer"]) <= max(4, real["optimizer"] // 3)
     assert estimate.cross_reads == 4

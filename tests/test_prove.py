@@ -98,11 +98,13 @@ def test_calls_are_counted_per_arm_and_role_and_do_not_depend_on_concurrency():
     assert one["model_calls"] == gated + one["ungated_calls"]
     assert one["optimizer_calls"] > 0 and one["failed_calls"] == 0 and one["judge_calls"] == 0
     assert one["abstained_nights"] == 0
-    # The test split is scored once for the first skill and once for the last: 2 × its size.
+    # The test sample is scored once for the first skill and once for the last: 2 × its size.
+    from skillopt_sleep.night.measure import measured
     from skillopt_sleep.sim import persona as personas
 
     test_tasks = [t for t in personas.tasks(personas.load("researcher"), 1) if t.split == "test"]
-    assert one["test_calls"] == 2 * len(test_tasks)
+    assert one["test_tasks"] == len(measured(test_tasks, 48)) < len(test_tasks)
+    assert one["test_calls"] == 2 * one["test_tasks"]
     solo = prove(ProofSpec(seed=1, nights=2, gate=False))
     assert solo["ungated_calls"] == 0 and solo["target_calls"] > 0
 

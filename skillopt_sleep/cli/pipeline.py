@@ -127,8 +127,10 @@ def _print_plan(outcome: Any) -> None:
     for row in plan["skills"]:
         t, c = row["tasks"], row["calls"]
         note = f" (abstains: {row['abstains']})" if row["abstains"] else ""
+        test = str(t["test"]) if row["test_scored"] == t["test"] else (
+            f"{row['test_scored']} of {t['test']}")  # the report scores a sample
         table.add_row(row["skill"] + note, str(t["train"]), str(t["validation"]),
-                      str(t["test"]), str(c["target"]), str(c["optimizer"]), str(c["judge"]),
+                      test, str(c["target"]), str(c["optimizer"]), str(c["judge"]),
                       f"{row['estimated_usd']:.4f}")
     c = plan["calls"]
     table.add_row("total", "", "", "", str(c["target"]), str(c["optimizer"]), str(c["judge"]),

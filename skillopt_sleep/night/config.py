@@ -32,6 +32,9 @@ class NightConfig:
     near-misses it gives a chance (the full pipeline's proof, two validation families:
     with 24, 18 of 20 seeds held; with 36, 20 of 20)."""
     test_repeats: int = 1
+    test_tasks: int = 48
+    """Test tasks the report scores, at most: whole families in a stable hash order, the
+    lift reported with its interval (0: the whole split; see ``night.measure``)."""
     score_test: bool = True
     """Score the test split at the end of the night (skill before and after), for the report.
     It never gates; the proof turns it off and scores the test split once itself."""
@@ -72,6 +75,9 @@ class NightConfig:
         if self.concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, not {self.concurrency}")
         BUDGET_SCHEDULES.row(self.schedule)
+        if self.test_tasks < 0:
+            raise ConfigError(f"test_tasks must be 0 (the whole split) or more, not "
+                              f"{self.test_tasks}")
         if self.min_support < 1:
             raise ConfigError(f"min_support must be at least 1, not {self.min_support}")
         if self.anecdotes < 0:

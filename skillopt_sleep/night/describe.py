@@ -37,6 +37,7 @@ from skillopt_sleep.firewall import Context, check_edit
 from skillopt_sleep.models.base import LLM, tag
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.measure import measured
 from skillopt_sleep.night.prompts import json_replies
 from skillopt_sleep.night.trigger import (
     Pick,
@@ -193,6 +194,9 @@ class Describer:
                              self.cfg.temperature, self.setup.answers)
         self.foreign = {s.value: [t for t in self.setup.foreign_tasks if t.split == s.value]
                         for s in Split}
+        # The routing figure's test side is a sample too, as the night's own test figure.
+        test = Split.TEST.value
+        self.foreign[test] = measured(self.foreign[test], self.cfg.test_tasks)
         self.by_id = {t.id: t for t in [*self.setup.foreign_tasks,
                                         *(t for ts in self.own.values() for t in ts)]}
 

@@ -24,6 +24,7 @@ from skillopt_sleep.night.describe import Describer
 from skillopt_sleep.night.evidence import decision_counts, evidence_rows
 from skillopt_sleep.night.inputs import NightInputs
 from skillopt_sleep.night.looks import Looks
+from skillopt_sleep.night.measure import lift_margin, measured
 from skillopt_sleep.night.merge import clip, merge
 from skillopt_sleep.night.reflect import reflect, reflect_slow
 from skillopt_sleep.night.replay import mean_score
@@ -54,6 +55,10 @@ class Night:
         self.target = MeteredLLM(inputs.target, "target", self.ledger)
         self.optimizer = MeteredLLM(inputs.optimizer, "optimizer", self.ledger)
         self.split = {s.value: [t for t in inputs.tasks if t.split == s.value] for s in Split}
+        # The report's test figure is of a stable sample; the gate never sees the test split.
+        test = Split.TEST.value
+        self.test_split = len(self.split[test])
+        self.split[test] = measured(self.split[test], self.cfg.test_tasks)
         self.firewall = Context.from_texts(f"{t.intent}\n{t.context}" for t in inputs.tasks)
         self.rejected: list[GateDecision] = list(inputs.memory.rejected)
         self.notes = list(inputs.memory.notes)
@@ -355,6 +360,10 @@ class Night:
         if self.refused:
             r.counts["refused_proposal"] = self.refused
         r.task_evidence = self._evidence(before, after)
+        if r.after_test is not None:
+            scored = self.split[Split.TEST.value]
+            r.test_scored, r.test_split = len(scored), self.test_split
+            r.test_margin = lift_margin(scored, r.task_evidence)
         roles = self.ledger.by_role()
         r.calls_by_role = {k: roles.get(k, {}).get("calls", 0) for k in ("target", "optimizer")}
         r.cost_by_role = {k: roles.get(k, {}).get("cost_usd", 0.0) for k in ("target", "optimizer")}

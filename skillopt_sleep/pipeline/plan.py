@@ -66,6 +66,7 @@ from skillopt_sleep.night.budget import edit_budget
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.cross import PAST_SCREEN, SCREEN
 from skillopt_sleep.night.gate import gate_test
+from skillopt_sleep.night.measure import sampled
 from skillopt_sleep.night.prompts import replay_messages
 from skillopt_sleep.pipeline.companions import neighbours as find_neighbours
 from skillopt_sleep.pipeline.companions import recheck
@@ -86,7 +87,7 @@ def night_config(settings: Settings) -> NightConfig:
     return NightConfig(
         steps=s.steps, val_repeats=s.val_repeats, alpha=s.alpha, margin=s.margin,
         gate_test=s.gate_test, no_regression=s.no_regression, schedule=s.budget_schedule,
-        concurrency=s.concurrency or default_concurrency(s.target),
+        test_tasks=s.test_tasks, concurrency=s.concurrency or default_concurrency(s.target),
     )
 
 
@@ -150,6 +151,7 @@ def _routing(cfg: NightConfig, own: dict[str, int], checks: Checks) -> int:
     if not checks.trigger:
         return 0
     other = {s.value: sum(t.split == s.value for t in checks.foreign) for s in Split}
+    other["test"] = sum(t.split == "test" for t in sampled(checks.foreign, cfg.test_tasks))
     both = {s: own[s] + other[s] for s in own}
     val = both["validation"] * cfg.val_repeats
     report = both["test"] * cfg.test_repeats if cfg.score_test else val
@@ -159,6 +161,7 @@ def _routing(cfg: NightConfig, own: dict[str, int], checks: Checks) -> int:
 def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) -> NightCalls:
     """The calls ``night/run.py`` makes for ``tasks`` under ``cfg``, with the trigger and the
     cross checks of ``checks`` (see the module docstring)."""
+    tasks = sampled(tasks, cfg.test_tasks)  # the report scores the test split's sample
     count = {s.value: sum(t.split == s.value for t in tasks) for s in Split}
     n_train, n_val, n_test = count["train"], count["validation"], count["test"]
     replays = gate_test(cfg.gate_test).replays
@@ -248,6 +251,8 @@ def _row(name: str, tasks: list[Task], calls: NightCalls, beside: Checks, usd: f
     return {
         "skill": name,
         "tasks": {s.value: sum(t.split == s.value for t in tasks) for s in Split},
+        "test_scored": sum(t.split == Split.TEST.value
+                           for t in sampled(tasks, settings.test_tasks)),
         "calls": {r: getattr(calls, r) for r in ROLES},
         "calls_by_split": calls.by_split,
         "check_calls": {"trigger_routing": calls.routing,

@@ -26,6 +26,7 @@ from skillopt_sleep.archive.carried import carried
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.night.carry import reusable
 from skillopt_sleep.night.config import NightConfig
+from skillopt_sleep.night.measure import sampled
 from skillopt_sleep.records import Split, Task
 from skillopt_sleep.skilldoc import parse
 
@@ -53,6 +54,7 @@ def reused(archive: Archive, project: str, skill: str, text: str, tasks: Sequenc
     """The carried answers tonight's night of ``skill`` (live document ``text``, ``tasks``)
     would reuse, counted as the module says."""
     last = carried(archive, project, skill)
+    tasks = sampled(tasks, cfg.test_tasks)  # only the test split's sample is scored
     current = parse(text).hash
     split_of = {t.id: t.split for t in tasks}
     held: dict[str, set[tuple[str, int]]] = {s.value: set() for s in Split}

@@ -240,6 +240,13 @@ class NightResult:
     after_val: float = 0.0
     baseline_test: float | None = None
     after_test: float | None = None
+    test_scored: int = 0
+    """Test tasks the two test figures are of (``night.measure``: a stable sample of whole
+    families, at most ``test_tasks``)."""
+    test_split: int = 0
+    """Test tasks the night was given; more than ``test_scored`` when it sampled."""
+    test_margin: float | None = None
+    """Half-width of the 95 % interval of the test lift, over the sample's families."""
     steps: list[StepResult] = field(default_factory=list)
     slow_updates: list[GateDecision] = field(default_factory=list)
     abstained: str = ""

@@ -6,8 +6,9 @@ the persona's hidden knowledge, never shown to the night) were proposed and acce
 
 The test split is scored only where a reported figure needs it: once for the persona's
 first skill, once for the gated nights' last skill and once for the gate-off twin's (the
-nights themselves never score it; it never gates). Every call is counted by role through
-one ledger per arm, failed calls included.
+nights themselves never score it; it never gates), each time on the sample a night's report
+scores (``night.measure``), the lift with its interval (``lift_margin``). Every call is
+counted by role through one ledger per arm, failed calls included.
 """
 
 from __future__ import annotations
@@ -27,11 +28,13 @@ from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.meter import Ledger, MeteredLLM, live_and_cached
 from skillopt_sleep.night import usage
 from skillopt_sleep.night.config import MIN_LIFT, NightConfig
+from skillopt_sleep.night.evidence import evidence_rows
+from skillopt_sleep.night.measure import lift_margin, measured
 from skillopt_sleep.night.memory import recall, remember
 from skillopt_sleep.night.replay import mean_score, replay
 from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.night.trigger import RouteAnswers
-from skillopt_sleep.records import NightResult, Split, Task
+from skillopt_sleep.records import NightResult, Rollout, Split, Task
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim import skill_figures
 from skillopt_sleep.sim.multi import companions
@@ -64,7 +67,7 @@ class Arm:
 
     results: list[NightResult]
     ledger: Ledger
-    after_test: float | None = None
+    after_test: TestScore | None = None
     test_calls: int = 0
     """Of the ledger's calls, those that scored the last skill on the test split."""
 
@@ -158,25 +161,39 @@ class _ProofNights:
         return result
 
 
+@dataclass
+class TestScore:
+    """The held-out test figure of one skill set: the tasks scored and their answers."""
+
+    tasks: list[Task]
+    rollouts: list[Rollout]
+    metric: str
+
+    @property
+    def mean(self) -> float | None:
+        return mean_score(self.rollouts, self.metric) if self.tasks else None
+
+
 def score_test(
     p: personas.Persona, spec: ProofSpec, skill: str | Mapping[str, str], models: ModelFactory,
     ledger: Ledger,
-) -> float | None:
-    """The held-out test score of ``skill`` (``test_repeats`` samples of every test task);
-    with several skills, ``skill`` maps each to its text and each task is answered with
-    its own skill's."""
+) -> TestScore:
+    """The held-out test score of ``skill`` (``test_repeats`` samples of each task of each
+    skill's test sample, ``night.measure``, as a night's report scores it); with several
+    skills, ``skill`` maps each to its text and each task is answered with its own skill's."""
     # What the developer still asks for by the last night (a persona's ``until_night``).
     tasks = [t for t in personas.tasks(p, spec.seed) if t.split == Split.TEST.value
              and personas.asked_on(p, t, spec.nights - 1)]
-    if not tasks:
-        return None
     texts = {p.skill: skill} if isinstance(skill, str) else dict(skill)
     target = MeteredLLM(models(spec.target, "target", spec.seed), "target", ledger)
-    rollouts = []
+    scored = TestScore([], [], spec.config.metric)
     with ThreadPoolExecutor(max_workers=spec.concurrency) as pool:
         for name, text in texts.items():
-            rollouts += replay(
-                [t for t in tasks if t.skill == name or isinstance(skill, str)],
+            own = measured([t for t in tasks if t.skill == name or isinstance(skill, str)],
+                           spec.config.test_tasks)
+            scored.tasks += own
+            scored.rollouts += replay(
+                own,
                 text,
                 target,
                 samples=spec.config.test_repeats,
@@ -184,7 +201,16 @@ def score_test(
                 max_tokens=spec.config.max_tokens,
                 temperature=spec.config.temperature,
             )
-    return mean_score(rollouts, spec.config.metric)
+    return scored
+
+
+def _margin(before: TestScore, after: TestScore | None) -> float | None:
+    """The 95 % interval's half-width of the test lift (``night.measure.lift_margin``)."""
+    if after is None:
+        return None
+    rows = evidence_rows(before.tasks, Split.TEST.value, before.metric, before.rollouts,
+                         after.rollouts)
+    return lift_margin(before.tasks, rows)
 
 
 def _arm(
@@ -271,9 +297,11 @@ def prove(
         "gate": spec.gate,
         "target": spec.target,
         "optimizer": spec.optimizer,
-        "baseline_test": _round(baseline_test),
-        "after_test": _round(arm.after_test),
-        "ungated_after_test": _round(twin.after_test),
+        "baseline_test": _round(baseline_test.mean),
+        "after_test": _round(arm.after_test.mean if arm.after_test else None),
+        "ungated_after_test": _round(twin.after_test.mean if twin.after_test else None),
+        "test_tasks": len(baseline_test.tasks),
+        "lift_margin": _round(_margin(baseline_test, arm.after_test)),
         "baseline_val": _round(own[0].baseline_val),
         "after_val": _round(own[-1].after_val),
         **_edit_figures(p, gated),

@@ -23,6 +23,7 @@ from skillopt_sleep.publish.report.text import (
     fmt_delta,
     fmt_score,
     outcome,
+    sample_note,
     scored,
 )
 from skillopt_sleep.publish.report.triggers import section as trigger_section
@@ -139,7 +140,8 @@ def _skills_table(nights: Sequence[NightResult]) -> str:
             f'<td class="num">{fmt_score(f["baseline_val"])} → {fmt_score(f["after_val"])} '
             f"{_delta_html(f['baseline_val'], f['after_val'])}</td>"
             f'<td class="num">{fmt_score(f["baseline_test"])} → {fmt_score(f["after_test"])} '
-            f"{_delta_html(f['baseline_test'], f['after_test'])}</td>"
+            f"{_delta_html(f['baseline_test'], f['after_test'])}"
+            f'<span class="sample">{escape(sample_note(r)) if scored(r) else ""}</span></td>'
             f'<td class="num">{f["proposals_tried"]} / {f["accepted"]}</td></tr>')
     return ('<table class="skills"><thead><tr><th>Skill</th><th class="num">Validation</th>'
             '<th class="num">Test</th><th class="num">Tried / accepted</th></tr></thead><tbody>'

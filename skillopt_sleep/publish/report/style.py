@@ -14,6 +14,7 @@ main{max-width:1080px;margin:0 auto;padding:28px 28px 60px}
 h1{font-size:26px;margin:0 0 4px}h2{font-size:20px;margin:36px 0 12px;padding-bottom:6px;
 border-bottom:2px solid var(--line)}h3{font-size:16px;margin:24px 0 8px}
 .meta{color:var(--muted);font-size:13px}.meta code{font-size:12px}
+.sample{color:var(--muted);font-size:12px}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(220px,1fr));gap:12px;margin:18px 0}
 .card{background:var(--bg);border:1px solid var(--line);border-radius:10px;padding:14px 16px}

@@ -73,6 +73,9 @@ def figures(r: NightResult) -> dict[str, Any]:
         "after_test": r.after_test if ok else None,
         "test_delta": (None if not ok or r.baseline_test is None or r.after_test is None
                        else r.after_test - r.baseline_test),
+        "test_margin": r.test_margin if ok else None,
+        "test_tasks": r.test_scored if ok else 0,
+        "test_split": r.test_split if ok else 0,
         "proposals_tried": len(decisions),
         "gated": sum(1 for d in decisions if d.stage == "gate"),
         "accepted": len(r.accepted),
@@ -104,8 +107,16 @@ def _scores_line(r: NightResult) -> str:
         val += f" ({fmt_delta(r.baseline_val, r.after_val)})"
     test = f"test {fmt_score(r.baseline_test)} → {fmt_score(r.after_test)}"
     if r.baseline_test is not None and r.after_test is not None:
-        test += f" ({fmt_delta(r.baseline_test, r.after_test)})"
+        test += f" ({fmt_delta(r.baseline_test, r.after_test)}{sample_note(r)})"
     return f"{val} · {test}"
+
+
+def sample_note(r: NightResult) -> str:
+    """``" ± 0.081, 48 of 99 tasks"``: the test lift's interval and the sample it is of."""
+    margin = "" if r.test_margin is None else f" ± {r.test_margin:.3f}"
+    if r.test_split > r.test_scored:
+        return f"{margin}, {r.test_scored} of {r.test_split} tasks"
+    return margin
 
 
 def _skill_lines(r: NightResult) -> list[str]:
