@@ -145,6 +145,7 @@ def test_the_report_shows_the_interval_and_the_sample_it_is_of():
     assert "test 0.250 → 0.660 (+0.410 ± 0.081, 48 of 99 tasks)" in line
     f = figures(r)
     assert (f["test_margin"], f["test_tasks"], f["test_split"]) == (0.0812, 48, 99)
-    assert "± 0.081, 48 of 99 tasks" in render([r])
+    page = render([r])
+    assert "± 0.081, 48 of 99 tasks" in page and "48 of 99 test tasks · reported" in page
     whole = replace(r, test_scored=99)
     assert "(+0.410 ± 0.081)" in summary([whole])  # the whole split: no "of"

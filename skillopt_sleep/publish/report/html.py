@@ -24,6 +24,7 @@ from skillopt_sleep.publish.report.text import (
     fmt_score,
     outcome,
     sample_note,
+    samples_note,
     scored,
 )
 from skillopt_sleep.publish.report.triggers import section as trigger_section
@@ -95,7 +96,8 @@ def _cards(nights: Sequence[NightResult]) -> str:
         _score_card("Validation score", _mean(r.baseline_val for r in ran),
                     _mean(r.after_val for r in ran), several + "held out; gates every edit"),
         _score_card("Test split score", _mean(r.baseline_test for r in ran),
-                    _mean(r.after_test for r in ran), several + "reported, never gates"),
+                    _mean(r.after_test for r in ran), several + samples_note(ran)
+                    + "reported, never gates"),
         _card("Accepted edits", f"{accepted}",
               escape(f"{tried} proposals tried / {accepted} accepted · {gated} reached the gate")),
         _card("Cost", f"${sum(r.cost_usd for r in nights):.4f}",

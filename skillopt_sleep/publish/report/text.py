@@ -119,6 +119,12 @@ def sample_note(r: NightResult) -> str:
     return margin
 
 
+def samples_note(nights: Sequence[NightResult]) -> str:
+    """``"48 of 99 test tasks · "`` when the nights scored a sample (``night.measure``)."""
+    scored_, split = sum(r.test_scored for r in nights), sum(r.test_split for r in nights)
+    return f"{scored_} of {split} test tasks · " if split > scored_ else ""
+
+
 def _skill_lines(r: NightResult) -> list[str]:
     f = figures(r)
     lines = [f"{r.skill or '(before any skill)'} [{outcome(r)}]: {_scores_line(r)}",
