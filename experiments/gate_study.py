@@ -45,7 +45,8 @@ _SUMMARY_KEYS = ("seed", "baseline_test", "after_test", "ungated_after_test", "l
                  "overfit_proposed", "overfit_accepted", "neutral_proposed", "neutral_accepted",
                  "correct_proposed", "correct_accepted", "firewall_rejected",
                  "own_look_rejected", "own_look_rejected_harmful", "target_calls",
-                 "optimizer_calls", "judge_calls", "test_calls", "failed_calls", "seconds")
+                 "optimizer_calls", "judge_calls", "test_calls", "failed_calls", "seconds",
+                 "test_tasks", "lift_margin")
 
 
 def run_persona(name: str, seeds: int, nights: int, config: NightConfig) -> list[dict[str, Any]]:
@@ -102,6 +103,9 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "gated_at_least_ungated_share": round(gated_ok / n, 4) if n else 0.0,
         "mean_calls": round(_mean([r["calls"] for r in runs]), 1),
         "mean_test_calls": round(_mean([r["test_calls"] for r in runs]), 1),
+        "mean_test_tasks": round(_mean([r["test_tasks"] for r in runs]), 1),
+        # One run's interval on its lift (``night.measure``): what a single figure is worth.
+        "mean_lift_margin": round(_mean([r["lift_margin"] or 0.0 for r in runs]), 4),
         "failed_calls": sum(r["failed_calls"] for r in runs),
         "calls_per_0_01_lift": calls_per_lift,
         "night_calls_per_0_01_lift": night_calls_per_lift,
