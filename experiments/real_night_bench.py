@@ -295,6 +295,8 @@ def _figures(
                    for s in skills],
         "sessions": written["claude-code"] + written["codex"],
         "tasks": counts.get("mining", {}).get("tasks", 0),
+        # The trigger check's routing calls: asked tonight, and answered from the store.
+        "routing": counts.get("routing", {}),
         "ok": run.get("ok", False),
     }
 

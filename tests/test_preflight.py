@@ -233,6 +233,9 @@ def test_dry_run_makes_no_request_and_prints_calls_and_cost_per_role(world: dict
     assert text.returncode == 0 and a.requests == [] and b.requests == []
     assert "est. $" in text.stdout and "caps: $2.00 a night" in text.stdout
     assert f"trigger check {checks['trigger_routing']} routing call(s)" in text.stdout
+    # The report scores a sample of the test split, and the table says of how many.
+    assert skill["test_scored"] < skill["tasks"]["test"]
+    assert f"{skill['test_scored']} of {skill['tasks']['test']}" in text.stdout
 
 
 # --- doctor --------------------------------------------------------------------------------
