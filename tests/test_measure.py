@@ -149,3 +149,12 @@ def test_the_report_shows_the_interval_and_the_sample_it_is_of():
     assert "± 0.081, 48 of 99 tasks" in page and "48 of 99 test tasks · reported" in page
     whole = replace(r, test_scored=99)
     assert "(+0.410 ± 0.081)" in summary([whole])  # the whole split: no "of"
+
+
+def test_the_routing_plan_looks_for_stored_replies_of_the_reports_sample_only():
+    from skillopt_sleep.pipeline.plan_routing import _jobs
+
+    own, foreign = _tasks(10), _tasks(10, start=10)
+    cfg = NightConfig(test_tasks=6)
+    tests = [t for t, _, _, _ in _jobs(cfg, own, foreign) if t.split == "test"]
+    assert tests == measured(own, 6) + measured(foreign, 6)

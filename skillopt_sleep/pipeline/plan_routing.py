@@ -20,6 +20,7 @@ from pathlib import Path
 from skillopt_sleep.config import Settings
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.describe import report_samples
+from skillopt_sleep.night.measure import sampled
 from skillopt_sleep.night.trigger import installed, jobs, parse_choice, route_key, route_messages
 from skillopt_sleep.pipeline.triggers import trigger_setup
 from skillopt_sleep.records import Split, Task
@@ -44,6 +45,8 @@ def _jobs(cfg: NightConfig, own: Sequence[Task], foreign: Sequence[Task]
     """``(task, sample, own, decides)`` of the current description's routing calls;
     ``decides``: a wrong pick there makes the night ask for descriptions."""
     report, first, reps = report_samples(cfg)
+    # The report routes the test split's sample, as the night does (``night.measure``).
+    own, foreign = sampled(own, cfg.test_tasks), sampled(foreign, cfg.test_tasks)
     looks = ((Split.TRAIN.value, 0, 1, True), (Split.VALIDATION.value, 0, cfg.val_repeats, True),
              (report, first, reps, False))
     return [(t, s, is_own, decides) for split, start, n, decides in looks
