@@ -136,20 +136,33 @@ def _print_plan(outcome: Any) -> None:
     table.add_row("total", "", "", "", str(c["target"]), str(c["optimizer"]), str(c["judge"]),
                   f"{plan['estimated_usd']:.4f}")
     out.print(table)
-    for row in plan["skills"]:
+    _print_checks(out, plan["skills"])
+    caps = plan["caps"]
+    verdict = "[green]within the caps[/green]" if plan["within_caps"] else \
+        "[yellow]over a cap: the night would stop there, keeping what it validated[/yellow]"
+    most = plan.get("estimated_usd_max", plan["estimated_usd"])
+    if most > plan["estimated_usd"]:
+        # A night asks a second round only after an accept, and most proposals are screened.
+        verdict += (f"; at most ${most:.4f} if the trigger check compared every proposal "
+                    "in both its rounds")
+    out.print(f"caps: ${caps['night']:.2f} a night, ${caps['skill']:.2f} a skill: {verdict}",
+              soft_wrap=True)
+
+
+def _print_checks(out: Any, rows: list[dict[str, Any]]) -> None:
+    """Under the plan's table: per skill, what its checks beside its own tasks would ask."""
+    for row in rows:
         k = row["check_calls"]
         stored = k.get("trigger_routing_stored", 0)
         reused = f" ({stored} more answered by earlier runs)" if stored else ""
         carried = sum(row.get("carried", {}).values())
         kept = f"; {carried} more served by the last night's answers" if carried else ""
-        out.print(f"  {row['skill']}: of these, trigger check {k['trigger_routing']} routing "
-                  f"call(s){reused}; cross check {k['cross_replays']} replay(s) and "
+        most = k.get("trigger_routing_max", 0)
+        bound = f" (at most {most})" if most > k["trigger_routing"] else ""
+        out.print(f"  {row['skill']}: of these, trigger check {k['trigger_routing']}{bound} "
+                  f"routing call(s){reused}; cross check {k['cross_replays']} replay(s) and "
                   f"{k['cross_reads']} look(s) with {k['neighbours']} neighbour(s){kept}",
                   soft_wrap=True, highlight=False)
-    caps = plan["caps"]
-    verdict = "[green]within the caps[/green]" if plan["within_caps"] else \
-        "[yellow]over a cap: the night would stop there, keeping what it validated[/yellow]"
-    out.print(f"caps: ${caps['night']:.2f} a night, ${caps['skill']:.2f} a skill: {verdict}")
 
 
 def _print_run(outcome: Any) -> None:

@@ -20,14 +20,17 @@ A night with fewer validation tasks than the gate needs abstains and makes no ca
 
 The checks beside the night's own (``Checks``), counted in the same calls per role:
 
-- *the trigger check* (``night.describe``), counted as if it asks in each of its ``rounds``:
-  per round, one short routing call per own and other skill's train task, ``val_repeats``
-  per validation task for the incumbent description and again for each of ``proposals``
-  candidates (an upper bound: a proposal dropped after one sample of the own tasks routes
-  no more), and one optimizer call; then the report's before and after on the test split
+- *the trigger check* (``night.describe``), counted as a typical night makes it: one round
+  that asks, with one short routing call per own and other skill's train task,
+  ``val_repeats`` per validation task for the incumbent description, one optimizer call,
+  each of ``proposals`` candidates screened on one sample of the skill's own validation
+  tasks, and the typical share past the screen (``describe.PAST_SCREEN``) compared on
+  every validation sample; then the report's before and after on the test sample
   (``test_repeats`` each; fresh validation samples when the night does not score the test
-  split). Routing calls the project's earlier runs already asked are not counted, and a
-  check whose stored picks are all right is counted at no call (``pipeline.plan_routing``);
+  split). A second round follows only an accept. ``routing_max`` is the bound beside it:
+  every round asks and every candidate is compared in full. Routing calls the project's
+  earlier runs already asked are not counted, and a check whose stored picks are all
+  right is counted at no call (``pipeline.plan_routing``);
 - *the cross check* (``night.cross``), when the skill has neighbours: it runs for the edits
   the gate accepts, taken to be one a step and one for the slow update (on the maintainer
   persona's nights 0–2 a step accepts at most one); each costs one optimizer call (the
@@ -65,6 +68,7 @@ from skillopt_sleep.models.pricing import FREE, Price
 from skillopt_sleep.night.budget import edit_budget
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.cross import PAST_SCREEN, SCREEN
+from skillopt_sleep.night.describe import PAST_SCREEN as PAST_DESCRIBE
 from skillopt_sleep.night.gate import gate_test
 from skillopt_sleep.night.measure import sampled
 from skillopt_sleep.night.prompts import replay_messages
@@ -119,7 +123,10 @@ class NightCalls:
     by_split: dict[str, int] = field(default_factory=dict)
     """Target calls per split."""
     routing: int = 0
-    """Of ``target``: the trigger check's routing calls (short prompts, 32-token answers)."""
+    """Of ``target``: the trigger check's routing calls (short prompts, 32-token answers),
+    as a typical night makes them."""
+    routing_max: int = 0
+    """The trigger check's routing calls at most (both rounds, every proposal compared)."""
     cross: int = 0
     """Of ``target``: the cross check's replays of the neighbours' tasks."""
     cross_reads: int = 0
@@ -132,13 +139,20 @@ class NightCalls:
     carried: dict[str, int] = field(default_factory=dict)
     """Target calls per split that carried answers serve, not counted."""
 
-    def less(self, found: Known, rounds: int) -> NightCalls:
+    def less(self, found: Known) -> NightCalls:
         """These calls without what ``found`` answers already: all of the trigger check's
-        (its ``rounds`` description proposals too) when it is settled, else the stored ones."""
+        (its ask for descriptions too) when it is settled, else the stored ones."""
         cut = self.routing if found.settled else min(found.stored, self.routing)
-        asks = rounds if found.settled else 0
+        most = self.routing_max if found.settled else min(found.stored, self.routing_max)
+        asks = 1 if found.settled else 0
         return replace(self, target=self.target - cut, optimizer=self.optimizer - asks,
-                       routing=self.routing - cut, routing_stored=found.stored)
+                       routing=self.routing - cut, routing_max=self.routing_max - most,
+                       routing_stored=found.stored)
+
+    def at_most(self) -> NightCalls:
+        """These calls with the trigger check's routing at its bound."""
+        return replace(self, target=self.target - self.routing + self.routing_max,
+                       routing=self.routing_max)
 
     def reusing(self, carried: Reused) -> NightCalls:
         """These calls without the incumbent's answers ``carried`` serves (within its side)."""
@@ -147,15 +161,21 @@ class NightCalls:
                        by_split={s: n - cut.get(s, 0) for s, n in self.by_split.items()})
 
 
-def _routing(cfg: NightConfig, own: dict[str, int], checks: Checks) -> int:
+def _routing(cfg: NightConfig, own: dict[str, int], checks: Checks) -> tuple[int, int]:
+    """The trigger check's routing calls: as a typical night makes them, and at most."""
     if not checks.trigger:
-        return 0
+        return 0, 0
     other = {s.value: sum(t.split == s.value for t in checks.foreign) for s in Split}
     other["test"] = sum(t.split == "test" for t in sampled(checks.foreign, cfg.test_tasks))
     both = {s: own[s] + other[s] for s in own}
     val = both["validation"] * cfg.val_repeats
     report = both["test"] * cfg.test_repeats if cfg.score_test else val
-    return checks.rounds * (both["train"] + val * (1 + checks.proposals)) + 2 * report
+    bound = checks.rounds * (both["train"] + val * (1 + checks.proposals)) + 2 * report
+    # One round that asks: the picks, each proposal's screen on one sample of the own
+    # validation tasks, and the typical share past it compared in full.
+    screens = checks.proposals * own["validation"]
+    typical = both["train"] + val + screens + round(checks.proposals * PAST_DESCRIBE * val)
+    return min(typical + 2 * report, bound), bound
 
 
 def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) -> NightCalls:
@@ -194,7 +214,7 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
     by_split["test"] += test
     rubric = {s: sum(t.split == s and t.judge.kind == "rubric" for t in tasks) for s in count}
     judge = sum(calls * rubric[s] // max(count[s], 1) for s, calls in by_split.items())
-    routing = _routing(cfg, count, checks)
+    routing, routing_max = _routing(cfg, count, checks)
     cross = reads = 0
     if checks.neighbours and replays:
         # One side per check: the incumbent's is drawn once, and a winner's serves as the next.
@@ -206,8 +226,9 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
                           + checks.entries * against * per)
         reads = accepts
     return NightCalls(sum(by_split.values()) + routing + cross,
-                      optimizer + reads + checks.rounds * checks.trigger, judge,
-                      by_split=by_split, routing=routing, cross=cross, cross_reads=reads,
+                      optimizer + reads + checks.trigger, judge,  # one round's ask
+                      by_split=by_split, routing=routing, routing_max=routing_max,
+                      cross=cross, cross_reads=reads,
                       incumbent=incumbent)
 
 
@@ -245,8 +266,8 @@ def _checks(settings: Settings, skill: str, text: str, by_skill: dict[str, list[
         recheck=len(against))
 
 
-def _row(name: str, tasks: list[Task], calls: NightCalls, beside: Checks, usd: float,
-         settings: Settings) -> dict[str, Any]:
+def _row(name: str, tasks: list[Task], calls: NightCalls, beside: Checks,
+         usd: tuple[float, float], settings: Settings) -> dict[str, Any]:
     """One skill's row of the plan."""
     return {
         "skill": name,
@@ -255,13 +276,16 @@ def _row(name: str, tasks: list[Task], calls: NightCalls, beside: Checks, usd: f
                            for t in sampled(tasks, settings.test_tasks)),
         "calls": {r: getattr(calls, r) for r in ROLES},
         "calls_by_split": calls.by_split,
+        "target_calls_max": calls.at_most().target,
         "check_calls": {"trigger_routing": calls.routing,
+                        "trigger_routing_max": calls.routing_max,
                         "trigger_routing_stored": calls.routing_stored,
                         "cross_replays": calls.cross,
                         "cross_reads": calls.cross_reads, "neighbours": beside.neighbours},
         "carried": calls.carried or {s.value: 0 for s in Split},
-        "estimated_usd": round(usd, 4),
-        "over_skill_cap": usd > settings.max_usd_per_skill,
+        "estimated_usd": round(usd[0], 4),
+        "estimated_usd_max": round(usd[1], 4),
+        "over_skill_cap": usd[0] > settings.max_usd_per_skill,
         "abstains": calls.abstains or None}
 
 
@@ -287,12 +311,13 @@ def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[T
         calls = night_calls(cfg, tasks, beside)
         if replies and not calls.abstains:  # an abstaining night routes nothing anyway
             calls = calls.less(known(settings, cfg, name, text, by_skill, roots,
-                                     new_description, replies), beside.rounds)
+                                     new_description, replies))
         if archive is not None:
             calls = calls.reusing(reused(archive, project, name, text, tasks, cfg))
-        usd = estimate_night(_shape(calls, text, tasks, cfg), target=target,
-                             optimizer=optimizer, judge=judge or FREE).total_usd
-        skills.append(_row(name, tasks, calls, beside, usd, settings))
+        usd = tuple(estimate_night(_shape(c, text, tasks, cfg), target=target,
+                                   optimizer=optimizer, judge=judge or FREE).total_usd
+                    for c in (calls, calls.at_most()))
+        skills.append(_row(name, tasks, calls, beside, (usd[0], usd[1]), settings))
         for r in ROLES:
             total[r] += getattr(calls, r)
     estimate = round(sum(s["estimated_usd"] for s in skills), 4)
@@ -300,6 +325,7 @@ def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[T
         "skills": skills,
         "calls": total,
         "estimated_usd": estimate,
+        "estimated_usd_max": round(sum(s["estimated_usd_max"] for s in skills), 4),
         "caps": {"night": settings.max_usd_per_night, "skill": settings.max_usd_per_skill},
         "within_caps": estimate <= settings.max_usd_per_night and not any(
             s["over_skill_cap"] for s in skills),
