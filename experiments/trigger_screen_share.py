@@ -14,11 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.describe import PAST_SCREEN
