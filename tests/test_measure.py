@@ -158,3 +158,10 @@ def test_the_routing_plan_looks_for_stored_replies_of_the_reports_sample_only():
     cfg = NightConfig(test_tasks=6)
     tests = [t for t, _, _, _ in _jobs(cfg, own, foreign) if t.split == "test"]
     assert tests == measured(own, 6) + measured(foreign, 6)
+
+
+def test_several_skills_tasks_are_sampled_skill_by_skill():
+    a = [replace(t, skill="a") for t in _tasks(10)]
+    b = [replace(t, skill="b") for t in _tasks(10, start=10)]
+    both = sampled(a + b, 6)
+    assert both == measured(a, 6) + measured(b, 6)  # each skill's own sample, as its night

@@ -37,6 +37,11 @@ def test_a_settled_trigger_check_is_planned_at_no_call(server: FakeLLMServer,
     try:
         first = _plan(archive, name, DESCRIPTIONS)
         asked = _pipeline_run(server, archive, "n1", DESCRIPTIONS)  # every pick right
+        # The run's second night asks none of the incumbent's picks the first one asked
+        # (the same installed cards, tasks and samples); the bound counts them for each.
+        one, two = (s["check_calls"] for s in first["skills"])
+        assert two["trigger_routing"] < one["trigger_routing"]
+        assert two["trigger_routing_max"] == one["trigger_routing_max"]
         settled = _plan(archive, name, DESCRIPTIONS)
         for before, after in zip(first["skills"], settled["skills"], strict=True):
             routing = before["check_calls"]["trigger_routing"]

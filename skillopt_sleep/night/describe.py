@@ -37,7 +37,7 @@ from skillopt_sleep.firewall import Context, check_edit
 from skillopt_sleep.models.base import LLM, tag
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.night.measure import measured
+from skillopt_sleep.night.measure import sampled
 from skillopt_sleep.night.prompts import json_replies
 from skillopt_sleep.night.trigger import (
     Pick,
@@ -200,9 +200,10 @@ class Describer:
                              self.cfg.temperature, self.setup.answers)
         self.foreign = {s.value: [t for t in self.setup.foreign_tasks if t.split == s.value]
                         for s in Split}
-        # The routing figure's test side is a sample too, as the night's own test figure.
+        # The routing figure's test side is each skill's own sample, as its night scores it,
+        # so every night of a run routes the same report tasks (and shares their answers).
         test = Split.TEST.value
-        self.foreign[test] = measured(self.foreign[test], self.cfg.test_tasks)
+        self.foreign[test] = sampled(self.foreign[test], self.cfg.test_tasks)
         self.by_id = {t.id: t for t in [*self.setup.foreign_tasks,
                                         *(t for ts in self.own.values() for t in ts)]}
 

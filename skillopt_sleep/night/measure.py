@@ -63,9 +63,14 @@ def measured(tasks: Sequence[T], cap: int) -> list[T]:
 
 
 def sampled(tasks: Sequence[T], cap: int) -> list[T]:
-    """``tasks`` (every split) with the test split's tasks cut to its sample, in order."""
+    """``tasks`` (every split, of one skill or several) with each skill's test tasks cut to
+    its sample, in order: the samples every night of a run scores and routes alike."""
     test = Split.TEST.value
-    kept = {id(t) for t in measured([t for t in tasks if t.split == test], cap)}
+    by_skill: dict[str, list[T]] = defaultdict(list)
+    for task in tasks:
+        if task.split == test:
+            by_skill[task.skill].append(task)
+    kept = {id(t) for group in by_skill.values() for t in measured(group, cap)}
     return [t for t in tasks if t.split != test or id(t) in kept]
 
 

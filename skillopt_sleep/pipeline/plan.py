@@ -27,10 +27,13 @@ The checks beside the night's own (``Checks``), counted in the same calls per ro
   tasks, and the typical share past the screen (``describe.PAST_SCREEN``) compared on
   every validation sample; then the report's before and after on the test sample
   (``test_repeats`` each; fresh validation samples when the night does not score the test
-  split). A second round follows only an accept. ``routing_max`` is the bound beside it:
-  every round asks and every candidate is compared in full. Routing calls the project's
-  earlier runs already asked are not counted, and a check whose stored picks are all
-  right is counted at no call (``pipeline.plan_routing``);
+  split). A second round follows only an accept. The incumbent descriptions' picks (train,
+  validation, the report's before) are the same calls in every skill's night of a run while
+  no description changes, so only the run's first night counts them (``NightCalls.sharing``).
+  ``routing_max`` is the bound beside it: every round asks, every candidate is compared in
+  full and every night asks its own picks. Routing calls the project's earlier runs
+  already asked are not counted, and a check whose stored picks are all right is counted
+  at no call (``pipeline.plan_routing``);
 - *the cross check* (``night.cross``), when the skill has neighbours: it runs for the edits
   the gate accepts, taken to be one a step and one for the slow update (on the maintainer
   persona's nights 0–2 a step accepts at most one); each costs one optimizer call (the
@@ -127,6 +130,9 @@ class NightCalls:
     as a typical night makes them."""
     routing_max: int = 0
     """The trigger check's routing calls at most (both rounds, every proposal compared)."""
+    routing_shared: int = 0
+    """Of ``routing``: the incumbent descriptions' picks (train, validation, the report's
+    before), the same calls in every skill's night of a run while no description changes."""
     cross: int = 0
     """Of ``target``: the cross check's replays of the neighbours' tasks."""
     cross_reads: int = 0
@@ -149,6 +155,12 @@ class NightCalls:
                        routing=self.routing - cut, routing_max=self.routing_max - most,
                        routing_stored=found.stored)
 
+    def sharing(self) -> NightCalls:
+        """These calls when an earlier night of the run asked the shared picks (what earlier
+        runs answered, ``less``, is among them)."""
+        cut = min(max(self.routing_shared - self.routing_stored, 0), self.routing)
+        return replace(self, target=self.target - cut, routing=self.routing - cut)
+
     def at_most(self) -> NightCalls:
         """These calls with the trigger check's routing at its bound."""
         return replace(self, target=self.target - self.routing + self.routing_max,
@@ -161,10 +173,11 @@ class NightCalls:
                        by_split={s: n - cut.get(s, 0) for s, n in self.by_split.items()})
 
 
-def _routing(cfg: NightConfig, own: dict[str, int], checks: Checks) -> tuple[int, int]:
-    """The trigger check's routing calls: as a typical night makes them, and at most."""
+def _routing(cfg: NightConfig, own: dict[str, int], checks: Checks) -> tuple[int, int, int]:
+    """The trigger check's routing calls: as a typical night makes them, at most, and the
+    incumbent's picks every night of the run shares."""
     if not checks.trigger:
-        return 0, 0
+        return 0, 0, 0
     other = {s.value: sum(t.split == s.value for t in checks.foreign) for s in Split}
     other["test"] = sum(t.split == "test" for t in sampled(checks.foreign, cfg.test_tasks))
     both = {s: own[s] + other[s] for s in own}
@@ -175,7 +188,20 @@ def _routing(cfg: NightConfig, own: dict[str, int], checks: Checks) -> tuple[int
     # validation tasks, and the typical share past it compared in full.
     screens = checks.proposals * own["validation"]
     typical = both["train"] + val + screens + round(checks.proposals * PAST_DESCRIBE * val)
-    return min(typical + 2 * report, bound), bound
+    return min(typical + 2 * report, bound), bound, both["train"] + val + report
+
+
+def _cross(cfg: NightConfig, checks: Checks, slow: int) -> tuple[int, int]:
+    """The cross check's replays and text-level looks (see the module docstring)."""
+    if not checks.neighbours:
+        return 0, 0
+    # One side per check: the incumbent's is drawn once, and a winner's serves as the next.
+    samples = SCREEN + PAST_SCREEN * max(cfg.val_repeats - SCREEN, 0)
+    per = checks.cross_tasks * samples
+    against = checks.neighbours if checks.recheck is None else checks.recheck
+    accepts = cfg.steps + slow
+    cross = math.ceil((1 + accepts) * checks.neighbours * per + checks.entries * against * per)
+    return cross, accepts
 
 
 def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) -> NightCalls:
@@ -214,20 +240,12 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
     by_split["test"] += test
     rubric = {s: sum(t.split == s and t.judge.kind == "rubric" for t in tasks) for s in count}
     judge = sum(calls * rubric[s] // max(count[s], 1) for s, calls in by_split.items())
-    routing, routing_max = _routing(cfg, count, checks)
-    cross = reads = 0
-    if checks.neighbours and replays:
-        # One side per check: the incumbent's is drawn once, and a winner's serves as the next.
-        samples = SCREEN + PAST_SCREEN * max(cfg.val_repeats - SCREEN, 0)
-        per = checks.cross_tasks * samples
-        against = checks.neighbours if checks.recheck is None else checks.recheck
-        accepts = cfg.steps + slow
-        cross = math.ceil((1 + accepts) * checks.neighbours * per
-                          + checks.entries * against * per)
-        reads = accepts
+    routing, routing_max, shared = _routing(cfg, count, checks)
+    cross, reads = _cross(cfg, checks, slow) if replays else (0, 0)
     return NightCalls(sum(by_split.values()) + routing + cross,
                       optimizer + reads + checks.trigger, judge,  # one round's ask
                       by_split=by_split, routing=routing, routing_max=routing_max,
+                      routing_shared=shared,
                       cross=cross, cross_reads=reads,
                       incumbent=incumbent)
 
@@ -303,9 +321,10 @@ def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[T
     judge = role["judge"].price if "judge" in role else optimizer
     skills: list[dict[str, Any]] = []
     total = {r: 0 for r in ROLES}
+    asked = False
     replies = (route_replies.stored(archive, project)
                if archive is not None and settings.trigger_check else {})
-    for name, tasks in sorted(by_skill.items()):
+    for name, tasks in sorted(by_skill.items()):  # the order the run's nights go in
         text = read_live(roots, name)[0] or new_skill(name, new_description[name])
         beside = _checks(settings, name, text, by_skill, roots, archive, project)
         calls = night_calls(cfg, tasks, beside)
@@ -314,6 +333,8 @@ def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[T
                                      new_description, replies))
         if archive is not None:
             calls = calls.reusing(reused(archive, project, name, text, tasks, cfg))
+        if not calls.abstains:  # an earlier night of the run asks the same picks
+            calls, asked = (calls.sharing() if asked else calls), asked or calls.routing_shared > 0
         usd = tuple(estimate_night(_shape(c, text, tasks, cfg), target=target,
                                    optimizer=optimizer, judge=judge or FREE).total_usd
                     for c in (calls, calls.at_most()))
