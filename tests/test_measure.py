@@ -18,6 +18,8 @@ from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.measure import lift_margin, measured, sampled
 from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.pipeline.plan import night_calls
+from skillopt_sleep.publish import staging
+from skillopt_sleep.publish.digest import night_digest
 from skillopt_sleep.publish.report.html import render
 from skillopt_sleep.publish.report.text import figures, summary
 from skillopt_sleep.records import JudgeSpec, Message, NightResult, Task
@@ -165,3 +167,14 @@ def test_several_skills_tasks_are_sampled_skill_by_skill():
     b = [replace(t, skill="b") for t in _tasks(10, start=10)]
     both = sampled(a + b, 6)
     assert both == measured(a, 6) + measured(b, 6)  # each skill's own sample, as its night
+
+
+def test_report_json_gives_the_sample_and_the_interval(isolated_home: Path):
+    r = NightResult(night_id="20261125-031700-0badcafe", skill="fix", project="/p",
+                    skill_before="a\n", skill_after="a\n", baseline_val=0.2, after_val=0.5,
+                    baseline_test=0.25, after_test=0.66, test_scored=48, test_split=99,
+                    test_margin=0.0812)
+    folder = staging.stage(isolated_home / "nights", r.night_id, "/p", [r], {"fix": {}},
+                           "<html></html>")
+    (row,) = night_digest(folder)["skills"]
+    assert (row["test_tasks"], row["test_split"], row["test_margin"]) == (48, 99, 0.0812)

@@ -62,6 +62,9 @@ def _skill(folder: Path, r: NightResult, cut: int | None) -> dict[str, Any]:
         "outcome": f["outcome"],
         "before": {"validation": f["baseline_val"], "test": f["baseline_test"]},
         "after": {"validation": f["after_val"], "test": f["after_test"]},
+        # The test figures are of a sample (``night.measure``): its size and the interval.
+        "test_tasks": f["test_tasks"], "test_split": f["test_split"],
+        "test_margin": f["test_margin"],
         "accepted": [_edit(d, cut) for d in r.accepted],
         "proposals_tried": f["proposals_tried"],
         "rejected_by_stage": f["rejected_by_stage"],
