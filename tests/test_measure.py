@@ -178,3 +178,18 @@ def test_report_json_gives_the_sample_and_the_interval(isolated_home: Path):
                            "<html></html>")
     (row,) = night_digest(folder)["skills"]
     assert (row["test_tasks"], row["test_split"], row["test_margin"]) == (48, 99, 0.0812)
+
+
+def test_unrouted_tasks_are_named_for_the_managed_skill_they_train():
+    from skillopt_sleep.pipeline.managed import MANAGED_SKILL
+    from skillopt_sleep.pipeline.run import group_by_skill
+
+    routed = replace(_tasks(1, start=40)[0], skill=MANAGED_SKILL)
+    loose = _tasks(20)  # no skill: the managed one trains on them
+    mine = replace(_tasks(1, start=30)[0], skill="mine")
+    groups = group_by_skill([routed, *loose, mine])
+    assert set(groups) == {MANAGED_SKILL, "mine"}
+    assert {t.skill for t in groups[MANAGED_SKILL]} == {MANAGED_SKILL}
+    # So the plan samples the managed skill's test split as one, as its night does.
+    managed = groups[MANAGED_SKILL]
+    assert sampled(managed, 9) == measured(managed, 9)

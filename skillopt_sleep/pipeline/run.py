@@ -19,7 +19,7 @@ import dataclasses
 import shutil
 import tempfile
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -45,6 +45,17 @@ from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
 from skillopt_sleep.records import NightResult, Task, sha256_text, utcnow
 from skillopt_sleep.skilldoc import new_skill
+
+
+def group_by_skill(tasks: Sequence[Task]) -> dict[str, list[Task]]:
+    """``tasks`` by the skill each trains; an unrouted task trains the managed skill and is
+    named so, since what a night routes, shows the optimizer and samples for its report is
+    grouped by the task's skill."""
+    by_skill: dict[str, list[Task]] = defaultdict(list)
+    for task in tasks:
+        task = task if task.skill else dataclasses.replace(task, skill=MANAGED_SKILL)
+        by_skill[task.skill].append(task)
+    return by_skill
 
 
 @dataclass
@@ -333,11 +344,8 @@ class _Run:
         )
         self.outcome.skipped_skills = mined.pop("skipped_skills", [])
         self.outcome.counts["mining"] = mined
-        by_skill: dict[str, list[Task]] = defaultdict(list)
-        for task in found:
-            by_skill[task.skill or MANAGED_SKILL].append(task)
         chosen, self.outcome.counts["task_budget"] = task_budget.apply(
-            by_skill, task_budget.TaskBudget(self.settings.max_tasks_per_skill,
+            group_by_skill(found), task_budget.TaskBudget(self.settings.max_tasks_per_skill,
                                              self.settings.max_tasks_per_night),
             MiningStore(self.archive).family_recency(str(self.project)))
         return chosen, roots
