@@ -15,7 +15,7 @@ from skillopt_sleep import config
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.models.base import ScriptedLLM
 from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.night.measure import lift_margin, measured, sampled
+from skillopt_sleep.night.measure import _rank, lift_margin, measured, sampled
 from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.pipeline.plan import night_calls
 from skillopt_sleep.publish import staging
@@ -53,12 +53,17 @@ def test_the_sample_is_whole_families_reaching_the_cap_in_the_given_order():
     assert measured(list(reversed(tasks)), 10) == list(reversed(kept))  # by id, not position
 
 
-def test_a_new_family_pushes_out_at_most_one_and_the_rest_stay():
-    before = {t.family_id for t in measured(_tasks(20), 24)}
-    for extra in range(20, 40):
-        after = {t.family_id for t in measured(_tasks(20) + _tasks(1, start=extra), 24)}
-        assert len(before - after) <= 1
+def test_a_new_family_pushes_out_only_families_at_the_samples_end():
+    tasks = _tasks(20) + _tasks(10, per=1, start=20) + _tasks(5, per=5, start=30)
+    order = sorted({t.family_id for t in tasks}, key=_rank)
+    before = {t.family_id for t in measured(tasks, 24)}
+    for extra in range(40, 60):
+        after = {t.family_id for t in measured(tasks + _tasks(1, per=2, start=extra), 24)}
         assert after - before <= {f"tef{extra}"}
+        gone = before - after
+        # What leaves is a run of the sample's last families, in hash order.
+        kept_order = [f for f in order if f in before]
+        assert not gone or set(kept_order[-len(gone):]) == gone
 
 
 def test_sampled_cuts_only_the_test_split():

@@ -237,7 +237,7 @@ def test_dry_run_makes_no_request_and_prints_calls_and_cost_per_role(world: dict
     assert (f"trigger check {checks['trigger_routing']} (at most "
             f"{checks['trigger_routing_max']}) routing call(s)") in text.stdout
     assert plan["estimated_usd"] < plan["estimated_usd_max"]
-    assert f"at most ${plan['estimated_usd_max']:.4f} if the trigger check" in text.stdout
+    assert f"at most ${plan['estimated_usd_max']:.4f} if every trigger check" in text.stdout
     # The report scores a sample of the test split, and the table says of how many.
     assert skill["test_scored"] < skill["tasks"]["test"]
     assert f"{skill['test_scored']} of {skill['tasks']['test']}" in text.stdout

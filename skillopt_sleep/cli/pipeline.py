@@ -143,8 +143,7 @@ def _print_plan(outcome: Any) -> None:
     most = plan.get("estimated_usd_max", plan["estimated_usd"])
     if most > plan["estimated_usd"]:
         # A night asks a second round only after an accept, and most proposals are screened.
-        verdict += (f"; at most ${most:.4f} if the trigger check compared every proposal "
-                    "in both its rounds")
+        verdict += f"; at most ${most:.4f} if every trigger check asked both its rounds in full"
     out.print(f"caps: ${caps['night']:.2f} a night, ${caps['skill']:.2f} a skill: {verdict}",
               soft_wrap=True)
 

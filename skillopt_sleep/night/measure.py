@@ -12,7 +12,8 @@ The sample is whole families, in the order of a hash of their ids:
 
 - *Stable.* The same families every night, so night-over-night figures compare, and the
   answers the last night drew for the skill it kept serve tonight's before side
-  (``night.carry``). A new family takes its hash's place and pushes out at most the last.
+  (``night.carry``). A new family takes its hash's place; only families at the sample's
+  end (in hash order) can leave it.
 - *Whole families.* A family's tasks are variants of one request and fail or pass
   together; the interval therefore counts families, not tasks: it is the t-interval of the
   mean over families of each family's mean paired difference (after − before, each
