@@ -15,7 +15,10 @@ nights 1–2 edits a step reach the gate); reflection scores one minibatch of
 first step's (yesterday's answers are drawn already), with one optimizer call each; the
 own look (``night.demands``) reads each accepted edit with one optimizer call, taken to be
 one for every two of the steps and the slow update (the personas' nights accept fewer); the
-test split is scored before and after.
+test split's sample is scored before and after. A skill with a night behind it is planned
+at that night's pace instead (``pipeline.plan_pace``: the edits that reached the gate and
+the ones it accepted, which also set the cross check's and the own look's counts); the
+pace-free count is the bound beside it (``target_calls_max``).
 A night with fewer validation tasks than the gate needs abstains and makes no call.
 
 The checks beside the night's own (``Checks``), counted in the same calls per role:
@@ -78,6 +81,7 @@ from skillopt_sleep.night.prompts import replay_messages
 from skillopt_sleep.pipeline.companions import neighbours as find_neighbours
 from skillopt_sleep.pipeline.companions import recheck
 from skillopt_sleep.pipeline.plan_carry import Reused, reused
+from skillopt_sleep.pipeline.plan_pace import Pace, last_pace
 from skillopt_sleep.pipeline.plan_routing import Known, known
 from skillopt_sleep.publish.adopt import read_live
 from skillopt_sleep.records import Split, Task
@@ -191,22 +195,30 @@ def _routing(cfg: NightConfig, own: dict[str, int], checks: Checks) -> tuple[int
     return min(typical + 2 * report, bound), bound, both["train"] + val + report
 
 
-def _cross(cfg: NightConfig, checks: Checks, slow: int) -> tuple[int, int]:
+def _cross(checks: Checks, accepts: int, val_repeats: int) -> tuple[int, int]:
     """The cross check's replays and text-level looks (see the module docstring)."""
     if not checks.neighbours:
         return 0, 0
     # One side per check: the incumbent's is drawn once, and a winner's serves as the next.
-    samples = SCREEN + PAST_SCREEN * max(cfg.val_repeats - SCREEN, 0)
+    samples = SCREEN + PAST_SCREEN * max(val_repeats - SCREEN, 0)
     per = checks.cross_tasks * samples
     against = checks.neighbours if checks.recheck is None else checks.recheck
-    accepts = cfg.steps + slow
     cross = math.ceil((1 + accepts) * checks.neighbours * per + checks.entries * against * per)
     return cross, accepts
 
 
-def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) -> NightCalls:
+def _gated(cfg: NightConfig, slow: int) -> int:
+    """Edits a night gates without a pace: half of each step's budget, and the slow update."""
+    budgets = (edit_budget(t, cfg.steps, start=cfg.budget_start, end=cfg.budget_end,
+                           schedule=cfg.schedule) for t in range(cfg.steps))
+    return sum(b if cfg.min_support <= 1 else math.ceil(b / 2) for b in budgets) + slow
+
+
+def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks(),
+                pace: Pace | None = None) -> NightCalls:
     """The calls ``night/run.py`` makes for ``tasks`` under ``cfg``, with the trigger and the
-    cross checks of ``checks`` (see the module docstring)."""
+    cross checks of ``checks`` (see the module docstring), at the skill's last night's
+    ``pace`` when given (``pipeline.plan_pace``)."""
     tasks = sampled(tasks, cfg.test_tasks)  # the report scores the test split's sample
     count = {s.value: sum(t.split == s.value for t in tasks) for s in Split}
     n_train, n_val, n_test = count["train"], count["validation"], count["test"]
@@ -225,23 +237,22 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks()) 
     # The incumbent's side: as far as the longest comparison of the night reaches.
     by_split = {"train": 0, "validation": round(val * min(1.0, 2 * share)), "test": test}
     incumbent = {"train": batch, "validation": by_split["validation"] + n_val, "test": test}
-    optimizer = 0
-    for t in range(cfg.steps):
-        budget = edit_budget(t, cfg.steps, start=cfg.budget_start, end=cfg.budget_end,
-                             schedule=cfg.schedule)
-        by_split["train"] += batch  # one seeded minibatch for reflection
-        optimizer += math.ceil(batch / cfg.batch_size)
-        gated = budget if cfg.min_support <= 1 else math.ceil(budget / 2)
-        by_split["validation"] += gated * per_gate
-    by_split["train"] += slow * batch  # today's skill on the first step's minibatch
-    optimizer += slow + (math.ceil((cfg.steps + slow) / 2) if replays else 0)  # own looks
-    # The slow update's gate; the chosen skill's report, one round of samples it did not win on.
-    by_split["validation"] += slow * per_gate + n_val
+    # Each step: one seeded minibatch for reflection; the slow update: today's skill on the
+    # first step's minibatch. Each gated edit costs its side of the pairs.
+    by_split["train"] += (cfg.steps + slow) * batch
+    optimizer = cfg.steps * math.ceil(batch / cfg.batch_size) + slow
+    gated = pace.gated if pace else _gated(cfg, slow)
+    accepts = pace.accepts if pace else cfg.steps + slow
+    # The own look reads each accepted edit: taken to be one for every two of the steps and
+    # the slow update without a pace (the personas' nights accept fewer).
+    optimizer += (accepts if pace else math.ceil((cfg.steps + slow) / 2)) if replays else 0
+    # The chosen skill's report: one round of samples it did not win on.
+    by_split["validation"] += gated * per_gate + n_val
     by_split["test"] += test
     rubric = {s: sum(t.split == s and t.judge.kind == "rubric" for t in tasks) for s in count}
     judge = sum(calls * rubric[s] // max(count[s], 1) for s, calls in by_split.items())
     routing, routing_max, shared = _routing(cfg, count, checks)
-    cross, reads = _cross(cfg, checks, slow) if replays else (0, 0)
+    cross, reads = _cross(checks, accepts, cfg.val_repeats) if replays else (0, 0)
     return NightCalls(sum(by_split.values()) + routing + cross,
                       optimizer + reads + checks.trigger, judge,  # one round's ask
                       by_split=by_split, routing=routing, routing_max=routing_max,
@@ -284,7 +295,7 @@ def _checks(settings: Settings, skill: str, text: str, by_skill: dict[str, list[
         recheck=len(against))
 
 
-def _row(name: str, tasks: list[Task], calls: NightCalls, beside: Checks,
+def _row(name: str, tasks: list[Task], calls: NightCalls, most: NightCalls, beside: Checks,
          usd: tuple[float, float], settings: Settings) -> dict[str, Any]:
     """One skill's row of the plan."""
     return {
@@ -294,9 +305,9 @@ def _row(name: str, tasks: list[Task], calls: NightCalls, beside: Checks,
                            for t in sampled(tasks, settings.test_tasks)),
         "calls": {r: getattr(calls, r) for r in ROLES},
         "calls_by_split": calls.by_split,
-        "target_calls_max": calls.at_most().target,
+        "target_calls_max": most.target,
         "check_calls": {"trigger_routing": calls.routing,
-                        "trigger_routing_max": calls.routing_max,
+                        "trigger_routing_max": most.routing,
                         "trigger_routing_stored": calls.routing_stored,
                         "cross_replays": calls.cross,
                         "cross_reads": calls.cross_reads, "neighbours": beside.neighbours},
@@ -307,6 +318,43 @@ def _row(name: str, tasks: list[Task], calls: NightCalls, beside: Checks,
         "abstains": calls.abstains or None}
 
 
+@dataclass
+class _Run:
+    """What every skill's plan of one run reads: the settings, the tasks, the archive."""
+
+    settings: Settings
+    by_skill: dict[str, list[Task]]
+    roots: list[Path]
+    archive: Archive | None
+    project: str
+    new_description: Mapping[str, str]
+    asked: bool = False
+    """An earlier night of the run asks the incumbent descriptions' picks."""
+
+    def __post_init__(self) -> None:
+        self.cfg = night_config(self.settings)
+        self.replies = (route_replies.stored(self.archive, self.project)
+                        if self.archive is not None and self.settings.trigger_check else {})
+
+    def calls(self, name: str, text: str, beside: Checks) -> tuple[NightCalls, NightCalls]:
+        """The night of ``name`` as typically made, and at most (see the module)."""
+        tasks, archive = self.by_skill[name], self.archive
+        paced = last_pace(archive, self.project, name) if archive is not None else None
+        both = [night_calls(self.cfg, tasks, beside, paced), night_calls(self.cfg, tasks, beside)]
+        if self.replies and not both[0].abstains:  # an abstaining night routes nothing
+            found = known(self.settings, self.cfg, name, text, self.by_skill, self.roots,
+                          self.new_description, self.replies)
+            both = [c.less(found) for c in both]
+        if archive is not None:
+            carried = reused(archive, self.project, name, text, tasks, self.cfg)
+            both = [c.reusing(carried) for c in both]
+        typical, bound = both
+        if not typical.abstains:  # an earlier night of the run asks the same picks
+            typical = typical.sharing() if self.asked else typical
+            self.asked = self.asked or typical.routing_shared > 0
+        return typical, bound.at_most()
+
+
 def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[Task]],
          roots: list[Path], archive: Archive | None = None, project: str = "",
          new_description: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -314,31 +362,21 @@ def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[T
     with the ``archive``, each skill's cross-check neighbours are counted too, and the
     routing calls earlier runs answered are not. ``new_description``: per skill, the
     description its document is created with when it is not installed (default: its name)."""
-    cfg = night_config(settings)
-    new_description = new_description or {s: s for s in by_skill}
+    run = _Run(settings, by_skill, roots, archive, project,
+               new_description or {s: s for s in by_skill})
+    cfg = run.cfg
     role = {c.role: c for c in checks}
     target, optimizer = _price(role.get("target")), _price(role.get("optimizer"))
     judge = role["judge"].price if "judge" in role else optimizer
     skills: list[dict[str, Any]] = []
     total = {r: 0 for r in ROLES}
-    asked = False
-    replies = (route_replies.stored(archive, project)
-               if archive is not None and settings.trigger_check else {})
     for name, tasks in sorted(by_skill.items()):  # the order the run's nights go in
-        text = read_live(roots, name)[0] or new_skill(name, new_description[name])
+        text = read_live(roots, name)[0] or new_skill(name, run.new_description[name])
         beside = _checks(settings, name, text, by_skill, roots, archive, project)
-        calls = night_calls(cfg, tasks, beside)
-        if replies and not calls.abstains:  # an abstaining night routes nothing anyway
-            calls = calls.less(known(settings, cfg, name, text, by_skill, roots,
-                                     new_description, replies))
-        if archive is not None:
-            calls = calls.reusing(reused(archive, project, name, text, tasks, cfg))
-        if not calls.abstains:  # an earlier night of the run asks the same picks
-            calls, asked = (calls.sharing() if asked else calls), asked or calls.routing_shared > 0
-        usd = tuple(estimate_night(_shape(c, text, tasks, cfg), target=target,
-                                   optimizer=optimizer, judge=judge or FREE).total_usd
-                    for c in (calls, calls.at_most()))
-        skills.append(_row(name, tasks, calls, beside, (usd[0], usd[1]), settings))
+        calls, most = run.calls(name, text, beside)
+        usd = [estimate_night(_shape(c, text, tasks, cfg), target=target, optimizer=optimizer,
+                              judge=judge or FREE).total_usd for c in (calls, most)]
+        skills.append(_row(name, tasks, calls, most, beside, (usd[0], usd[1]), settings))
         for r in ROLES:
             total[r] += getattr(calls, r)
     estimate = round(sum(s["estimated_usd"] for s in skills), 4)
