@@ -4,8 +4,10 @@ Without history the plan takes every step to gate half its edit budget and to ac
 edit (and the slow update one more): a first night's pace, and a bound on a mature skill's,
 whose steps mostly gate little and accept nothing. A skill with a night behind it is planned at that
 night's pace instead: the edits that reached the gate (accepted, or stopped after it by the
-own look or the cross check) and the ones the gate accepted. The plan keeps the pace-free
-count beside it as its bound (``pipeline.plan``: ``target_calls_max``).
+own look or the cross check) and the ones the gate accepted; a pace that accepted none
+leaves the skill as it was, whose report needs no after side (its before is its after).
+The plan keeps the pace-free count beside it as its bound (``pipeline.plan``:
+``target_calls_max``).
 
 A failed or abstaining last night says nothing of the pace; it is not used.
 """
