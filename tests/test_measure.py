@@ -186,8 +186,7 @@ def test_report_json_gives_the_sample_and_the_interval(isolated_home: Path):
 
 
 def test_unrouted_tasks_are_named_for_the_managed_skill_they_train():
-    from skillopt_sleep.pipeline.managed import MANAGED_SKILL
-    from skillopt_sleep.pipeline.run import group_by_skill
+    from skillopt_sleep.pipeline.managed import MANAGED_SKILL, group_by_skill
 
     routed = replace(_tasks(1, start=40)[0], skill=MANAGED_SKILL)
     loose = _tasks(20)  # no skill: the managed one trains on them

@@ -10,7 +10,7 @@ from pathlib import Path
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.pipeline.plan import Checks, night_calls
-from skillopt_sleep.pipeline.plan_pace import Pace, last_pace
+from skillopt_sleep.pipeline.plan_pace import Pace, pace_of
 from skillopt_sleep.records import Edit, GateDecision, JudgeSpec, NightResult, StepResult, Task
 
 
@@ -36,17 +36,17 @@ def _tasks() -> list[Task]:
 def test_the_pace_counts_what_reached_the_gate_and_what_it_accepted(tmp_path: Path):
     archive = Archive(tmp_path / "a.sqlite3")
     try:
-        assert last_pace(archive, "p", "fix") is None  # a first night: no pace
+        assert pace_of(archive.last_night("p", "fix")) is None  # a first night: no pace
         decisions = [_decision("gate", True), _decision("gate", False),
                      _decision("contradict", False), _decision("cross", False),
                      _decision("merge", False), _decision("firewall", False)]
         archive.record_night(_night("n1", decisions), "ok")
-        assert last_pace(archive, "p", "fix") == Pace(gated=4, accepts=3)
+        assert pace_of(archive.last_night("p", "fix")) == Pace(gated=4, accepts=3)
         # The newest night counts; a failed or abstaining one says nothing of the pace.
         archive.record_night(_night("n2", [_decision("gate", False)]), "ok")
-        assert last_pace(archive, "p", "fix") == Pace(gated=1, accepts=0)
+        assert pace_of(archive.last_night("p", "fix")) == Pace(gated=1, accepts=0)
         archive.record_night(_night("n3", [], abstained="too few tasks"), "ok")
-        assert last_pace(archive, "p", "fix") is None
+        assert pace_of(archive.last_night("p", "fix")) is None
     finally:
         archive.close()
 

@@ -76,14 +76,14 @@ def companions(archive: Archive, settings: Settings, project: str, skill: str, t
     if usage.retire_night(seq, settings.retire_every):
         retire = usage.stale(archive, project, skill, text, night_id, seq, settings.retire_after)
     near = neighbours(archive, settings, project, skill, by_skill, roots)
-    return Companions(near, retire, seq, recheck(archive, project, skill, text, near))
+    last = archive.last_night(project, skill)
+    return Companions(near, retire, seq, recheck(last, skill, text, near))
 
 
-def recheck(archive: Archive, project: str, skill: str, text: str,
+def recheck(last: NightResult | None, skill: str, text: str,
             near: list[Neighbour]) -> tuple[str, ...]:
     """The neighbours ``skill``'s entries are re-checked against tonight: the ones that
-    changed since its last night (``night.cross.changed``)."""
-    last = archive.last_night(project, skill)
+    changed since its ``last`` night (``night.cross.changed``)."""
     return changed(last.neighbours_seen if last else None, near, skill, text)
 
 

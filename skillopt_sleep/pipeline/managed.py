@@ -6,9 +6,14 @@ trigger check shows the target its card with the description it will be written 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 
-__all__ = ["MANAGED_DESCRIPTION", "MANAGED_SKILL", "first_description", "new_descriptions"]
+from skillopt_sleep.records import Task
+
+__all__ = ["MANAGED_DESCRIPTION", "MANAGED_SKILL", "first_description", "group_by_skill",
+           "new_descriptions"]
 
 MANAGED_SKILL = "skillopt-sleep-learned"
 MANAGED_DESCRIPTION = (
@@ -25,3 +30,14 @@ def first_description(skill: str) -> str:
 def new_descriptions(skills: Iterable[str]) -> dict[str, str]:
     """``first_description`` of each skill trained tonight."""
     return {s: first_description(s) for s in skills}
+
+
+def group_by_skill(tasks: Sequence[Task]) -> dict[str, list[Task]]:
+    """``tasks`` by the skill each trains; an unrouted task trains the managed skill and is
+    named so, since what a night routes, shows the optimizer and samples for its report is
+    grouped by the task's skill."""
+    by_skill: dict[str, list[Task]] = defaultdict(list)
+    for task in tasks:
+        task = task if task.skill else dataclasses.replace(task, skill=MANAGED_SKILL)
+        by_skill[task.skill].append(task)
+    return by_skill

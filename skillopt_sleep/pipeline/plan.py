@@ -81,10 +81,10 @@ from skillopt_sleep.night.prompts import replay_messages
 from skillopt_sleep.pipeline.companions import neighbours as find_neighbours
 from skillopt_sleep.pipeline.companions import recheck
 from skillopt_sleep.pipeline.plan_carry import Reused, reused
-from skillopt_sleep.pipeline.plan_pace import Pace, last_pace
+from skillopt_sleep.pipeline.plan_pace import Pace, pace_of
 from skillopt_sleep.pipeline.plan_routing import Known, known
 from skillopt_sleep.publish.adopt import read_live
-from skillopt_sleep.records import Split, Task
+from skillopt_sleep.records import NightResult, Split, Task
 from skillopt_sleep.skilldoc import new_skill, parse
 
 __all__ = ["Checks", "NightCalls", "night_calls", "night_config", "plan"]
@@ -282,12 +282,13 @@ def _price(check: RoleCheck | None) -> Price:
 
 
 def _checks(settings: Settings, skill: str, text: str, by_skill: dict[str, list[Task]],
-            roots: list[Path], archive: Archive | None, project: str) -> Checks:
+            roots: list[Path], archive: Archive | None, project: str,
+            last: NightResult | None) -> Checks:
     """What the night of ``skill`` would check beside its own tasks (its neighbours only when
-    the archive is there to say which skills are loaded with it)."""
+    the archive is there to say which skills are loaded with it; ``last``: its last night)."""
     near = (find_neighbours(archive, settings, project, skill, by_skill, roots)
             if archive is not None else [])
-    against = recheck(archive, project, skill, text, near) if archive is not None else ()
+    against = recheck(last, skill, text, near) if archive is not None else ()
     doc = parse(text)
     return Checks(
         foreign=[t for other, ts in by_skill.items() if other != skill for t in ts]
@@ -338,10 +339,12 @@ class _Run:
         self.replies = (route_replies.stored(self.archive, self.project)
                         if self.archive is not None and self.settings.trigger_check else {})
 
-    def calls(self, name: str, text: str, beside: Checks) -> tuple[NightCalls, NightCalls]:
-        """The night of ``name`` as typically made, and at most (see the module)."""
+    def calls(self, name: str, text: str, beside: Checks, last: NightResult | None
+              ) -> tuple[NightCalls, NightCalls]:
+        """The night of ``name`` as typically made (at the pace of its ``last`` night), and at
+        most (see the module)."""
         tasks, archive = self.by_skill[name], self.archive
-        paced = last_pace(archive, self.project, name) if archive is not None else None
+        paced = pace_of(last)
         both = [night_calls(self.cfg, tasks, beside, paced), night_calls(self.cfg, tasks, beside)]
         if self.replies and not both[0].abstains:  # an abstaining night routes nothing
             found = known(self.settings, self.cfg, name, text, self.by_skill, self.roots,
@@ -374,8 +377,9 @@ def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[T
     total = {r: 0 for r in ROLES}
     for name, tasks in sorted(by_skill.items()):  # the order the run's nights go in
         text = read_live(roots, name)[0] or new_skill(name, run.new_description[name])
-        beside = _checks(settings, name, text, by_skill, roots, archive, project)
-        calls, most = run.calls(name, text, beside)
+        last = archive.last_night(project, name) if archive is not None else None
+        beside = _checks(settings, name, text, by_skill, roots, archive, project, last)
+        calls, most = run.calls(name, text, beside, last)
         usd = [estimate_night(_shape(c, text, tasks, cfg), target=target, optimizer=optimizer,
                               judge=judge or FREE).total_usd for c in (calls, most)]
         skills.append(_row(name, tasks, calls, most, beside, (usd[0], usd[1]), settings))

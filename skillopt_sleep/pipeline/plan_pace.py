@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.records import NightResult
 
-__all__ = ["Pace", "last_pace"]
+__all__ = ["Pace", "pace_of"]
 
 _PAST_GATE = ("gate", "contradict", "cross")
 """Stages an edit is recorded at once it reached the gate."""
@@ -34,9 +34,9 @@ class Pace:
     """Edits the gate accepted (some then stopped by the own look or the cross check)."""
 
 
-def last_pace(archive: Archive, project: str, skill: str) -> Pace | None:
-    """The pace of ``skill``'s last night in ``project``; None without a usable one."""
-    last = archive.last_night(project, skill)
+def pace_of(last: NightResult | None) -> Pace | None:
+    """The pace of a skill's ``last`` night (``Archive.last_night``); None without a usable
+    one."""
     if last is None or last.failed or last.abstained:
         return None
     reached = [d for d in last.decisions if d.stage in _PAST_GATE]

@@ -18,8 +18,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import tempfile
-from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -39,23 +38,12 @@ from skillopt_sleep.models.guard import CallGuard
 from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.night import task_budget
 from skillopt_sleep.pipeline import failures, handoff, skip
-from skillopt_sleep.pipeline.managed import MANAGED_SKILL, first_description, new_descriptions
+from skillopt_sleep.pipeline.managed import first_description, group_by_skill, new_descriptions
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
 from skillopt_sleep.records import NightResult, Task, sha256_text, utcnow
 from skillopt_sleep.skilldoc import new_skill
-
-
-def group_by_skill(tasks: Sequence[Task]) -> dict[str, list[Task]]:
-    """``tasks`` by the skill each trains; an unrouted task trains the managed skill and is
-    named so, since what a night routes, shows the optimizer and samples for its report is
-    grouped by the task's skill."""
-    by_skill: dict[str, list[Task]] = defaultdict(list)
-    for task in tasks:
-        task = task if task.skill else dataclasses.replace(task, skill=MANAGED_SKILL)
-        by_skill[task.skill].append(task)
-    return by_skill
 
 
 @dataclass

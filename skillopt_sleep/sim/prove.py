@@ -204,6 +204,20 @@ def score_test(
     return scored
 
 
+def _test_figures(baseline: TestScore, arm: Arm, twin: Arm) -> dict[str, Any]:
+    """The held-out figures: before, after (gated and not), the lift, its sample and interval."""
+    after = _round(arm.after_test.mean if arm.after_test else None)
+    before = _round(baseline.mean)
+    return {
+        "baseline_test": before,
+        "after_test": after,
+        "ungated_after_test": _round(twin.after_test.mean if twin.after_test else None),
+        "test_tasks": len(baseline.tasks),
+        "lift_margin": _round(_margin(baseline, arm.after_test)),
+        "lift": _round((after or 0.0) - (before or 0.0)),
+    }
+
+
 def _margin(before: TestScore, after: TestScore | None) -> float | None:
     """The 95 % interval's half-width of the test lift (``night.measure.lift_margin``)."""
     if after is None:
@@ -297,11 +311,7 @@ def prove(
         "gate": spec.gate,
         "target": spec.target,
         "optimizer": spec.optimizer,
-        "baseline_test": _round(baseline_test.mean),
-        "after_test": _round(arm.after_test.mean if arm.after_test else None),
-        "ungated_after_test": _round(twin.after_test.mean if twin.after_test else None),
-        "test_tasks": len(baseline_test.tasks),
-        "lift_margin": _round(_margin(baseline_test, arm.after_test)),
+        **_test_figures(baseline_test, arm, twin),
         "baseline_val": _round(own[0].baseline_val),
         "after_val": _round(own[-1].after_val),
         **_edit_figures(p, gated),
@@ -324,7 +334,6 @@ def prove(
         if failures and not summary["edits_proposed"]
         else ""
     )
-    summary["lift"] = _round((summary["after_test"] or 0.0) - (summary["baseline_test"] or 0.0))
     if p.multi:
         summary |= skill_figures.figures(p, spec.seed, spec.config, gated,
                                          models(spec.target, "target", spec.seed),

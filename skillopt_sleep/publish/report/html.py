@@ -9,11 +9,11 @@ score: its cards read "—", its skills "failed", and the plots mark it as a gap
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
+from skillopt_sleep.publish.report.diff import diff_html, diff_text
 from skillopt_sleep.publish.report.entries import entries_html
 from skillopt_sleep.publish.report.style import CSS
 from skillopt_sleep.publish.report.svg import score_plot
@@ -196,33 +196,6 @@ def _plots(nights: Sequence[NightResult], history: Sequence[NightResult]) -> str
 # --- one skill -----------------------------------------------------------------------------
 
 
-def _diff_text(r: NightResult, diffs: dict[str, str] | None) -> str:
-    if diffs and r.skill in diffs:
-        return diffs[r.skill]
-    return "".join(difflib.unified_diff(
-        r.skill_before.splitlines(keepends=True), r.skill_after.splitlines(keepends=True),
-        fromfile=f"a/{r.skill}/SKILL.md", tofile=f"b/{r.skill}/SKILL.md"))
-
-
-def _diff_html(text: str) -> str:
-    if not text.strip():
-        return '<p class="meta">No change proposed: the skill stays as it was.</p>'
-    spans = []
-    for line in text.splitlines():
-        if line.startswith(("+++", "---")):
-            cls = "d-meta"
-        elif line.startswith("@@"):
-            cls = "d-hunk"
-        elif line.startswith("+"):
-            cls = "d-add"
-        elif line.startswith("-"):
-            cls = "d-del"
-        else:
-            cls = "d-ctx"
-        spans.append(f'<span class="{cls}">{escape(line) or " "}</span>')
-    return f'<pre class="diff">{"".join(spans)}</pre>'
-
-
 def _edit_body(d: GateDecision) -> str:
     e = d.edit
     where = {"insert_after": "after", "replace": "replaces", "delete": "deletes"}.get(e.op, "")
@@ -355,7 +328,7 @@ def _skill_section(r: NightResult, diffs: dict[str, str] | None) -> str:
             f'<span class="meta">night <code>{escape(r.night_id)}</code></span></h2>'
             f"{_callouts([r])}<h3>Proposed change"
             f"{' (not staged: the night failed)' if r.failed else ''}</h3>"
-            f"{_diff_html(_diff_text(r, diffs))}"
+            f"{diff_html(diff_text(r, diffs))}"
             f"{_accepted(r, intents)}{_rejected(r, intents)}{entries_html(r)}{_tasks(r)}"
             + (f"<h3>Notes</h3><ul>{notes}</ul>" if notes else "") + "</section>")
 
