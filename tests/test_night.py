@@ -343,9 +343,10 @@ def test_no_rollout_is_drawn_twice_in_a_night_with_the_sequential_gate(tmp_path:
     assert len(asked) == len(set(asked))  # looks, reports and slow update share them
 
 
-def test_the_validation_tasks_an_edit_touches_lead_each_round_of_pairs():
+def test_the_validation_tasks_an_edit_touches_lead_the_pairs_with_every_sample():
     """Two of eight validation tasks are checked for a Changelog line: an edit about the
-    changelog is compared on them first; an edit touching nothing keeps the tasks' order."""
+    changelog is compared on all three samples of them first, then on the other tasks in
+    rounds; an edit touching nothing keeps the tasks' order."""
     from concurrent.futures import ThreadPoolExecutor
 
     from skillopt_sleep.night.replay import default_judge_for
@@ -372,7 +373,8 @@ def test_the_validation_tasks_an_edit_touches_lead_each_round_of_pairs():
         return asked
 
     touched = order("Add a changelog entry.")
-    assert len(touched) >= 3 and touched == [9, 11, 4, 5, 6, 7, 8, 10][:len(touched)]
+    assert len(touched) >= 3
+    assert touched == [9, 11, 9, 11, 9, 11, 4, 5, 6, 7, 8, 10][:len(touched)]
     untouched = order("Prefer small steps.")
     assert len(untouched) >= 3 and untouched == [4, 5, 6, 7, 8, 9, 10, 11][:len(untouched)]
 

@@ -115,10 +115,10 @@ class SequentialSignTest:
     one bad pair among the first few does not end a comparison."""
     curtail: float = 0.1
     """Drop a candidate whose conditional power is below this (0: never)."""
-    typical_share: float = 0.27
+    typical_share: float = 0.24
     """The share of its pairs a comparison typically draws, for estimates (``pipeline.plan``):
-    the mean over the four single-skill personas' gated comparisons, seeds 0–4 (9.8 to 13.4
-    of 45 pairs)."""
+    the mean over the four single-skill personas' gated comparisons, seeds 0–4 (7.9 to 10.8
+    of 36–45 pairs; 0.28 when the touched tasks led only within each round)."""
 
     def p_value(self, deltas: Sequence[float]) -> float:
         """The one-look sign test (for callers that test a fixed sample)."""
