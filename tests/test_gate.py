@@ -185,3 +185,24 @@ def test_a_candidate_with_no_chance_left_is_dropped_before_the_last_look():
     assert not v.accepted and "chance left" in v.reason and v.comparison.n_pairs < 45
     assert conditional_power([1.0] * 12, 45, 0.05) > 0.99
     assert conditional_power([1.0, -1.0] * 6, 45, 0.05) < 0.05
+
+
+def test_a_comparison_does_not_depend_on_the_order_of_its_pairs():
+    """Deltas that cancel exactly give a mean of exactly 0 in any order (a plain float sum
+    of these comes out a hair off 0 in some orders, which turned a tie into "not
+    significant")."""
+    scores = [(0.0, 0.62), (0.0, 0.12), (0.0, 0.75), (0.75, 0.0), (0.12, 0.0), (0.17, 0.0),
+              (0.62, 0.0), (0.0, 0.17)]
+
+    def rollouts(order: list[int], side: int) -> list[Rollout]:
+        return [Rollout(task_id=f"t{i}", sample=0, skill_hash="h",
+                        score=Score(hard=scores[i][side], soft=scores[i][side]))
+                for i in order]
+
+    means, sums = set(), set()
+    for seed in range(200):
+        order = random.Random(seed).sample(range(len(scores)), len(scores))
+        means.add(gate.paired(rollouts(order, 0), rollouts(order, 1), "soft").mean_delta)
+        sums.add(sum(scores[i][1] - scores[i][0] for i in order))
+    assert len(sums) > 1  # the float sum does depend on the order
+    assert means == {0.0}

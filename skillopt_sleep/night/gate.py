@@ -39,6 +39,7 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from math import fsum
 from typing import Literal, Protocol
 
 from scipy.stats import binomtest
@@ -70,13 +71,15 @@ def paired(incumbent: Sequence[Rollout], candidate: Sequence[Rollout], metric: s
     for (_, c), d in zip(pairs, deltas, strict=True):
         per_task[c.task_id].append(d)
     n = len(pairs)
+    # fsum: exact, so a mean does not depend on the order the pairs were drawn in (a plain
+    # sum of +0.62 … −0.62 can come out a hair above or below 0, "not significant" or "tie").
     return Comparison(
-        mean_delta=sum(deltas) / n if n else 0.0,
+        mean_delta=fsum(deltas) / n if n else 0.0,
         p_value=1.0,
         n_pairs=n,
-        task_deltas={t: sum(v) / len(v) for t, v in per_task.items()},
-        incumbent=sum(i.score.metric(metric) for i, _ in pairs) / n if n else 0.0,
-        candidate=sum(c.score.metric(metric) for _, c in pairs) / n if n else 0.0,
+        task_deltas={t: fsum(v) / len(v) for t, v in per_task.items()},
+        incumbent=fsum(i.score.metric(metric) for i, _ in pairs) / n if n else 0.0,
+        candidate=fsum(c.score.metric(metric) for _, c in pairs) / n if n else 0.0,
         deltas=tuple(deltas),
     )
 
