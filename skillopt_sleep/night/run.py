@@ -14,9 +14,9 @@ from dataclasses import replace
 from typing import Any
 
 from skillopt_sleep.errors import BudgetExceeded
-from skillopt_sleep.firewall import Context, check_edit, check_proposal
+from skillopt_sleep.firewall import Context, check_edit
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
-from skillopt_sleep.night import candidates, carry, gate, retire, slow_update
+from skillopt_sleep.night import candidates, carry, gate, retire, slow_update, whole
 from skillopt_sleep.night.budget import edit_budget, idle
 from skillopt_sleep.night.cross import CrossCheck, seen, withdraw
 from skillopt_sleep.night.demands import OwnLook
@@ -86,6 +86,7 @@ class Night:
         n_val = len(self.split[Split.VALIDATION.value])
         self.val_repeats = self.cfg.repeats_for(n_val)
         self.incumbent: SkillDoc = parse(inputs.skill_text)
+        self.stepped = (self.incumbent, self.val_first)  # what the gated edits start from
         """The best skill validated so far tonight; every gate compares against it."""
         self.result = NightResult(
             night_id=inputs.night_id,
@@ -154,31 +155,35 @@ class Night:
                 doc, self.result.withdrawn = withdraw(self.cross, doc, self.inputs.recheck)
                 self.result.contradictions += self.cross.found
                 self.incumbent = doc
+            self.stepped = (doc, self.val_first)
             doc = self._steps(doc)
             doc = self._slow(parse(self.inputs.skill_text), doc)
         except BudgetExceeded as exc:
             r.stopped = f"stopped at the cost cap: {exc}; kept what was validated before it"
         before = parse(self.inputs.skill_text)
-        return self._finish(before, self._checked(before, self.incumbent))
+        return self._finish(before, self._whole(before, self.incumbent))
 
-    def _checked(self, before: SkillDoc, after: SkillDoc) -> SkillDoc:
-        """``after``, unless the proposal as a whole breaks a firewall rule (its frontmatter
-        or the user's own words changed, learned text only the whole shows): then the skill
-        stays as it was, the reason goes to the report and the accepted edits to the buffer.
-        Each edit passed the firewall alone; this is the same check adoption makes."""
+    def _whole(self, before: SkillDoc, after: SkillDoc) -> SkillDoc:
+        """``after``, unless the proposal as a whole is held back (``night.whole``): by the
+        firewall's check of the whole text (then the skill stays as ``before``), or by the
+        last look at what the gated edits made of the skill they started from (then it stays
+        as that: a withdrawal, a retirement or a new description stands on its own test).
+        The reason goes to the report and the accepted edits to the buffer."""
         if after.hash == before.hash:
             return after
-        findings = check_proposal(before.text, after.text, self.firewall)
-        if not findings:
+        held, back = whole.refused(before, after, self.firewall), before
+        self.refused = int(held is not None)
+        start, first = self.stepped
+        if not held and self.gate_test.replays and not self.result.stopped and start != after:
+            held, back = whole.worse(self.scorer, start, after, before_first=first,
+                                     after_first=self._clean(after), cfg=self.cfg,
+                                     test=self.gate_test, notes=self.result.notes), start
+        if held is None:
             return after
-        reason = "; ".join(f"{f.rule}: {redact(f.excerpt)[0]}" for f in findings)
-        self.result.warnings.append(
-            f"the proposal was refused by the firewall ({reason}); the skill stays as it was")
-        self.refused = 1
+        self.result.warnings.append(f"{held.warning}; the skill stays as it was")
         for d in self.result.accepted:
-            self._reject(replace(d, accepted=False, stage="firewall",
-                                 reason=f"part of a refused proposal: {reason}"))
-        return before
+            self._reject(replace(d, accepted=False, stage=held.stage, reason=held.reason))
+        return back
 
     def _describe(self, doc: SkillDoc) -> SkillDoc:
         """The trigger check first: whether the agent loads the skill at all."""

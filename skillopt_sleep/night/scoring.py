@@ -14,7 +14,9 @@ gate study in the README). The order depends only on the tasks, the edit's words
 sample numbers, never on an answer or the executor, so the test's error rates stand and a
 night is the same at any concurrency. An edit that helps the tasks it touches can so be
 accepted before any task it does not touch is drawn: a harm it does there is left to the
-own look (``night.demands``), which reads it against every demand of the skill's tasks.
+own look (``night.demands``), which reads it against every demand of the skill's tasks, and
+to the night's last look (``night.whole``), which scores every validation task once with
+the skill the night ends with.
 
 A comparison's winner keeps its pairs as the new incumbent's (``won``): they are biased
 upward by the win, which can only make the next candidate's test harder, never easier, and

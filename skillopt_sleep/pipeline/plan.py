@@ -246,8 +246,8 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks(),
     # The own look reads each accepted edit: taken to be one for every two of the steps and
     # the slow update without a pace (the personas' nights accept fewer).
     optimizer += (accepts if pace else math.ceil((cfg.steps + slow) / 2)) if replays else 0
-    # The chosen skill's report: one round of samples it did not win on, and the test's after
-    # half; a skill the night leaves as it was has both already (a pace that accepted none).
+    # The chosen skill's last look and report: a round of samples it did not win on, and the
+    # test's after half; a skill left as it was has both already (a pace that accepted none).
     changes = pace is None or pace.accepts > 0
     by_split["validation"] += gated * per_gate + (n_val if changes else 0)
     by_split["test"] += test if changes else 0
