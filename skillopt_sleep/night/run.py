@@ -1,5 +1,5 @@
 """One night for one skill: replay, reflect, merge, clip, gate — ``steps`` times — then the
-slow update and the meta notes.
+slow update, the checks of the whole proposal (``night.whole``) and the meta notes.
 
 The night never writes anything: it returns a ``NightResult`` whose ``skill_after`` is the
 validated text. Its memory of earlier nights comes in with its inputs and tonight's lessons
