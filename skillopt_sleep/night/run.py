@@ -86,8 +86,8 @@ class Night:
         n_val = len(self.split[Split.VALIDATION.value])
         self.val_repeats = self.cfg.repeats_for(n_val)
         self.incumbent: SkillDoc = parse(inputs.skill_text)
-        self.stepped = (self.incumbent, self.val_first)  # what the gated edits start from
         """The best skill validated so far tonight; every gate compares against it."""
+        self.stepped = (self.incumbent, self.val_first)  # the gated edits' start: last look
         self.result = NightResult(
             night_id=inputs.night_id,
             skill=inputs.skill_name,
@@ -174,7 +174,8 @@ class Night:
         held, back = whole.refused(before, after, self.firewall), before
         self.refused = int(held is not None)
         start, first = self.stepped
-        if not held and self.gate_test.replays and not self.result.stopped and start != after:
+        looks = self.gate_test.replays and not self.result.stopped and start != after
+        if held is None and looks:
             held, back = whole.worse(self.scorer, start, after, before_first=first,
                                      after_first=self._clean(after), cfg=self.cfg,
                                      test=self.gate_test, notes=self.result.notes), start

@@ -5,8 +5,9 @@ text (``refused``) and the last look (``worse``). Either keeps the skill as it w
 frontmatter or the user's own words, or hold learned text only the whole shows. It is the
 same check adoption makes.
 
-*The last look* (``last_look``): the skill the night ends with against the one it began
-with, one unselected answer of every validation task each.
+*The last look* (``last_look``): the skill the night's gated edits made against the one
+they started from, one unselected answer of every validation task each. (A withdrawal, a
+retirement or a new description made before the steps stands on its own test.)
 
 *Why.* The gate compares an edit on the validation tasks it touches first, every sample of
 them, so an edit can be accepted before a task it does not touch is drawn at all
@@ -18,13 +19,13 @@ task counts once, so a harm the gate's order hid shows.
 *The test.* The gate's own paired test with the two sides swapped (``cross.dropped``), at
 the gate's α, each task's answers paired: a significant drop (beyond the margin) keeps the
 skill as it was, and the night's accepted edits go to the buffer with the reason. Were the
-night's skill no better and no worse than the one it began with, a night would be held
+edits' skill no better and no worse than the one they started from, a night would be held
 back at most α of the time; a night whose edits help, as the gate found, far less often.
 
 *The answers.* The ending skill's on the first sample no comparison selected it on
 (``Night._clean``): the round the report scores and the next night starts from
 (``night.carry``), so what this look draws a changed night needed anyway. The starting
-skill's earliest unselected one from the night's first sample: carried from its last
+skill's earliest unselected one from the steps' first sample: carried from its last
 night, or drawn by a comparison; a task with none is drawn. Answers of different samples
 of one task pair up: under "no change" both are draws from the same law.
 """
