@@ -80,3 +80,23 @@ def test_a_night_whose_edit_helps_everywhere_is_kept():
         config=NightConfig(steps=1, slow_update=False, score_test=False)))
     assert CHANGELOG in result.skill_after
     assert not result.warnings
+
+
+def test_what_the_night_did_before_its_steps_stands_when_the_steps_are_held_back():
+    """A retirement before the steps has its own test (the skill without the entry is no
+    worse); the last look holds back the steps' edit, not the retirement."""
+    from skillopt_sleep.records import Edit
+    from skillopt_sleep.skilldoc import apply_edit, parse
+
+    stale = "Mention the ticket number."
+    text = apply_edit(parse(SKILL), Edit(op="append", text=stale))[0].text
+    optimizer = ScriptedLLM(json.dumps({"edits": [
+        {"op": "append", "text": CHANGELOG, "tasks": ["t0", "t1"]}]}), name="optimizer")
+    result = run_night(NightInputs(
+        tasks=tasks(3, 15), skill_text=text, skill_name="fix", target=ScriptedLLM(target),
+        optimizer=optimizer, night_id="n", project="p", retire=[stale],
+        config=NightConfig(steps=1, slow_update=False, score_test=False)))
+    assert [d.accepted for d in result.retired] == [True]
+    assert any("did worse on every validation task once" in w for w in result.warnings)
+    assert stale not in result.skill_after and CHANGELOG not in result.skill_after
+    assert "pytest -q" in result.skill_after
