@@ -21,33 +21,8 @@ the ones it accepted, which also set the cross check's and the own look's counts
 pace-free count is the bound beside it (``target_calls_max``).
 A night with fewer validation tasks than the gate needs abstains and makes no call.
 
-The checks beside the night's own (``Checks``), counted in the same calls per role:
-
-- *the trigger check* (``night.describe``), counted as a typical night makes it: one round
-  that asks, with one short routing call per own and other skill's train task,
-  ``val_repeats`` per validation task for the incumbent description, one optimizer call,
-  each of ``proposals`` candidates screened on one sample of the skill's own validation
-  tasks, and the typical share past the screen (``describe.PAST_SCREEN``) compared on
-  every validation sample; then the report's before and after on the test sample
-  (``test_repeats`` each; fresh validation samples when the night does not score the test
-  split). A second round follows only an accept. The incumbent descriptions' picks (train,
-  validation, the report's before) are the same calls in every skill's night of a run while
-  no description changes, so only the run's first night counts them (``NightCalls.sharing``).
-  ``routing_max`` is the bound beside it: every round asks, every candidate is compared in
-  full and every night asks its own picks. Routing calls the project's earlier runs
-  already asked are not counted, and a check whose stored picks are all right is counted
-  at no call (``pipeline.plan_routing``);
-- *the cross check* (``night.cross``), when the skill has neighbours: it runs for the edits
-  the gate accepts, taken to be one a step and one for the slow update (on the maintainer
-  persona's nights 0–2 a step accepts at most one); each costs one optimizer call (the
-  text-level look, all neighbours at once) and per neighbour ``cross_tasks`` tasks, each
-  sampled once for the screen and, for the typical share of checks that go past it
-  (``cross.PAST_SCREEN``), ``val_repeats`` times in all, with the candidate beside it,
-  once more with the incumbent (drawn once; a winner's answers serve the next check; the
-  grey zone's further look is not counted);
-  and the re-check of each learned entry the same way (without the optimizer call) against
-  the neighbours that changed since the skill's last night (``companions.recheck``; as if
-  every one had, without the archive).
+The checks beside the night's own, the trigger and the cross check, are counted in the same
+calls per role (``pipeline.plan_checks``).
 
 The incumbent's answers the skill's last night left (``night.carry``) are not counted
 where they serve its side: the test split's before half, its validation block and the
@@ -59,7 +34,7 @@ carried share of the first minibatch (``pipeline.plan_carry``).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -73,14 +48,13 @@ from skillopt_sleep.models.meter import CHARS_PER_TOKEN, NightShape, estimate_ni
 from skillopt_sleep.models.pricing import FREE, Price
 from skillopt_sleep.night.budget import edit_budget
 from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.night.cross import PAST_SCREEN, SCREEN
-from skillopt_sleep.night.describe import PAST_SCREEN as PAST_DESCRIBE
 from skillopt_sleep.night.gate import gate_test
 from skillopt_sleep.night.measure import sampled
 from skillopt_sleep.night.prompts import replay_messages
 from skillopt_sleep.pipeline.companions import neighbours as find_neighbours
 from skillopt_sleep.pipeline.companions import recheck
 from skillopt_sleep.pipeline.plan_carry import Reused, reused
+from skillopt_sleep.pipeline.plan_checks import NONE, Checks, cross_calls, routing_calls
 from skillopt_sleep.pipeline.plan_pace import Pace, pace_of
 from skillopt_sleep.pipeline.plan_routing import Known, known
 from skillopt_sleep.publish.adopt import read_live
@@ -100,23 +74,6 @@ def night_config(settings: Settings) -> NightConfig:
         gate_test=s.gate_test, no_regression=s.no_regression, schedule=s.budget_schedule,
         test_tasks=s.test_tasks, concurrency=s.concurrency or default_concurrency(s.target),
     )
-
-
-@dataclass(frozen=True)
-class Checks:
-    """What a skill's night checks beside its own tasks (see the module docstring)."""
-
-    foreign: Sequence[Task] = ()
-    """The other skills' tasks the trigger check routes; empty: no trigger check."""
-    trigger: bool = False
-    proposals: int = 3
-    rounds: int = 2
-    neighbours: int = 0
-    cross_tasks: int = 12
-    entries: int = 0
-    """Learned entries the cross check would re-check."""
-    recheck: int | None = None
-    """How many neighbours they are re-checked against (None: every one)."""
 
 
 @dataclass
@@ -177,36 +134,6 @@ class NightCalls:
                        by_split={s: n - cut.get(s, 0) for s, n in self.by_split.items()})
 
 
-def _routing(cfg: NightConfig, own: dict[str, int], checks: Checks) -> tuple[int, int, int]:
-    """The trigger check's routing calls: as a typical night makes them, at most, and the
-    incumbent's picks every night of the run shares."""
-    if not checks.trigger:
-        return 0, 0, 0
-    other = {s.value: sum(t.split == s.value for t in checks.foreign) for s in Split}
-    other["test"] = sum(t.split == "test" for t in sampled(checks.foreign, cfg.test_tasks))
-    both = {s: own[s] + other[s] for s in own}
-    val = both["validation"] * cfg.val_repeats
-    report = both["test"] * cfg.test_repeats if cfg.score_test else val
-    bound = checks.rounds * (both["train"] + val * (1 + checks.proposals)) + 2 * report
-    # One round that asks: the picks, each proposal's screen on one sample of the own
-    # validation tasks, and the typical share past it compared in full.
-    screens = checks.proposals * own["validation"]
-    typical = both["train"] + val + screens + round(checks.proposals * PAST_DESCRIBE * val)
-    return min(typical + 2 * report, bound), bound, both["train"] + val + report
-
-
-def _cross(checks: Checks, accepts: int, val_repeats: int) -> tuple[int, int]:
-    """The cross check's replays and text-level looks (see the module docstring)."""
-    if not checks.neighbours:
-        return 0, 0
-    # One side per check: the incumbent's is drawn once, and a winner's serves as the next.
-    samples = SCREEN + PAST_SCREEN * max(val_repeats - SCREEN, 0)
-    per = checks.cross_tasks * samples
-    against = checks.neighbours if checks.recheck is None else checks.recheck
-    cross = math.ceil((1 + accepts) * checks.neighbours * per + checks.entries * against * per)
-    return cross, accepts
-
-
 def _gated(cfg: NightConfig, slow: int) -> int:
     """Edits a night gates without a pace: half of each step's budget, and the slow update."""
     budgets = (edit_budget(t, cfg.steps, start=cfg.budget_start, end=cfg.budget_end,
@@ -214,7 +141,7 @@ def _gated(cfg: NightConfig, slow: int) -> int:
     return sum(b if cfg.min_support <= 1 else math.ceil(b / 2) for b in budgets) + slow
 
 
-def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks(),
+def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = NONE,
                 pace: Pace | None = None) -> NightCalls:
     """The calls ``night/run.py`` makes for ``tasks`` under ``cfg``, with the trigger and the
     cross checks of ``checks`` (see the module docstring), at the skill's last night's
@@ -253,8 +180,8 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = Checks(),
     by_split["test"] += test if changes else 0
     rubric = {s: sum(t.split == s and t.judge.kind == "rubric" for t in tasks) for s in count}
     judge = sum(calls * rubric[s] // max(count[s], 1) for s, calls in by_split.items())
-    routing, routing_max, shared = _routing(cfg, count, checks)
-    cross, reads = _cross(checks, accepts, cfg.val_repeats) if replays else (0, 0)
+    routing, routing_max, shared = routing_calls(cfg, count, checks)
+    cross, reads = cross_calls(checks, accepts, cfg.val_repeats) if replays else (0, 0)
     return NightCalls(sum(by_split.values()) + routing + cross,
                       optimizer + reads + checks.trigger, judge,  # one round's ask
                       by_split=by_split, routing=routing, routing_max=routing_max,
