@@ -99,13 +99,10 @@ def _one_each(scorer: Scorer, tasks: Sequence[Task], doc: SkillDoc,
               first: int) -> list[Rollout]:
     """``doc``'s earliest unselected answer of each task from sample ``first``; a task with
     none held is drawn at ``first``."""
-    ids = {t.id for t in tasks}
     held: dict[str, Rollout] = {}
-    for r in scorer.rollouts_of(doc.hash):
-        if r.task_id not in ids or r.sample < first or not r.usable:
-            continue
-        if r.task_id not in held or r.sample < held[r.task_id].sample:
-            held[r.task_id] = r
+    for r in scorer.drawn(Split.VALIDATION.value, doc, first):  # in sample order
+        if r.usable:
+            held.setdefault(r.task_id, r)
     missing = [(t, first) for t in tasks if t.id not in held]
     drawn = {r.task_id: r for r in scorer.tasks(doc, missing)} if missing else {}
     return [held.get(t.id) or drawn[t.id] for t in tasks]

@@ -332,9 +332,10 @@ class _Run:
         )
         self.outcome.skipped_skills = mined.pop("skipped_skills", [])
         self.outcome.counts["mining"] = mined
+        budget = task_budget.TaskBudget(self.settings.max_tasks_per_skill,
+                                        self.settings.max_tasks_per_night)
         chosen, self.outcome.counts["task_budget"] = task_budget.apply(
-            group_by_skill(found), task_budget.TaskBudget(self.settings.max_tasks_per_skill,
-                                             self.settings.max_tasks_per_night),
+            group_by_skill(found), budget,
             MiningStore(self.archive).family_recency(str(self.project)))
         return chosen, roots
 
