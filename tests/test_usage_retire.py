@@ -63,6 +63,25 @@ def test_a_task_exercises_an_entry_its_judge_is_about():
     assert not usage.exercised("Prefer small steps that are easy to review.", tasks)
 
 
+@pytest.mark.parametrize(("rule", "check"), [
+    ("Start every answer with a one-line 'TL;DR:' summary.", {"op": "regex", "pattern": "^TL;DR:"}),
+    ("Use a module-level logger instead of print.",
+     {"op": "contains", "text": "logging.getLogger(__name__)"}),
+    ("Say how many seeds each number is averaged over.",
+     {"op": "regex", "pattern": r"\bseeds?\b"}),
+])
+def test_a_check_pattern_reads_as_the_words_an_edit_meets_it_with(rule, check):
+    task = Task(id="t", family_id="f", intent="Summarise the run.",
+                judge=JudgeSpec(checks=[check]), split="validation")
+    assert usage.touched(rule, [task]) == [task]
+    assert not usage.touched("Prefer small steps that are easy to review.", [task])
+
+
+def test_an_abbreviation_is_one_word_and_its_short_parts_none():
+    assert usage.terms("TL;DR: CI/CD, e.g. release") == {"tldr", "cicd", "release"}
+    assert "bseeds" not in usage.terms(r"\bseeds\b")
+
+
 def test_persona_stops_asking_after_until_night():
     p = personas.load(DUO)
     legacy = next(t for t in personas.tasks(p, 0) if t.meta["deliverable"] == "legacy-port")

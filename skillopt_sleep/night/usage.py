@@ -44,9 +44,28 @@ _STOP = frozenset((
 _UNKNOWN = {"note": "in the skill before its use was recorded"}
 
 
+_ESCAPE = re.compile(r"\\[A-Za-z]")
+"""A regex escape in a check's pattern (``\\bseeds``): its letter is not part of a word."""
+_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+"""Where an identifier's words meet (``getLogger``)."""
+_JOINED = re.compile(r"(?<![\w;/&.])[A-Za-z0-9]{1,2}(?:[;/&.][A-Za-z0-9]{1,2})+(?![\w;/&])")
+"""An abbreviation of short parts (``TL;DR``, ``CI/CD``), a word only when joined."""
+
+
 def terms(text: str) -> set[str]:
-    """The distinctive words of ``text`` (lower case, three letters or more, no stop words)."""
-    return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _STOP}
+    """The distinctive words of ``text``: lower case, three letters or more, no stop words.
+
+    What a task is judged on is often a check's pattern, not prose, and the edit that meets
+    it is prose: so a regex escape is no letter (``\\bseeds`` reads ``seeds``), an
+    identifier also gives its words (``getLogger``: ``getlogger``, ``get``, ``logger``, the
+    word an edit saying "a module-level logger" uses), and an abbreviation of short parts
+    is one word (``TL;DR`` reads ``tldr``: its parts are too short to count alone).
+    """
+    text = _ESCAPE.sub(" ", text)
+    joined = {re.sub(r"[;/&.]", "", m.group()).lower() for m in _JOINED.finditer(text)}
+    words = {*_WORD.findall(text.lower()), *_WORD.findall(_HUMP.sub(" ", text).lower()),
+             *joined}
+    return {w for w in words if len(w) >= 3 and w not in _STOP}
 
 
 def judged_on(task: Task) -> str:
