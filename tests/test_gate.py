@@ -78,7 +78,8 @@ def test_budget_schedule_is_cosine_four_to_two():
 
 
 def sequential_decide(inc: list[float], cand: list[float], alpha: float = 0.05,
-                      test: SequentialSignTest = SEQUENTIAL) -> gate.Verdict:
+                      test: SequentialSignTest = SEQUENTIAL, familiar: bool = False
+                      ) -> gate.Verdict:
     """The sequential gate over fixed lists of pairs, drawn look by look as the night does."""
     drawn: list[int] = []
 
@@ -86,7 +87,8 @@ def sequential_decide(inc: list[float], cand: list[float], alpha: float = 0.05,
         drawn.append(n)
         return rollouts(inc[:n]), rollouts(cand[:n], h="c")
 
-    v = gate.compare(test, draw, max_pairs=len(cand), metric="mixed", alpha=alpha, margin=0.0)
+    v = gate.compare(test, draw, max_pairs=len(cand), metric="mixed", alpha=alpha, margin=0.0,
+                     familiar=familiar)
     assert v.comparison.n_pairs == drawn[-1] and drawn == sorted(drawn)
     return v
 
@@ -167,6 +169,15 @@ def test_sequential_stops_early_on_a_clear_loser_and_a_clear_winner():
     assert winner.accepted and winner.comparison.n_pairs < 15 and "after" in winner.reason
     useless = sequential_decide([0.5] * 45, [0.5] * 45)
     assert not useless.accepted and useless.comparison.n_pairs == SEQUENTIAL.screen_pairs == 6
+
+
+def test_a_familiar_edit_is_screened_from_the_first_look_and_can_still_win():
+    useless = sequential_decide([0.5] * 45, [0.5] * 45, familiar=True)
+    assert not useless.accepted and useless.comparison.n_pairs == 3 and "useless" in useless.reason
+    # Ahead at the first look: it goes on, and wins as any edit would.
+    winner = sequential_decide([0.0] * 45, [1.0] * 45, familiar=True)
+    assert winner.accepted and winner.comparison.n_pairs == sequential_decide(
+        [0.0] * 45, [1.0] * 45).comparison.n_pairs
 
 
 def test_sequential_keeps_looking_at_a_near_miss():

@@ -378,3 +378,24 @@ def test_the_validation_tasks_an_edit_touches_lead_the_pairs_with_every_sample()
     untouched = order("Prefer small steps.")
     assert len(untouched) >= 3 and untouched == [4, 5, 6, 7, 8, 9, 10, 11][:len(untouched)]
 
+
+
+def test_a_restatement_of_the_skill_is_screened_at_the_first_look(tmp_path: Path):
+    # The tasks are checked for "pytest -q"; the edit speaks of pytest and changes no answer.
+    # Where the skill speaks of it already, the edit is dropped at the first look; where it
+    # brings the word, at the second, as any new rule.
+    again = "Mention the pytest command only in passing."
+
+    def decided(skill: str) -> tuple[int, str]:
+        opt = optimizer_reply([{"op": "append", "text": again, "tasks": ["t0", "t1"]}])
+        archive = Archive(tmp_path / f"{len(skill)}.sqlite3")
+        result = run_night(NightInputs(
+            tasks=make_tasks(), skill_text=f"---\nname: fix\ndescription: d\n---\n{skill}\n",
+            skill_name="fix", target=ScriptedLLM(target_reply), optimizer=opt, night_id="n1",
+            project="p", memory=recall(archive, "p", "fix"),
+            config=NightConfig(steps=1, slow_update=False)))
+        d = next(d for d in result.decisions if d.stage == "gate")
+        return d.n_pairs, d.reason
+
+    assert decided(GOOD)[0] == 3 and "useless" in decided(GOOD)[1]
+    assert decided("Fix bugs.")[0] == 6 and "useless" in decided("Fix bugs.")[1]

@@ -77,6 +77,17 @@ def test_a_check_pattern_reads_as_the_words_an_edit_meets_it_with(rule, check):
     assert not usage.touched("Prefer small steps that are easy to review.", [task])
 
 
+def test_an_edit_is_novel_by_the_checked_words_the_skill_does_not_hold():
+    checks = [{"op": "contains", "text": "sample size"}, {"op": "contains", "text": "Source:"}]
+    task = Task(id="t", family_id="f", intent="Report the conversion rate.",
+                judge=JudgeSpec(checks=checks), split="validation")
+    skill = "Report every rate together with its sample size.\n"
+    assert not usage.novel("Never quote a rate without its sample size.", skill, [task])
+    assert not usage.novel("Write for a non-technical reader.", skill, [task])
+    assert usage.novel("Cite the table behind each number as Source: schema.table.", skill,
+                       [task]) == {"source"}
+
+
 def test_an_abbreviation_is_one_word_and_its_short_parts_none():
     assert usage.terms("TL;DR: CI/CD, e.g. release") == {"tldr", "cicd", "release"}
     assert "bseeds" not in usage.terms(r"\bseeds\b")

@@ -38,7 +38,7 @@ from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.replay import JudgeFor, replay_jobs
-from skillopt_sleep.night.usage import touched
+from skillopt_sleep.night.usage import novel, touched
 from skillopt_sleep.records import Rollout, Split, Task
 from skillopt_sleep.skilldoc import SkillDoc
 
@@ -83,12 +83,16 @@ class Scorer:
         return [r for _, _, r in sorted(held, key=lambda x: (x[0], x[1]))]
 
     def compare(self, test: gate.GateTest, incumbent: SkillDoc, candidate: SkillDoc,
-                first: int, repeats: int, words: str = "") -> gate.Verdict:
+                first: int, repeats: int, words: str = "", adds: str | None = None
+                ) -> gate.Verdict:
         """The gate on validation: pairs (samples from ``first``, at most ``repeats`` of
-        each task, the tasks an edit reading ``words`` touches first in each round) drawn
-        look by look until ``test`` decides or the pairs run out."""
+        each task, the tasks an edit reading ``words`` touches first) drawn look by look
+        until ``test`` decides or the pairs run out. An edit whose added text ``adds``
+        brings no word of what the tasks are judged on that ``incumbent`` lacks is
+        *familiar* (``usage.novel``; ``None``: not known, never familiar)."""
         val, cfg = Split.VALIDATION.value, self.cfg
         lead = touched(words, self.splits[val])
+        familiar = adds is not None and not novel(adds, incumbent.text, self.splits[val])
 
         def draw(n: int) -> tuple[list[Rollout], list[Rollout]]:
             return (self.pairs(val, incumbent, first, n, lead, repeats),
@@ -96,7 +100,7 @@ class Scorer:
 
         verdict = gate.compare(test, draw, max_pairs=repeats * len(self.splits[val]),
                                metric=cfg.metric, alpha=cfg.alpha, margin=cfg.margin,
-                               no_regression=cfg.no_regression)
+                               no_regression=cfg.no_regression, familiar=familiar)
         if verdict.accepted:
             pairs = self._order(val, first, verdict.comparison.n_pairs, lead, repeats)
             self.won.update((candidate.hash, t.id, s) for t, s in pairs)

@@ -27,7 +27,8 @@ from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.records import NightResult, Task
 from skillopt_sleep.skilldoc import parse
 
-__all__ = ["exercised", "judged_on", "keep", "retire_night", "stale", "terms", "touched"]
+__all__ = ["exercised", "judged_on", "keep", "novel", "retire_night", "stale", "terms",
+           "touched"]
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_]*")
 _STOP = frozenset((
@@ -85,6 +86,14 @@ def touched(text: str, tasks: Sequence[Task]) -> list[Task]:
     """The ``tasks`` an edit reading ``text`` touches: each one it would exercise, in order."""
     words = terms(text)
     return [t for t in tasks if words & terms(judged_on(t))] if words else []
+
+
+def novel(text: str, skill: str, tasks: Sequence[Task]) -> set[str]:
+    """The words of what ``tasks`` are judged on that ``text`` holds and ``skill`` does not:
+    what an edit adding ``text`` tells the skill's reader about those checks that it could
+    not read there already (empty: a restatement, or nothing any task is checked for)."""
+    words = terms(text) - terms(skill)
+    return {w for w in words if any(w in terms(judged_on(t)) for t in tasks)} if words else set()
 
 
 def retire_night(seq: int, every: int) -> bool:
