@@ -399,3 +399,29 @@ def test_a_restatement_of_the_skill_is_screened_at_the_first_look(tmp_path: Path
 
     assert decided(GOOD)[0] == 3 and "useless" in decided(GOOD)[1]
     assert decided("Fix bugs.")[0] == 6 and "useless" in decided("Fix bugs.")[1]
+
+
+def test_a_familiar_edit_needs_stronger_evidence_than_a_new_rule(tmp_path: Path):
+    # The same effect, a changelog line on one validation task of eight, five of five pairs:
+    # p = 0.031. An edit that speaks of the changelog is tested at alpha (0.05) and passes;
+    # one that speaks of nothing the tasks are checked for, at familiar_alpha (0.01).
+    judge = JudgeSpec(kind="rules", checks=[{"op": "contains", "text": "Changelog entry:"}])
+    tasks = [replace(t, judge=judge) for t in make_tasks()]
+    familiar, new = "Be thorough.", "Mention the changelog when it matters."
+
+    def target(messages: Sequence[Message], seed: int) -> str:
+        n = int(re.findall(r"number (\d+)", messages[-1]["content"])[0])
+        system = messages[0]["content"]
+        chance = n == 4 and (familiar in system or new in system)
+        return "I fixed the bug." + ("\nChangelog entry: fixed" if chance else "")
+
+    def decided(line: str, **cfg) -> bool:
+        result = run_night(NightInputs(
+            tasks=tasks, skill_text="---\nname: fix\ndescription: d\n---\nFix bugs.\n",
+            skill_name="fix", target=ScriptedLLM(target), night_id="n1", project="p",
+            optimizer=optimizer_reply([{"op": "append", "text": line, "tasks": ["t0", "t1"]}]),
+            config=NightConfig(steps=1, slow_update=False, **cfg)))
+        return next(d for d in result.decisions if d.stage == "gate").accepted
+
+    assert decided(new) and not decided(familiar)
+    assert decided(familiar, familiar_alpha=0.05)

@@ -145,6 +145,8 @@ def test_bad_candidate_settings_are_refused(tmp_path: Path):
         NightConfig(anecdotes=-1)
     with pytest.raises(ConfigError, match="idle_steps"):
         NightConfig(idle_steps=-1)
+    with pytest.raises(ConfigError, match="familiar_alpha"):
+        NightConfig(familiar_alpha=0)
 
 
 def test_idle_steps_stop_a_night_that_keeps_accepting_nothing():

@@ -39,6 +39,9 @@ class NightConfig:
     """Score the test split at the end of the night (skill before and after), for the report.
     It never gates; the proof turns it off and scores the test split once itself."""
     alpha: float = 0.05
+    familiar_alpha: float = 0.01
+    """The level a *familiar* edit is tested at (never above ``alpha``): one that brings no
+    word of what the validation tasks are judged on that the skill lacks (``night.scoring``)."""
     margin: float = 0.0
     metric: Literal["hard", "soft", "mixed"] = "mixed"
     gate_test: str = "sequential"
@@ -82,6 +85,8 @@ class NightConfig:
             raise ConfigError(f"min_support must be at least 1, not {self.min_support}")
         if self.anecdotes < 0:
             raise ConfigError(f"anecdotes must be 0 or more, not {self.anecdotes}")
+        if not 0 < self.familiar_alpha < 1:
+            raise ConfigError(f"familiar_alpha must be between 0 and 1, not {self.familiar_alpha}")
         if self.idle_steps < 0:
             raise ConfigError(f"idle_steps must be 0 (never stop early) or more, not "
                               f"{self.idle_steps}")

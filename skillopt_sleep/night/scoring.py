@@ -89,17 +89,19 @@ class Scorer:
         each task, the tasks an edit reading ``words`` touches first) drawn look by look
         until ``test`` decides or the pairs run out. An edit whose added text ``adds``
         brings no word of what the tasks are judged on that ``incumbent`` lacks is
-        *familiar* (``usage.novel``; ``None``: not known, never familiar)."""
+        *familiar* (``usage.novel``; ``None``: not known, never familiar): tested at
+        ``familiar_alpha`` and screened sooner (see ``night.sequential``)."""
         val, cfg = Split.VALIDATION.value, self.cfg
         lead = touched(words, self.splits[val])
         familiar = adds is not None and not novel(adds, incumbent.text, self.splits[val])
+        alpha = min(cfg.alpha, cfg.familiar_alpha) if familiar else cfg.alpha
 
         def draw(n: int) -> tuple[list[Rollout], list[Rollout]]:
             return (self.pairs(val, incumbent, first, n, lead, repeats),
                     self.pairs(val, candidate, first, n, lead, repeats))
 
         verdict = gate.compare(test, draw, max_pairs=repeats * len(self.splits[val]),
-                               metric=cfg.metric, alpha=cfg.alpha, margin=cfg.margin,
+                               metric=cfg.metric, alpha=alpha, margin=cfg.margin,
                                no_regression=cfg.no_regression, familiar=familiar)
         if verdict.accepted:
             pairs = self._order(val, first, verdict.comparison.n_pairs, lead, repeats)

@@ -33,26 +33,34 @@ test's own statistic, not the mean: one lucky incumbent answer scored 1.0 agains
 candidate's 0 would sink every mean of the night's first look), or one whose conditional
 power is below ``curtail`` (0.1) —
 the chance, were its observed rate of positives and of non-zero pairs to go on, that the
-fixed sign test at ``alpha`` would pass at ``N`` pairs. A *familiar* edit is screened from
-the first look (``familiar_screen_pairs``, 3): one whose text brings no word of what the
-validation tasks are judged on that the skill does not hold already (``usage.novel``) —
-a rule the skill states in other words, or one about nothing any task is checked for. The
-two looks of the screen are there for the touched tasks to show a new rule's worth; a
-familiar edit has no new rule to show, and its first three pairs, on the tasks it touches
-when it touches any, are where a restatement that does help would show. It is decided
-from the edit's words and the skill's text before any answer, like the order. On the four
-one-skill personas, 40 seeds, it cut the gated nights' calls by 6 % (410 → 384 a run, with
-test scoring) at the same lift (+0.530 → +0.526). Drops are non-binding: the
+fixed sign test at ``alpha`` would pass at ``N`` pairs. Drops are non-binding: the
 boundaries are computed as if the comparison went on, so dropping can only lower the
 false-accept rate; it costs power on near-misses, which the gate study measures.
 
-*Across the night.* Each comparison is its own test at ``alpha`` (a per-comparison rate, as
-with the fixed gate): a night of M comparisons of edits that do not help lets in at most α·M
-of them in expectation; the gate study measures the realised rate (neutral false accepts).
-An accepted edit's pairs stay the incumbent's for the next comparisons: they are biased
-upward by the win, so the next candidate's deltas are biased downward. That can only cost
-power, never let a candidate in (an accepted edit's own luck cannot make the next test
-easier), and it saves replaying the incumbent after every accept.
+*Familiar edits.* An edit whose text brings no word of what the validation tasks are judged
+on that the skill does not hold already (``usage.novel``) — a rule the skill states in other
+words, or one about nothing any task is checked for — is *familiar*, decided from the edit's
+words and the skill's text before any answer, like the order. Its chance of helping is
+small, and chance wins come from edits like it: with the screen below alone, every neutral
+edit the gate let in (5, on the four one-skill personas over 40 seeds) and the one harmful
+(maintainer, 20 seeds: "Do not give line numbers for findings.", five pairs of 27 better,
+none worse) were familiar. So the night (``night.scoring``) tests it at ``familiar_alpha``
+(0.01) instead of ``alpha``, and this test screens it from the first look
+(``familiar_screen_pairs``, 3) instead of the second: the two looks are there for the
+touched tasks to show a new rule's worth, and a familiar edit has no new rule to show. A
+restatement that does help, as rewording can for a real model, still passes on consistent
+wins (seven non-zero pairs, all better, by the last look). On the four, 40 seeds, the two
+cut the gated nights' calls from 410 to 377 a run (test scoring included) at the same lift
+(+0.530 → +0.528), and neutral accepts from 5 of 1,519 to 0 of 1,499.
+
+*Across the night.* Each comparison is its own test at ``alpha`` (``familiar_alpha`` for a
+familiar edit; a per-comparison rate, as with the fixed gate): a night of M comparisons of
+edits that do not help lets in at most α·M of them in expectation; the gate study measures
+the realised rate (neutral false accepts). An accepted edit's pairs stay the incumbent's for
+the next comparisons: they are biased upward by the win, so the next candidate's deltas are
+biased downward. That can only cost power, never let a candidate in (an accepted edit's own
+luck cannot make the next test easier), and it saves replaying the incumbent after every
+accept.
 """
 
 from __future__ import annotations
