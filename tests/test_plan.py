@@ -24,17 +24,25 @@ from skillopt_sleep.sim.skill_figures import trigger_setup
     ("devops", NightConfig()),
     ("programmer", NightConfig(steps=1, val_repeats=1)),
 ])
-def test_the_estimate_is_within_a_fifth_of_a_real_night(name: str, config: NightConfig):
+def test_the_estimate_is_within_a_fifth_of_real_nights(name: str, config: NightConfig):
+    # The plan is what a night costs on average; one night's course turns on which edits
+    # win (researcher's seed 0 makes 309 target calls, seeds 1-3 182 to 215), so the
+    # estimate is held to four first nights together.
     p = personas.load(name)
-    tasks = list(personas.tasks(p, 0))
-    result = run_night(NightInputs(
-        tasks=tasks, skill_text=p.initial_skill(), skill_name=p.skill,
-        target=build(p, 0, "target"), optimizer=build(p, 0, "optimizer"), night_id="n",
-        config=config))
-    estimate = night_calls(config, tasks)
-    real = result.calls_by_role
-    assert 0.8 * real["target"] <= estimate.target <= 1.2 * real["target"]
-    assert abs(estimate.optimizer - real["optimizer"]) <= max(4, real["optimizer"] // 3)
+    real = {"target": 0, "optimizer": 0}
+    target = optimizer = 0
+    for seed in range(4):
+        tasks = list(personas.tasks(p, seed))
+        result = run_night(NightInputs(
+            tasks=tasks, skill_text=p.initial_skill(), skill_name=p.skill,
+            target=build(p, seed, "target"), optimizer=build(p, seed, "optimizer"),
+            night_id="n", config=config))
+        estimate = night_calls(config, tasks)
+        target, optimizer = target + estimate.target, optimizer + estimate.optimizer
+        for role in real:
+            real[role] += result.calls_by_role[role]
+    assert 0.8 * real["target"] <= target <= 1.2 * real["target"]
+    assert abs(optimizer - real["optimizer"]) <= max(16, real["optimizer"] // 3)
 
 
 def test_a_night_that_would_abstain_costs_nothing_and_says_why():

@@ -137,7 +137,7 @@ class SequentialSignTest:
     typical_share: float = 0.24
     """The share of its pairs a comparison typically draws, for estimates (``pipeline.plan``):
     the mean over the four single-skill personas' gated comparisons in a first night on all
-    their tasks, seeds 0–9 (0.21 to 0.26 a persona). Later nights draw less (0.21 over the
+    their tasks, seeds 0–9 (0.21 to 0.26 a persona). Later nights draw less (0.19 over the
     proof's three nights, seeds 0–4); a plan is for the night ahead, and the first is the
     one a cap must fit."""
 
