@@ -86,6 +86,10 @@ def test_an_edit_is_novel_by_the_checked_words_the_skill_does_not_hold():
     assert not usage.novel("Write for a non-technical reader.", skill, [task])
     assert usage.novel("Cite the table behind each number as Source: schema.table.", skill,
                        [task]) == {"source"}
+    # A long skill that speaks of a word somewhere does not make every rule about it old.
+    long = skill + "Never rename a Source column.\nKeep the sample sheet private.\n"
+    assert usage.novel("Give every figure a Source: line and its sample size.", long,
+                       [task]) == {"source", "sample", "size"}
 
 
 def test_an_abbreviation_is_one_word_and_its_short_parts_none():

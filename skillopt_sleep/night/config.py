@@ -40,8 +40,9 @@ class NightConfig:
     It never gates; the proof turns it off and scores the test split once itself."""
     alpha: float = 0.05
     familiar_alpha: float = 0.01
-    """The level a *familiar* edit is tested at (never above ``alpha``): one that brings no
-    word of what the validation tasks are judged on that the skill lacks (``night.scoring``)."""
+    """The level a *familiar* edit is tested at (never above ``alpha``): one whose words of
+    what the validation tasks are judged on one line of the skill holds already, or that has
+    none (``night.scoring``)."""
     margin: float = 0.0
     metric: Literal["hard", "soft", "mixed"] = "mixed"
     gate_test: str = "sequential"

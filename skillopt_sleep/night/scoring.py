@@ -85,12 +85,12 @@ class Scorer:
     def compare(self, test: gate.GateTest, incumbent: SkillDoc, candidate: SkillDoc,
                 first: int, repeats: int, words: str = "", adds: str | None = None
                 ) -> gate.Verdict:
-        """The gate on validation: pairs (samples from ``first``, at most ``repeats`` of
-        each task, the tasks an edit reading ``words`` touches first) drawn look by look
-        until ``test`` decides or the pairs run out. An edit whose added text ``adds``
-        brings no word of what the tasks are judged on that ``incumbent`` lacks is
-        *familiar* (``usage.novel``; ``None``: not known, never familiar): tested at
-        ``familiar_alpha`` and screened sooner (see ``night.sequential``)."""
+        """The gate on validation: pairs (samples from ``first``, at most ``repeats`` of each
+        task, the tasks an edit reading ``words`` touches first) drawn look by look until
+        ``test`` decides or the pairs run out. An edit whose added text ``adds`` brings no
+        word of what the tasks are judged on, or only words one line of ``incumbent`` holds
+        together, is *familiar* (``usage.novel``; ``None``: not known, never familiar):
+        tested at ``familiar_alpha`` and screened sooner (see ``night.sequential``)."""
         val, cfg = Split.VALIDATION.value, self.cfg
         lead = touched(words, self.splits[val])
         familiar = adds is not None and not novel(adds, incumbent.text, self.splits[val])

@@ -37,15 +37,15 @@ fixed sign test at ``alpha`` would pass at ``N`` pairs. Drops are non-binding: t
 boundaries are computed as if the comparison went on, so dropping can only lower the
 false-accept rate; it costs power on near-misses, which the gate study measures.
 
-*Familiar edits.* An edit whose text brings no word of what the validation tasks are judged
-on that the skill does not hold already (``usage.novel``) — a rule the skill states in other
-words, or one about nothing any task is checked for — is *familiar*, decided from the edit's
-words and the skill's text before any answer, like the order. Its chance of helping is
-small, and chance wins come from edits like it: with the screen below alone, every neutral
-edit the gate let in (5, on the four one-skill personas over 40 seeds) and the one harmful
-(maintainer, 20 seeds: "Do not give line numbers for findings.", five pairs of 27 better,
-none worse) were familiar. So the night (``night.scoring``) tests it at ``familiar_alpha``
-(0.01) instead of ``alpha``, and this test screens it from the first look
+*Familiar edits.* An edit whose words of what the validation tasks are judged on one line of
+the skill holds already, or that has none (``usage.novel``) — a rule the skill states in
+other words, or one about nothing any task is checked for — is *familiar*, decided from the
+edit's words and the skill's text before any answer, like the order. Its chance of helping
+is small, and chance wins come from edits like it: with the screen below alone, every
+neutral edit the gate let in (5, on the four one-skill personas over 40 seeds) and the one
+harmful (maintainer, 20 seeds: "Do not give line numbers for findings.", five pairs of 27
+better, none worse) were familiar. So the night (``night.scoring``) tests it at
+``familiar_alpha`` (0.01) instead of ``alpha``, and this test screens it from the first look
 (``familiar_screen_pairs``, 3) instead of the second: the two looks are there for the
 touched tasks to show a new rule's worth, and a familiar edit has no new rule to show. A
 restatement that does help, as rewording can for a real model, still passes on consistent

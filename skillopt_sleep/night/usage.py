@@ -89,11 +89,15 @@ def touched(text: str, tasks: Sequence[Task]) -> list[Task]:
 
 
 def novel(text: str, skill: str, tasks: Sequence[Task]) -> set[str]:
-    """The words of what ``tasks`` are judged on that ``text`` holds and ``skill`` does not:
-    what an edit adding ``text`` tells the skill's reader about those checks that it could
-    not read there already (empty: a restatement, or nothing any task is checked for)."""
-    words = terms(text) - terms(skill)
-    return {w for w in words if any(w in terms(judged_on(t)) for t in tasks)} if words else set()
+    """The words of what ``tasks`` are judged on that ``text`` holds, unless one line of
+    ``skill`` holds them all: what an edit adding ``text`` tells the skill's reader about
+    those checks that no line of the skill says already (empty: a restatement of a line, or
+    nothing any task is checked for). By line, so that a long skill that speaks of a word
+    somewhere does not make every new rule about it a restatement."""
+    judged = {w for w in terms(text) if any(w in terms(judged_on(t)) for t in tasks)}
+    if not judged or any(judged <= terms(line) for line in skill.splitlines()):
+        return set()
+    return judged
 
 
 def retire_night(seq: int, every: int) -> bool:
