@@ -41,7 +41,7 @@ false-accept rate; it costs power on near-misses, which the gate study measures.
 the skill holds already, or that has none (``usage.novel``) — a rule the skill states in
 other words, or one about nothing any task is checked for — is *familiar*, decided from the
 edit's words and the skill's text before any answer, like the order. Its chance of helping
-is small, and chance wins come from edits like it: with the screen below alone, every
+is small, and chance wins come from edits like it: with the early screen alone, every
 neutral edit the gate let in (5, on the four one-skill personas over 40 seeds) and the one
 harmful (maintainer, 20 seeds: "Do not give line numbers for findings.", five pairs of 27
 better, none worse) were familiar. So the night (``night.scoring``) tests it at
@@ -50,8 +50,8 @@ better, none worse) were familiar. So the night (``night.scoring``) tests it at
 touched tasks to show a new rule's worth, and a familiar edit has no new rule to show. A
 restatement that does help, as rewording can for a real model, still passes on consistent
 wins (seven non-zero pairs, all better, by the last look). On the four, 40 seeds, the two
-cut the gated nights' calls from 410 to 377 a run (test scoring included) at the same lift
-(+0.530 → +0.528), and neutral accepts from 5 of 1,519 to 0 of 1,499.
+cut the gated nights' calls from 410 to 378 a run (test scoring included) at the same lift
+(+0.530 → +0.529), and neutral accepts from 5 of 1,519 to 0 of 1,494.
 
 *Across the night.* Each comparison is its own test at ``alpha`` (``familiar_alpha`` for a
 familiar edit; a per-comparison rate, as with the fixed gate): a night of M comparisons of

@@ -94,7 +94,7 @@ def novel(text: str, skill: str, tasks: Sequence[Task]) -> set[str]:
     those checks that no line of the skill says already (empty: a restatement of a line, or
     nothing any task is checked for). By line, so that a long skill that speaks of a word
     somewhere does not make every new rule about it a restatement."""
-    judged = {w for w in terms(text) if any(w in terms(judged_on(t)) for t in tasks)}
+    judged = terms(text) & set().union(*(terms(judged_on(t)) for t in tasks))
     if not judged or any(judged <= terms(line) for line in skill.splitlines()):
         return set()
     return judged
