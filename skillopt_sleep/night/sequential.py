@@ -44,14 +44,15 @@ edit's words and the skill's text before any answer, like the order. Its chance 
 is small, and chance wins come from edits like it: with the early screen alone, every
 neutral edit the gate let in (5, on the four one-skill personas over 40 seeds) and the one
 harmful (maintainer, 20 seeds: "Do not give line numbers for findings.", five pairs of 27
-better, none worse) were familiar. So the night (``night.scoring``) tests it at
-``familiar_alpha`` (0.01) instead of ``alpha``, and this test screens it from the first look
-(``familiar_screen_pairs``, 3) instead of the second: the two looks are there for the
-touched tasks to show a new rule's worth, and a familiar edit has no new rule to show. A
-restatement that does help, as rewording can for a real model, still passes on consistent
-wins (seven non-zero pairs, all better, by the last look). On the four, 40 seeds, the two
-cut the gated nights' calls from 410 to 378 a run (test scoring included) at the same lift
-(+0.530 → +0.529), and neutral accepts from 5 of 1,519 to 0 of 1,494.
+better, none worse) were familiar (``experiments/familiar_accepts.py``). So the night
+(``night.scoring``) tests it at ``familiar_alpha`` (0.01) instead of ``alpha``, and this
+test screens it from the first look (``familiar_screen_pairs``, 3) instead of the second:
+the two looks are there for the touched tasks to show a new rule's worth, and a familiar
+edit has no new rule to show. A restatement that does help, as rewording can for a real
+model, still passes on consistent wins (seven non-zero pairs, all better, by the last look).
+On the four, 40 seeds, the two cut the gated nights' calls from 410 to 378 a run (test
+scoring included) at the same lift (+0.530 → +0.529), and neutral accepts from 5 of 1,519 to
+0 of 1,494.
 
 *Across the night.* Each comparison is its own test at ``alpha`` (``familiar_alpha`` for a
 familiar edit; a per-comparison rate, as with the fixed gate): a night of M comparisons of
