@@ -4,14 +4,16 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install lint bench clean
+.PHONY: demo test install lint docs bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# The CPU wheel of torch must come first: anything that pulls torch otherwise resolves a CUDA build.
-	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@echo "== installing torch 2.13.0 (the CPU build)"
+	$(BIN)/python -m pip install --progress-bar on torch==2.13.0
+	@echo "== installing skillopt-sleep and its dependencies"
+	$(BIN)/python -m pip install --progress-bar on -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -25,6 +27,10 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check skillopt_sleep tests experiments
 	$(BIN)/mypy
+
+docs: $(STAMP)
+	$(BIN)/python -m skillopt_sleep.cli.reference docs/reference
+	$(BIN)/mkdocs build --strict --site-dir site
 
 clean:
 	rm -rf $(VENV)

@@ -33,30 +33,54 @@ SOURCES = tables.SOURCES.names(plugins=False)
 @dataclass(frozen=True)
 class Settings:
     target: str = "claude-code"
+    """The model that answers the replayed tasks with the skill in context (a model spec)."""
     optimizer: str = "claude-code"
+    """The model that reads the failures and proposes edits (a model spec)."""
     base_url: str | None = None
     """For every role whose backend takes a base URL, when that is unambiguous."""
     target_base_url: str | None = None
+    """The target's endpoint (an Anthropic server root or an OpenAI ``…/v1`` base)."""
     optimizer_base_url: str | None = None
+    """The optimizer's endpoint."""
     judge_base_url: str | None = None
+    """The judge's endpoint, for a ``judge`` model of its own (else the optimizer's)."""
     miner_base_url: str | None = None
+    """The miner's endpoint, for a ``miner`` model of its own."""
     adopt: str = "review"
+    """``review``: stage each proposal for ``adopt``; ``auto``: write it back at once
+    (the daemon's default)."""
     sources: tuple[str, ...] = SOURCES
+    """The transcript sources harvested (a row of ``SOURCES``; a plugin's source by name)."""
     include_headless: bool = False
+    """Harvest headless sessions too (``claude -p``, ``codex exec``, ``copilot -p``)."""
     embedder: str = "minilm"
+    """The sentence embedder the miner uses (a row of ``EMBEDDERS``)."""
     judge: str = ""
+    """A model spec for rubric judges (empty: the optimizer judges)."""
     miner: str = ""
+    """A model spec that proposes checks per task family (empty: checks come from the
+    users' corrections)."""
     cache: str = ""
+    """``record``: answer from the record/replay cache and record new answers;
+    ``replay-only``: never call a model (empty: no cache)."""
     persona: str = ""
+    """The persona the ``simulated`` backend plays (a shipped name or a TOML path)."""
     seed: int = 0
     """Where a project's nights start their sampling; each night adds its rank."""
     steps: int = 3
+    """Reflect → gate rounds a night runs."""
     val_repeats: int = 3
+    """Times each validation task is sampled per side (more when the split is small)."""
     alpha: float = 0.05
+    """The gate's one-sided level (a familiar edit is tested at 0.01)."""
     margin: float = 0.0
+    """The mean improvement an edit must beat, beyond noise."""
     gate_test: str = "sequential"
+    """The gate's paired test (a row of ``GATE_TESTS``)."""
     no_regression: bool = False
+    """Also refuse an edit that makes any validation task worse."""
     budget_schedule: str = "cosine"
+    """How many edits each step may keep (a row of ``BUDGET_SCHEDULES``)."""
     test_tasks: int = 48
     """Test tasks a night's report scores at most (0: the whole split; ``night.measure``)."""
     concurrency: int = 0
@@ -71,28 +95,41 @@ class Settings:
     retire_after: int = 14
     """Nights without a task exercising a learned entry before it is tried for retirement."""
     max_usd_per_night: float = 2.0
+    """Dollars a night may spend over all its skills; it stops cleanly at the cap."""
     max_usd_per_skill: float = 0.5
+    """Dollars one skill's night may spend."""
     max_tasks_per_skill: int = 120
     """Tasks one skill's night replays at most (``night.task_budget`` chooses which)."""
     max_tasks_per_night: int = 300
     """Tasks a night replays at most over all its skills, shared out among them."""
     min_family_sessions: int = 2
+    """Sessions a request family must span to become tasks."""
     family_threshold: float = 0.3
     """Mean cosine a request needs to join a task family: ``mine``, ``tasks`` and the night
     all use it (0.3: precision 0.99, recall 0.93 on tests/data/paraphrases.jsonl)."""
     hour: int = 3
+    """The daemon's nightly hour (local time)."""
     minute: int = 17
+    """The daemon's nightly minute."""
     min_new_sessions: int = 0
+    """The daemon skips a night with fewer new sessions than this."""
     skip_unchanged: bool = True
     """Skip a night when no session, skill or setting changed since the last completed one
     (``pipeline.skip``); ``run --force`` runs it anyway."""
     require_ac_power: bool = False
+    """The daemon skips a night on battery."""
     skill_roots: tuple[str, ...] = ()
+    """Skill directories to write into instead of the detected agents' (empty: detect)."""
     project_roots: bool = False
+    """Also write the project's ``.claude/skills``, ``.agents/skills`` and ``.github/skills``."""
     trigger_check: bool = True
     """Run the trigger check (and the description edit it gates) in each skill's night."""
     pricing: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Prices of models the built-in table lacks:
+    ``[pricing."openai:m"] input_per_mtok = …, output_per_mtok = …``."""
     projects: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The daemon's enrolled projects (written by ``enroll``), each with the flags it was
+    enrolled with."""
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
