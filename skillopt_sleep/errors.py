@@ -4,7 +4,7 @@
     ├── ConfigError            bad or unknown configuration key, value, flag or spec
     │   ├── UnknownModelError  a model spec names no known backend (message lists the valid ones)
     │   └── NotReady           a configured backend cannot work here: CLI missing, not logged in,
-    │                          no key, endpoint unreachable (found before harvest, no model call)
+    │                          no key, endpoint unreachable (found before mining, no model call)
     ├── SkillDocError          a SKILL.md that cannot be parsed (a start marker, no end marker)
     ├── HarvestError           a transcript source that cannot be read at all (never one bad line)
     ├── ModelError             a model call that failed after its retries

@@ -105,7 +105,7 @@ def test_claude_code_with_no_claude_on_path_fails_in_seconds(world: dict,  # noq
     (tmp_path / "empty").mkdir()
     world["env"]["PATH"] = str(tmp_path / "empty")
     done = cli(world, "run", check=False)
-    # Caught by the pre-flight, before harvest: a usage-class error naming CLI and fix.
+    # Caught by the pre-flight, before mining: a usage-class error naming CLI and fix.
     assert done.returncode == 2, done.stderr
     assert "target model claude-code: the `claude` CLI is not on PATH; install Claude Code " \
            "(npm install -g @anthropic-ai/claude-code)" in done.stderr

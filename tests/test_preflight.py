@@ -1,4 +1,5 @@
-"""A night that cannot reach its models fails before harvest; per-role endpoints; dry runs.
+"""A night that cannot reach its models fails before it mines (after the local harvest, so a
+night with nothing new never checks them); per-role endpoints; dry runs.
 
 Real ``anthropic`` / ``openai`` SDK clients against the fake servers on 127.0.0.1; the CLI
 runs as a subprocess, as a user runs it.
@@ -73,6 +74,11 @@ def archived_sessions(world: dict) -> int:
         archive.close()
 
 
+def _stopped_before_mining(done: subprocess.CompletedProcess[str]) -> bool:
+    """The run checked its models and stopped there: no task was mined, no call made."""
+    return "checking the models" in done.stderr and "mining tasks" not in done.stderr
+
+
 @pytest.fixture
 def closed_port() -> int:
     with socket.socket() as sock:
@@ -86,27 +92,27 @@ def servers() -> Iterator[tuple[FakeLLMServer, FakeLLMServer]]:
         yield a, b
 
 
-# --- fail fast, before harvest ------------------------------------------------------------
+# --- fail fast, before mining -------------------------------------------------------------
 
 
-def test_a_missing_target_cli_fails_before_harvest_naming_it(world: dict):
+def test_a_missing_target_cli_fails_before_mining_naming_it(world: dict):
     env = dict(world["env"], PATH=str(Path(sys.executable).parent))  # python, no `claude`
     done = cli(world, "run", "--target", "claude-code", "--optimizer", "simulated", env=env)
     assert done.returncode == 2, done.stderr
     assert "target model claude-code: the `claude` CLI is not on PATH" in done.stderr
-    assert "harvesting" not in done.stderr and archived_sessions(world) == 0
+    assert _stopped_before_mining(done)
 
 
-def test_a_closed_port_fails_before_harvest(world: dict, closed_port: int):
+def test_a_closed_port_fails_before_mining(world: dict, closed_port: int):
     url = f"http://127.0.0.1:{closed_port}"
     done = cli(world, "run", "--target", HAIKU, "--target-base-url", url,
                "--optimizer", "simulated")
     assert done.returncode == 2, done.stderr
     assert f"target model {HAIKU}: cannot connect to {url}" in done.stderr
-    assert archived_sessions(world) == 0
+    assert _stopped_before_mining(done)
 
 
-def test_a_wrong_path_fails_before_harvest(world: dict):
+def test_a_wrong_path_fails_before_mining(world: dict):
     with FakeLLMServer(strict=True) as server:  # 404 off the real paths, as real servers do
         done = cli(world, "run", "--target", "simulated", "--optimizer", HAIKU,
                    "--optimizer-base-url", f"{server.url}/not-here")
@@ -114,25 +120,25 @@ def test_a_wrong_path_fails_before_harvest(world: dict):
         assert f"optimizer model {HAIKU}: {server.url}/not-here answered 404" in done.stderr
         # The probe is the one request: a model list, no model call.
         assert [(r.method, r.path) for r in server.requests] == [("GET", "/not-here/v1/models")]
-    assert archived_sessions(world) == 0
+    assert _stopped_before_mining(done)
 
 
-def test_missing_credentials_fail_before_harvest(world: dict, servers):
+def test_missing_credentials_fail_before_mining(world: dict, servers):
     a, _ = servers
     env = {k: v for k, v in world["env"].items() if k != "ANTHROPIC_API_KEY"}
     done = cli(world, "run", "--target", HAIKU, "--target-base-url", a.url, env=env)
     assert done.returncode == 2
     assert f"target model {HAIKU}: no ANTHROPIC_API_KEY" in done.stderr
-    assert a.requests == [] and archived_sessions(world) == 0
+    assert a.requests == [] and _stopped_before_mining(done)
 
 
-def test_unknown_spec_and_missing_price_fail_before_harvest(world: dict):
+def test_unknown_spec_and_missing_price_fail_before_mining(world: dict):
     done = cli(world, "run", "--target", "nosuch:model")
     assert done.returncode == 2 and "unknown model backend 'nosuch'" in done.stderr
     done = cli(world, "run", "--target", "openai:my-local-model", "--target-base-url",
                "http://127.0.0.1:9/v1")
     assert done.returncode == 2 and "no price for 'openai:my-local-model'" in done.stderr
-    assert archived_sessions(world) == 0
+    assert _stopped_before_mining(done)
 
 
 def test_a_reachable_night_harvests_and_reaches_each_role_at_its_own_server(world: dict,

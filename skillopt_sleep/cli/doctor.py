@@ -1,6 +1,6 @@
 """``skillopt-sleep doctor``: what is found, configured and loadable, without changing anything.
 
-It runs the same pre-flight a night runs before harvesting (every configured role's spec,
+It runs the same pre-flight a night runs before mining (every configured role's spec,
 price, CLI installed and logged in, endpoint answering its model list), names the folders it
 scanned for transcripts, loads the embedding model, checks the archive (``PRAGMA
 integrity_check`` and its schema version, read-only), and exits 1 when anything is in

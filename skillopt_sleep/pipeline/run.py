@@ -1,11 +1,13 @@
 """The nightly pipeline: harvest what is new, mine tasks, run a night per skill, stage, adopt.
 
 ``run_once`` is what ``skillopt-sleep run``, the daemon and the MCP server all call. It holds
-the state-dir lock for its whole length, so two nights never interleave. Before it harvests
+the state-dir lock for its whole length, so two nights never interleave. It harvests first
+(local and incremental), and a night with nothing new (``pipeline.skip``) stops there: no
+model is checked, no SDK imported, no endpoint contacted. Before it mines or replays
 anything it checks every configured model (``models.build.preflight``: specs, prices, CLIs
 installed and logged in, endpoints answering), so a night that cannot run fails in seconds.
 A dry run harvests and mines into a throwaway copy of the state, makes no model call and
-no request, and returns the plan (``pipeline.plan``).
+no request, and returns the plan (``pipeline.plan``); with nothing new, a plan of 0 calls.
 
 Every model call of a run goes through one ledger with a ``CallGuard``: when a role cannot
 answer (``RoleUnavailable``), the night stops, each of its skills is recorded ``failed`` with
@@ -167,15 +169,12 @@ def run_once(
     where = Path(project_of(str(project or Path.cwd())))
     outcome = RunOutcome(project=str(where), dry_run=dry_run)
     say = progress or (lambda _m: None)
-    say("checking the models")
-    # A dry run reaches no server: its plan lists what the offline checks found instead.
-    checks = check_roles(settings, reach=False) if dry_run else preflight(settings)
     adoption.check_readable(skill_roots(settings, where))
     with night_lock(paths.ensure(paths.state_dir())), _state(dry_run) as state:
         archive = Archive(paths.archive_path(state))
         try:
             archive.verify()  # a night writes to it: a damaged archive is refused first
-            _Run(archive, state, where, settings, outcome, say, checks).go(policy)
+            _Run(archive, state, where, settings, outcome, say).go(policy)
         finally:
             archive.close()
     return outcome
@@ -211,6 +210,11 @@ class _Run:
         by_skill: dict[str, list[Task]] = {}
         try:
             by_skill, roots = self._resume() or self.tasks()
+            if self.outcome.dry_run and self.outcome.skipped:
+                # The night would stop here: nothing to plan, no backend to load.
+                self.outcome.message = (f"{self.outcome.skipped}; dry run: the night would "
+                                        "make 0 calls")
+                return
             if self.outcome.dry_run:
                 from skillopt_sleep.pipeline.plan import plan
 
@@ -270,6 +274,7 @@ class _Run:
         if found is None:
             return None
         self.outcome.night_id, by_skill = found
+        self._check_models()
         self.outcome.counts["resumed"] = self.outcome.night_id
         self.say(f"resuming night {self.outcome.night_id} with its "
                  f"{sum(map(len, by_skill.values()))} tasks (no harvest, no mining)")
@@ -321,6 +326,7 @@ class _Run:
             self.archive, self.settings, str(self.project), roots, dry_run=self.outcome.dry_run)
         if self.outcome.skipped:
             return {}, roots
+        self._check_models()  # before the miner, which may be a model itself
         self.say("mining tasks")
         from skillopt_sleep.mine.collect import collect_tasks  # numpy, faiss: not when skipped
 
@@ -338,6 +344,14 @@ class _Run:
             group_by_skill(found), budget,
             MiningStore(self.archive).family_recency(str(self.project)))
         return chosen, roots
+
+    def _check_models(self) -> None:
+        """Every configured role checked, once there is work for them: a night with nothing
+        new never imports an SDK or contacts an endpoint. A dry run reaches no server: its
+        plan lists what the offline checks found instead."""
+        self.say("checking the models")
+        self.checks = (check_roles(self.settings, reach=False) if self.outcome.dry_run
+                       else preflight(self.settings))
 
     def train(
         self, by_skill: dict[str, list[Task]], roots: list[Path]

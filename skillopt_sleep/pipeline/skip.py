@@ -84,12 +84,12 @@ def nothing_new(archive: Archive, project: str, current: dict[str, Any]) -> str:
 
 def check(archive: Archive, settings: Settings, project: str, roots: list[Path], *,
           dry_run: bool) -> tuple[dict[str, Any], str]:
-    """Tonight's fingerprint and why the night can be skipped ("": run it). A dry run has
-    neither: it writes no state, so it can leave no fingerprint to compare with."""
-    if dry_run:
-        return {}, ""
+    """Tonight's fingerprint and why the night can be skipped ("": run it). A dry run
+    compares as the night would (so it plans nothing for a night that would be skipped) but
+    keeps no fingerprint: it writes no state."""
     current = fingerprint(archive, settings, project, roots)
-    return current, nothing_new(archive, project, current) if settings.skip_unchanged else ""
+    skipped = nothing_new(archive, project, current) if settings.skip_unchanged else ""
+    return ({} if dry_run else current), skipped
 
 
 def remember(archive: Archive, project: str, sessions: list[Any], settings: Settings,
