@@ -137,6 +137,9 @@ def _print_plan(outcome: Any) -> None:
                   f"{plan['estimated_usd']:.4f}")
     out.print(table)
     _print_checks(out, plan["skills"])
+    if plan.get("fitted"):
+        out.print("fitted to the caps: " + "; ".join(plan["fitted"]), soft_wrap=True,
+                  highlight=False)
     caps = plan["caps"]
     verdict = "[green]within the caps[/green]" if plan["within_caps"] else \
         "[yellow]over a cap: the night would stop there, keeping what it validated[/yellow]"

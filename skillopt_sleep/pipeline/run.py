@@ -40,6 +40,7 @@ from skillopt_sleep.models.guard import CallGuard
 from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.night import task_budget
 from skillopt_sleep.pipeline import failures, handoff, skip
+from skillopt_sleep.pipeline.fit import Fitted, fit
 from skillopt_sleep.pipeline.managed import first_description, group_by_skill, new_descriptions
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
@@ -216,11 +217,7 @@ class _Run:
                                         "make 0 calls")
                 return
             if self.outcome.dry_run:
-                from skillopt_sleep.pipeline.plan import plan
-
-                self.outcome.plan = plan(self.settings, self.checks, by_skill, roots,
-                                         self.archive, str(self.project),
-                                         new_descriptions(by_skill))
+                self.outcome.plan = self._fit(by_skill, roots).plan
                 self.outcome.message = ("dry run: no model called, nothing staged, "
                                         "no state written")
                 return
@@ -360,11 +357,12 @@ class _Run:
         ledger = self.ledger
         models = build_models(self.settings, ledger)
         self._judge_for = build_judge_for(self.settings, ledger)
-        self._estimate(by_skill, roots)
+        fitted = self._fit(by_skill, roots)
+        self._estimate(fitted)
         # The night (scipy, the judges) loads only when there is a night to run.
         from skillopt_sleep.pipeline.skill_night import SkillNights
 
-        nights = SkillNights(self.archive, self.settings, str(self.project),
+        nights = SkillNights(self.archive, fitted.settings, str(self.project),
                              self.outcome.night_id, by_skill, roots, self._judge_for, self.say,
                              new_descriptions(by_skill))
         live: dict[str, dict[str, str | None]] = {}
@@ -392,12 +390,20 @@ class _Run:
         self.outcome.counts["cost_by_role"] = ledger.cost_by_role()
         return live
 
-    def _estimate(self, by_skill: dict[str, list[Task]], roots: list[Path]) -> None:
+    def _fit(self, by_skill: dict[str, list[Task]], roots: list[Path]) -> Fitted:
+        """Tonight's plan, the night shrunk to its caps first (``pipeline.fit``)."""
         from skillopt_sleep.pipeline.plan import plan
 
-        estimate = plan(self.settings, self.checks, by_skill, roots, self.archive,
-                        str(self.project), new_descriptions(by_skill))["estimated_usd"]
+        descriptions = new_descriptions(by_skill)
+        return fit(self.settings, lambda s: plan(s, self.checks, by_skill, roots, self.archive,
+                                                 str(self.project), descriptions))
+
+    def _estimate(self, fitted: Fitted) -> None:
+        estimate = fitted.plan["estimated_usd"]
         self.outcome.counts["estimate_usd"] = estimate
+        if fitted.left_out:
+            self.outcome.counts["fitted"] = fitted.left_out
+            self.say("fitted to the caps: " + "; ".join(fitted.left_out))
         s = self.settings
         caps = f"${s.max_usd_per_night:.2f} a night, ${s.max_usd_per_skill:.2f} a skill"
         self.say(f"estimate: about ${estimate:.2f} (caps: {caps})")
