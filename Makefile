@@ -20,6 +20,12 @@ install: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/skillopt-sleep prove --persona researcher --assert-improves --full --keep demo-output
+	@echo
+	@echo "Next:"
+	@echo "  open the report above in a browser; demo-output/LAYOUT.txt says what is where"
+	@echo "  install for daily use: see README.md, 'Install for daily use' (CPU torch first)"
+	@echo "  plan a night on your own history:  $(BIN)/skillopt-sleep run --dry-run"
+	@echo "  then:  skillopt-sleep run, skillopt-sleep report --open, skillopt-sleep adopt"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)

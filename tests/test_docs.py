@@ -79,7 +79,7 @@ def test_the_cli_page_lists_every_command_and_the_exit_codes() -> None:
         if sub is not None and not sub.hidden:
             assert f"## `skillopt-sleep {name}" in page
     assert "`--dry-run`" in page
-    for code, _ in reference.EXIT_CODES:
+    for code, _, _ in reference.EXIT_CODES:
         assert f"\n| {code} |" in page
 
 

@@ -44,6 +44,9 @@ def test_keep_leaves_a_documented_sandbox_with_the_report(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr[-2000:]
     report = Path(done.stdout.strip().splitlines()[-1].split("report: ")[1].split(" (")[0])
     assert report.is_file() and report.is_relative_to(keep)
+    # The report named is one whose night changed the skill, not an unchanged last night.
+    nights = json.loads((report.parent / "report.json").read_text(encoding="utf-8"))
+    assert any(n["skill_before"] != n["skill_after"] for n in nights)
     assert (keep / "LAYOUT.txt").is_file()
     assert (keep / "skillopt-sleep" / "state" / "archive.sqlite3").is_file()
     again = _full("--keep", str(keep), tmpdir=tmp_path, cwd=tmp_path)  # a proof's own folder

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import sqlite3
 import sys
 from typing import Annotated, Any
@@ -11,6 +12,7 @@ import typer
 from typer.core import TyperOption
 
 from skillopt_sleep.cli import MODULES
+from skillopt_sleep.cli.reference import EXIT_CODES
 from skillopt_sleep.errors import SkillOptError
 
 _value_type = TyperOption.display_type_rich
@@ -34,6 +36,42 @@ app = typer.Typer(
 
 for _module in MODULES:
     importlib.import_module(f"skillopt_sleep.cli.{_module}").register(app)
+
+PANELS: dict[str, tuple[str, ...]] = {
+    "The daily loop": ("run", "status", "report", "adopt", "rollback", "versions"),
+    "Set-up": ("doctor", "enroll", "unenroll", "daemon", "claude-alias", "mcp"),
+    "Each stage on its own": ("harvest", "mine", "tasks", "recall", "lint"),
+    "The proof": ("prove",),
+}
+"""``--help``'s panels, in the order a user meets them; every command is in one."""
+_ORDER = {name: i for i, name in enumerate(n for names in PANELS.values() for n in names)}
+
+
+def _panel_of(name: str) -> str:
+    return next(panel for panel, names in PANELS.items() if name in names)
+
+
+def plain_help(doc: str | None) -> str | None:
+    """A docstring as ``--help`` shows it: each paragraph on one line (the terminal wraps
+    it; a docstring's own line breaks would cut sentences in two) and no reST backticks."""
+    if not doc:
+        return doc
+    paragraphs = inspect.cleandoc(doc).split("\n\n")
+    return "\n\n".join(" ".join(p.split()).replace("``", "").replace("`", "")
+                       for p in paragraphs)
+
+
+for _command in app.registered_commands:
+    _command.rich_help_panel = _panel_of(_command.name or "")
+for _typer in app.registered_groups:
+    _typer.rich_help_panel = _panel_of(_typer.name or "")
+for _group in [app, *(g.typer_instance for g in app.registered_groups if g.typer_instance)]:
+    for _info in _group.registered_commands:
+        _info.help = plain_help(_info.help or inspect.getdoc(_info.callback))
+app.info.epilog = ("Exit codes: " + "; ".join(f"{code} {short}" for code, short, _ in EXIT_CODES)
+                   + ". The docs' CLI reference says when each is used.")
+app.registered_commands.sort(key=lambda info: _ORDER[info.name or ""])
+app.registered_groups.sort(key=lambda info: _ORDER[info.name or ""])
 
 
 def _version(value: bool) -> None:

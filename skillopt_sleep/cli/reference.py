@@ -21,17 +21,19 @@ from skillopt_sleep import config, errors, tables
 
 __all__ = ["EXIT_CODES", "cli_reference", "config_reference", "exit_codes_table", "write"]
 
-EXIT_CODES: tuple[tuple[int, str], ...] = (
-    (0, "success; `run`: the night ran, or there was nothing new"),
-    (1, "an error the command reports in one line (a damaged archive, a failed proof, "
-        "a skill that cannot be read); `lint`: an error-level finding; `doctor`: a check "
-        "failed"),
-    (errors.ConfigError.exit_code, "bad configuration or usage: an unknown option or key, "
-                                   "a value out of range, a backend that cannot run here"),
-    (errors.HandoffPending.exit_code, "`run` with the `handoff` backend: waiting for answers "
-                                      "(a state, not an error; the next `run` resumes)"),
-    (errors.RoleUnavailable.exit_code, "a model role stopped answering mid-night; nothing "
-                                       "was staged or adopted"),
+EXIT_CODES: tuple[tuple[int, str, str], ...] = (
+    (0, "success", "success; `run`: the night ran, or there was nothing new"),
+    (1, "error", "an error the command reports in one line (a damaged archive, a failed "
+        "proof, a skill that cannot be read); `lint`: an error-level finding; `doctor`: a "
+        "check failed"),
+    (errors.ConfigError.exit_code, "usage or configuration",
+     "bad configuration or usage: an unknown option or key, a value out of range, a backend "
+     "that cannot run here"),
+    (errors.HandoffPending.exit_code, "waiting for hand-off answers",
+     "`run` with the `handoff` backend: waiting for answers (a state, not an error; the "
+     "next `run` resumes)"),
+    (errors.RoleUnavailable.exit_code, "a model stopped answering",
+     "a model role stopped answering mid-night; nothing was staged or adopted"),
 )
 """Every exit status the CLI uses, with when; ``--help``'s epilog and the docs quote it."""
 
@@ -162,7 +164,7 @@ def cli_reference() -> str:
 
 
 def exit_codes_table() -> str:
-    rows = "\n".join(f"| {code} | {text} |" for code, text in EXIT_CODES)
+    rows = "\n".join(f"| {code} | {text} |" for code, _, text in EXIT_CODES)
     return f"| code | meaning |\n|---|---|\n{rows}\n"
 
 

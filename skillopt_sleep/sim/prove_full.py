@@ -220,10 +220,17 @@ def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
         if spec.assert_improves:
             check_full(summary)
         summary["rolled_back_to"] = _rollback_once(roots, summary["skill"])
-        summary["report"] = str(Path(outcomes[-1].staged) / "report.html")
+        summary["report"] = str(Path(_changed_last(outcomes).staged) / "report.html")
         summary["sandbox"] = str(root) if spec.keep else ""
     summary["seconds"] = round(time.monotonic() - start, 2)
     return summary
+
+
+def _changed_last(outcomes: list[RunOutcome]) -> RunOutcome:
+    """The last night that changed a skill (its report draws the nights before it too), or
+    the last night when none did: the report a user opens first should show a change."""
+    changed = [o for o in outcomes if o.staged and any(r.changed for r in o.nights)]
+    return changed[-1] if changed else outcomes[-1]
 
 
 def _summary(p: personas.Persona, spec: FullSpec, runs: list[dict[str, Any]],
