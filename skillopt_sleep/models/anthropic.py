@@ -47,8 +47,9 @@ class AnthropicLLM(SdkLLM[anthropic.Anthropic]):
         found = [_credentials(url)]
         if reach and found[0].level == "ok":
             client = self._sdk().with_options(timeout=endpoints.PROBE_TIMEOUT_S)
-            found.append(endpoints.probe(lambda: client.models.list(limit=1), url, anthropic,
-                                         "ANTHROPIC_API_KEY"))
+            found.append(endpoints.probe(
+                lambda: client.models.list(limit=1), url, anthropic, "ANTHROPIC_API_KEY",
+                lambda: client.post("/v1/messages", cast_to=object, body={})))
         return Readiness(tuple(found), unknowable=UNKNOWABLE)
 
     def complete(

@@ -50,10 +50,14 @@ def is_local(url: str) -> bool:
     return (urlsplit(url).hostname or "") in _LOCAL_HOSTS
 
 
-def probe(list_models: Callable[[], Any], url: str, sdk: Any, fix_key: str) -> Finding:
+def probe(list_models: Callable[[], Any], url: str, sdk: Any, fix_key: str,
+          empty_call: Callable[[], Any] | None = None) -> Finding:
     """Run ``list_models`` (one ``GET …/models`` through the SDK) and say what it showed.
 
     ``sdk`` is the SDK module (``anthropic`` or ``openai``): both name their errors alike.
+    A 404 there is a wrong path or a gateway that lists no models; ``empty_call`` (a POST
+    of an empty body to the completion path: refused as a bad request, no tokens) tells
+    them apart: a gateway that answers it is a warning, never a reason to stop the night.
     """
     try:
         list_models()
@@ -64,9 +68,7 @@ def probe(list_models: Callable[[], Any], url: str, sdk: Any, fix_key: str) -> F
         return Finding("endpoint", "error", f"{url} refused access (403: {_message(exc)}); "
                        f"check {fix_key} and its permissions")
     except sdk.NotFoundError:
-        return Finding("endpoint", "error", f"{url} answered 404 for its model list: the base "
-                       "URL's path is probably wrong (Anthropic: the server root; OpenAI: the "
-                       "…/v1 base)")
+        return _no_model_list(url, sdk, empty_call)
     except sdk.APITimeoutError:
         return Finding("endpoint", "error", f"{url} did not answer within "
                        f"{PROBE_TIMEOUT_S:g} s; is the server up?")
@@ -89,3 +91,22 @@ def _cause(exc: BaseException) -> str:
     while cause.__cause__ is not None:
         cause = cause.__cause__
     return str(cause)[:200] or type(cause).__name__
+
+
+def _no_model_list(url: str, sdk: Any, empty_call: Callable[[], Any] | None) -> Finding:
+    wrong = Finding("endpoint", "error", f"{url} answered 404 for its model list: the base "
+                    "URL's path is probably wrong (Anthropic: the server root; OpenAI: the "
+                    "…/v1 base)")
+    if empty_call is None:
+        return wrong
+    try:
+        empty_call()
+    except sdk.NotFoundError:
+        return wrong
+    except sdk.APIStatusError:
+        pass  # a 400 for the empty body: the completion path is there
+    except sdk.APIConnectionError:
+        return wrong
+    return Finding("endpoint", "warning", f"{url} lists no models (404) but answers its "
+                   "completion path: a gateway without a model list; the first call will "
+                   "tell (doctor --live makes one)")

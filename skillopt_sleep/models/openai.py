@@ -36,6 +36,8 @@ def _reasoning(model: str) -> bool:
 
 class _OpenAIBase(SdkLLM[openai.OpenAI]):
     kind = "openai"
+    completion_path = "/chat/completions"
+    """Where this wire API's calls go (below the ``…/v1`` base)."""
     key_variable = "OPENAI_API_KEY"
     sdk_error = openai.OpenAIError
     transient = (openai.APIConnectionError,)
@@ -53,8 +55,7 @@ class _OpenAIBase(SdkLLM[openai.OpenAI]):
         url = self._base_url or DEFAULT_URL
         found = [credentials(url)]
         if reach and found[0].level == "ok":
-            client = self._sdk().with_options(timeout=endpoints.PROBE_TIMEOUT_S)
-            found.append(endpoints.probe(client.models.list, url, openai, "OPENAI_API_KEY"))
+            found.append(_reach(self._sdk(), url, self.completion_path))
         return Readiness(tuple(found), unknowable=UNKNOWABLE)
 
 
@@ -82,10 +83,16 @@ def probe(url: str, reach: bool) -> list[Finding]:
     url = endpoints.openai_base(url)
     found = [credentials(url)]
     if reach and found[0].level == "ok":
-        llm = OpenAIChatLLM("probe", price=FREE, base_url=url)
-        client = llm._sdk().with_options(timeout=endpoints.PROBE_TIMEOUT_S)
-        found.append(endpoints.probe(client.models.list, url, openai, "OPENAI_API_KEY"))
+        llm = OpenAIResponsesLLM("probe", price=FREE, base_url=url)
+        found.append(_reach(llm._sdk(), url, llm.completion_path))
     return found
+
+
+def _reach(sdk_client: openai.OpenAI, url: str, path: str) -> Finding:
+    """The endpoint's model list, and on a 404 whether ``path`` answers at all."""
+    client = sdk_client.with_options(timeout=endpoints.PROBE_TIMEOUT_S)
+    return endpoints.probe(client.models.list, url, openai, "OPENAI_API_KEY",
+                           lambda: client.post(path, cast_to=object, body={}))
 
 
 class OpenAIChatLLM(_OpenAIBase):
@@ -169,6 +176,7 @@ class OpenAIResponsesLLM(_OpenAIBase):
     """The Responses API, plain or streaming; system text goes in ``instructions``."""
 
     kind = "openai-responses"
+    completion_path = "/responses"
 
     def complete(
         self,
