@@ -118,8 +118,11 @@ def test_a_wrong_path_fails_before_mining(world: dict):
                    "--optimizer-base-url", f"{server.url}/not-here")
         assert done.returncode == 2, done.stderr
         assert f"optimizer model {HAIKU}: {server.url}/not-here answered 404" in done.stderr
-        # The probe is the one request: a model list, no model call.
-        assert [(r.method, r.path) for r in server.requests] == [("GET", "/not-here/v1/models")]
+        # The probe: a model list, then (on its 404) an empty completion; no model call.
+        assert [(r.method, r.path) for r in server.requests] == [
+            ("GET", "/not-here/v1/models"), ("POST", "/not-here/v1/messages")]
+        assert server.model_requests() == [] or all(
+            not r.body for r in server.model_requests())
     assert _stopped_before_mining(done)
 
 
