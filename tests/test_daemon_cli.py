@@ -29,7 +29,11 @@ def env(tmp_path: Path, isolated_home: Path) -> dict[str, str]:
                          "CLAUDE_CONFIG_DIR": str(user / ".claude"),
                          "CODEX_HOME": str(user / ".codex"),
                          "COPILOT_HOME": str(user / ".copilot"),
-                         "XDG_CONFIG_HOME": str(user / ".config")}
+                         "XDG_CONFIG_HOME": str(user / ".config"),
+                         # Models that run anywhere: enroll refuses ones that cannot run here.
+                         "SKILLOPT_SLEEP_TARGET": "simulated",
+                         "SKILLOPT_SLEEP_OPTIMIZER": "simulated",
+                         "SKILLOPT_SLEEP_PERSONA": "researcher"}
 
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -62,6 +66,14 @@ def test_enroll_and_unenroll_record_the_project(tmp_path: Path, env: dict[str, s
     assert report["projects"][0]["next_run"].startswith(
         tuple(f"20{y}" for y in range(20, 100)))
     assert report["projects"][0]["adopt"] == "review"
+    # The everyday status names the enrolment, its schedule and its next run too.
+    rows = [json.loads(line) for line in _cli("status", "--json", env=env).stdout.splitlines()]
+    (enrolled,) = [r for r in rows if r.get("kind") == "enrolled"]
+    assert enrolled["project"] == str(project) and enrolled["at"] == "04:30"
+    assert enrolled["next_run"] == report["projects"][0]["next_run"]
+    assert rows[-1]["summary"]["enrolled"] == 1 and enrolled["daemon_running"] is False
+    text = _cli("status", env=env).stdout
+    assert f"enrolled {project}: nightly at 04:30" in text and "daemon install" in text
     bad = _cli("enroll", "--project", str(project), "--hour", "25", env=env)
     assert bad.returncode == 2 and "0-23" in bad.stderr
     spec = _cli("enroll", "--project", str(project), "--target", "nosuch:model", env=env)
@@ -71,6 +83,33 @@ def test_enroll_and_unenroll_record_the_project(tmp_path: Path, env: dict[str, s
     assert _config(isolated_home).get("projects", {}) == {}
     twice = _cli("unenroll", "--project", str(project), env=env)
     assert twice.returncode != 0 and "is not enrolled" in twice.stderr
+
+
+def test_enroll_refuses_models_that_cannot_run_here_unless_forced(
+        tmp_path: Path, env: dict[str, str], isolated_home: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    bare = {k: v for k, v in env.items() if not k.startswith("SKILLOPT_SLEEP_")
+            or k in ("SKILLOPT_SLEEP_HOME", "SKILLOPT_SLEEP_PERSONA")}
+    bare["PATH"] = str(Path(sys.executable).parent)  # python, no `claude`
+    refused = _cli("enroll", "--project", str(project), env=bare)
+    assert refused.returncode == 2
+    assert "the daemon's nights could not run here" in refused.stderr
+    assert "the `claude` CLI is not on PATH" in refused.stderr and "--force" in refused.stderr
+    assert not (isolated_home / "config" / "config.toml").exists()
+    keyless = _cli("enroll", "--project", str(project), "--target", "anthropic:claude-haiku-4-5",
+                   "--optimizer", "simulated", env=bare)
+    assert keyless.returncode == 2 and "ANTHROPIC_API_KEY" in keyless.stderr
+    # A key the service reads from daemon.env counts: that is where the unit finds it.
+    (isolated_home / "config").mkdir(parents=True, exist_ok=True)
+    (isolated_home / "config" / "daemon.env").write_text("# keys\nANTHROPIC_API_KEY=k\n")
+    keyed = _cli("enroll", "--project", str(project), "--target", "anthropic:claude-haiku-4-5",
+                 "--optimizer", "simulated", env=bare)
+    assert keyed.returncode == 0, keyed.stderr
+    forced = _cli("enroll", "--project", str(project), "--target", "claude-code", "--force",
+                  env=bare)
+    assert forced.returncode == 0, forced.stderr
+    assert _config(isolated_home)["projects"][str(project)]["target"] == "claude-code"  # type: ignore[index]
 
 
 USER_CONFIG = """\
@@ -225,3 +264,12 @@ def test_daemon_status_names_a_failed_night_and_its_reason(
     text = _cli("daemon", "status", env=env).stdout
     assert f"last night 20250102-031700-aaaaaaaa failed (1 skill(s), 0 edit(s) accepted, " \
            f"$0.00): {why}" in " ".join(text.split())
+
+
+def test_status_refuses_a_config_that_run_refuses(tmp_path: Path, env: dict[str, str],
+                                                  isolated_home: Path) -> None:
+    config = isolated_home / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("max_usd_per_night = -1\n", encoding="utf-8")
+    done = _cli("status", env=env)
+    assert done.returncode == 2 and "max_usd_per_night" in done.stderr

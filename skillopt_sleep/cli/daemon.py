@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -306,6 +307,8 @@ def enroll_command(
     target: TargetOption = None,
     optimizer: OptimizerOption = None,
     adopt: AdoptOption = None,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Enroll even if a configured model cannot run here now.")] = False,
 ) -> None:
     """Let the daemon serve a project (settings given here are kept for its nights)."""
     from skillopt_sleep import config
@@ -316,6 +319,8 @@ def enroll_command(
     entry = dict(projects.get(key) or {})
     entry.setdefault("enrolled_at", datetime.now(UTC).isoformat(timespec="seconds"))
     entry.update(given)
+    if not force:
+        _check_runnable(Path(key), entry)
     projects[key] = entry
     path = config.write_user({"projects": projects})
     when = (
@@ -327,6 +332,38 @@ def enroll_command(
         f"enrolled {key}: nightly at {when}, adopt {entry.get('adopt', 'auto')}"
         f" (recorded in {path})"
     )
+
+
+def _check_runnable(path: Path, entry: dict[str, Any]) -> None:
+    """The offline pre-flight of the project's nights as the daemon would run them (its
+    ``daemon.env`` keys included): a daemon set up to fail every night is refused."""
+    from skillopt_sleep import config
+    from skillopt_sleep.daemon.install import env_file
+    from skillopt_sleep.daemon.projects import ENTRY_SETTINGS
+    from skillopt_sleep.models.build import check_roles
+
+    settings = config.load(path, flags={k: entry[k] for k in ENTRY_SETTINGS if k in entry})
+    saved = dict(os.environ)
+    try:
+        os.environ.update(_env_lines(env_file()))
+        problems = [p for c in check_roles(settings, reach=False) for p in c.problems()]
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    if problems:
+        raise ConfigError("the daemon's nights could not run here: " + "; ".join(problems)
+                          + "; fix it, or enroll with --force")
+
+
+def _env_lines(path: Path) -> dict[str, str]:
+    """``KEY=VALUE`` lines of a systemd environment file (comments and blanks skipped)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    pairs = (line.split("=", 1) for line in text.splitlines()
+             if "=" in line and not line.lstrip().startswith("#"))
+    return {k.strip(): v.strip().strip('"') for k, v in pairs}
 
 
 def unenroll_command(project: ProjectOption = None) -> None:

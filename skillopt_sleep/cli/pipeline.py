@@ -220,9 +220,11 @@ def skipped_line(skipped: list[dict[str, Any]]) -> str:
     return f"skipped {len(skipped)} skill(s): " + "; ".join(parts)
 
 
-def _status_rows(found: Status) -> dict[str, list[dict[str, Any]]]:
+def _status_rows(found: Status, enrolled: list[dict[str, Any]]
+                 ) -> dict[str, list[dict[str, Any]]]:
     """The status as ``kind -> rows``, the shape both renderings walk."""
     return {
+        "enrolled": enrolled,
         "alert": [{"alert": f.alert, **asdict(f)} for f in found.failing
                   if f.alert in found.alerts],
         "night": [asdict(n) for n in found.nights],
@@ -237,6 +239,11 @@ def _print_status(found: dict[str, list[dict[str, Any]]]) -> None:
     for a in found["alert"]:  # first, before anything else: nobody has fixed it for days
         out.print(f"[bold red]ALERT[/bold red]: {a['alert']}", soft_wrap=True)
     out.print(f"state: {paths.state_dir()}")
+    for e in found["enrolled"]:
+        served = "daemon running" if e["daemon_running"] else \
+            "no daemon running: skillopt-sleep daemon install"
+        out.print(f"enrolled {e['project']}: nightly at {e['at']}, next run {e['next_run']},"
+                  f" adopt {e['adopt']} ({served})", soft_wrap=True, highlight=False)
     for n in found["night"]:
         if n["failed"]:
             out.print(f"night {n['night_id']} {n['skill'] or '(no skill)'}: [red]failed[/red] "
@@ -264,14 +271,16 @@ def _print_status(found: dict[str, list[dict[str, Any]]]) -> None:
 
 def status_cmd(as_json: JsonOpt = False) -> None:
     """What the last nights did, what is pending review, what is adopted where."""
+    from skillopt_sleep.daemon.status import schedule
     from skillopt_sleep.pipeline.status import status
 
+    config.load(Path.cwd())  # the settings a run here would refuse, status refuses too
     archive = Archive(paths.archive_path())
     try:
         current = status(archive)
     finally:
         archive.close()
-    found = _status_rows(current)
+    found = _status_rows(current, schedule())
     if not as_json:
         _print_status(found)
         return
@@ -286,6 +295,7 @@ def status_cmd(as_json: JsonOpt = False) -> None:
                 "pending": summary["pending"],
                 "adopted": summary["adopted"],
                 "skipped": summary["skipped"],
+                "enrolled": summary["enrolled"],
                 "failed_in_a_row": max((f.failed_in_a_row for f in current.failing), default=0),
                 "alerts": current.alerts,
                 "state_dir": str(paths.state_dir()),

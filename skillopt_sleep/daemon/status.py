@@ -94,6 +94,28 @@ def _night_summary(rows: list[tuple[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _next_run(hour: int, minute: int, now: datetime) -> str | None:
+    """When the schedule fires next (the daemon's own trigger, read without the daemon)."""
+    trigger = CronTrigger(hour=hour, minute=minute)
+    fire = trigger.get_next_fire_time(None, now.astimezone(trigger.timezone))
+    return fire.isoformat() if fire else None
+
+
+def schedule(now: datetime | None = None) -> list[dict[str, Any]]:
+    """Each enrolled project with its schedule and next run, and whether a daemon serves it:
+    what ``status`` shows beside the nights."""
+    from skillopt_sleep.daemon.service import enrolled_projects
+
+    now = now or datetime.now(UTC)
+    pid = running_pid()
+    snapshot = read_status() if pid else {}
+    return [{"project": p.key, "at": f"{p.settings.hour:02d}:{p.settings.minute:02d}",
+             "adopt": p.adopt, "daemon_running": pid is not None,
+             "next_run": (snapshot.get("next_runs") or {}).get(p.key)
+             or _next_run(p.settings.hour, p.settings.minute, now)}
+            for p in enrolled_projects()]
+
+
 def daemon_status(now: datetime | None = None) -> dict[str, Any]:
     """One JSON-ready object: running?, pid, RSS, per-project next run and last night."""
     from skillopt_sleep.daemon.service import enrolled_projects
@@ -106,11 +128,8 @@ def daemon_status(now: datetime | None = None) -> dict[str, Any]:
     archived = _archived_nights([p.key for p in enrolled])
     projects = []
     for project in enrolled:
-        next_run = (snapshot.get("next_runs") or {}).get(project.key)
-        if next_run is None:
-            trigger = CronTrigger(hour=project.settings.hour, minute=project.settings.minute)
-            fire = trigger.get_next_fire_time(None, now.astimezone(trigger.timezone))
-            next_run = fire.isoformat() if fire else None
+        next_run = (snapshot.get("next_runs") or {}).get(project.key) or _next_run(
+            project.settings.hour, project.settings.minute, now)
         state = history.get(project.key)
         own = {"from": "daemon", **state.last_result} if state and state.last_result \
             else None
