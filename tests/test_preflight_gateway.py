@@ -28,10 +28,10 @@ class _Gateway(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802 - the http.server hook's name
+    def do_GET(self) -> None:
         self._send(404, {"error": {"type": "not_found_error", "message": "no such route"}})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length") or 0))
         if self.path in self.served:
             self._send(400, {"error": {"type": "invalid_request_error",
