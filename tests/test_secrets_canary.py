@@ -93,11 +93,7 @@ class _World:
             encoding="utf-8")
 
     def run(self, surface: str, *args: str, codes: tuple[int, ...] = (0,)) -> str:
-        import time
-        t0 = time.monotonic()
         done = _cli(self.env, self.project, *args)
-        with open("/tmp/chokepoint_timing.log", "a") as f:
-            print("TIMING", args, round(time.monotonic() - t0, 1), file=f)
         assert done.returncode in codes, (args, done.returncode, done.stderr[-2000:])
         self.surfaces[surface] += done.stdout
         self.stderr.append(done.stderr)
