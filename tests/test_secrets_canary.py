@@ -144,7 +144,7 @@ def _night(world: _World) -> None:
     first = next(json.loads(line) for line in tasks.splitlines() if line.strip())
     task_id = first.get("id") or first.get("task_id") or ""
     _mcp(world, ("sleep_harvest_preview", {"project": str(world.project)}))
-    run = json.loads(world.run("run --json", "run", "--json"))
+    run = json.loads(world.run("run --json", "run", "--json", "--adopt", "auto"))
     world.run("recall --json", "recall", "--task", task_id, "--embedder", "hashing", "--json")
     world.surfaces["proposal"] = _files(Path(run["staged"]) / "skills")
     world.staged("", Path(run["staged"]))

@@ -192,6 +192,19 @@ def test_claude_code_answers_and_failed_output_are_redacted_before_any_cut(tmp_p
     _no_piece_of_token(_dump(session))
 
 
+def test_the_readers_hand_the_rule_set_each_text_whole(tmp_path: Path, monkeypatch):
+    """Whatever the rules: a secret that only its end identifies (a PEM block read by its
+    footer) is found only in the whole text, so the whole text is what must be given."""
+    seen: list[str] = []
+    monkeypatch.setattr(scrub, "redact", lambda text: (seen.append(text), (text, 0))[1])
+    monkeypatch.setattr(scrub, "may_hold_secrets", lambda texts: True)
+    error = "Exit code 1\n" + "e" * 5000 + " END-OF-ERROR"
+    answer = "a" * 9000 + " END-OF-ANSWER"
+    _claude(tmp_path, answer, error)
+    assert any(text.endswith("END-OF-ERROR") and len(text) > 5000 for text in seen)
+    assert any(text.endswith("END-OF-ANSWER") and len(text) > 9000 for text in seen)
+
+
 def test_copilot_vscode_invocation_messages_and_error_output_are_redacted_whole(tmp_path):
     workspace = tmp_path / "ws" / "h1"
     (workspace / "chatSessions").mkdir(parents=True)
