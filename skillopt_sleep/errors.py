@@ -87,7 +87,7 @@ class Unreachable(ModelError):
     def __init__(self, message: str, *, why: str = "", where: str = ""):
         super().__init__(message)
         self.why = why
-        self.where = where
+        self.where = redact(where)[0]
 
 
 class RoleUnavailable(SkillOptError):
@@ -104,7 +104,7 @@ class RoleUnavailable(SkillOptError):
         super().__init__(message)
         self.role = role
         self.spec = spec
-        self.reason = reason
+        self.reason = redact(reason)[0]
 
 
 class JudgeError(SkillOptError):

@@ -23,7 +23,7 @@ from skillopt_sleep.cli._console import console, guarded
 from skillopt_sleep.cli._json import emit
 from skillopt_sleep.cli.mcp_server import ToolError, _RedactingServer
 from skillopt_sleep.daemon.foreground import RedactingFormatter
-from skillopt_sleep.errors import NotReady, SkillOptError, Unreachable
+from skillopt_sleep.errors import NotReady, RoleUnavailable, SkillOptError, Unreachable
 from skillopt_sleep.harvest import scrub
 from skillopt_sleep.harvest.base import HarvestStats
 from skillopt_sleep.harvest.build import (
@@ -243,8 +243,9 @@ def test_a_resume_state_that_holds_a_secret_is_not_kept(tmp_path: Path):
 
 def test_an_error_is_redacted_when_made():
     for exc in (SkillOptError(f"cannot reach {URL}"), NotReady(f"x {URL}"),
-                Unreachable(f"refused by {URL}", why="refused", where="proxy")):
-        assert TOKEN not in str(exc) and "canary:" in str(exc)
+                Unreachable(f"refused by {URL}", why="refused", where=URL),
+                RoleUnavailable(f"the target at {URL}", reason=f"refused at {URL}")):
+        assert TOKEN not in str(exc) + json.dumps(vars(exc)) and "canary:" in str(exc)
 
 
 def test_the_json_printer_redacts(capsys):
