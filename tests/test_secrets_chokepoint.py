@@ -165,6 +165,25 @@ def test_a_token_at_a_field_limit_is_redacted_whole_before_the_cut(field: str, l
     assert "[REDACTED" in text
 
 
+def test_a_long_text_is_read_far_enough_past_its_cut(monkeypatch):
+    """Past ``limit + SPAN`` nothing can reach the kept part, unless redaction shrank the
+    window (a run of long secrets): then the whole text is read."""
+    seen: list[int] = []
+
+    def shrinking(text: str) -> tuple[str, int]:
+        seen.append(len(text))
+        return text.replace("#", ""), text.count("#")
+
+    monkeypatch.setattr(scrub, "redact", shrinking)
+    plain = "x" * (100 + scrub.SPAN * 2)
+    assert scrub.Scrubber().text(plain, 100) == "x" * 100 + "…"
+    assert seen == [100 + scrub.SPAN]
+    seen.clear()
+    shrunk = "#" * (100 + scrub.SPAN) + "kept"
+    assert scrub.Scrubber().text(shrunk, 100) == "kept"
+    assert seen == [100 + scrub.SPAN, len(shrunk)]
+
+
 def _claude(tmp_path: Path, answer: str, error: str) -> Session | None:
     folder = tmp_path / "claude" / "projects" / "-p"
     folder.mkdir(parents=True)

@@ -14,13 +14,12 @@ Text already redacted and cut (an archived session being continued) is wrapped i
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
 from dataclasses import fields, is_dataclass
 from typing import Any
 
 from skillopt_sleep.secrets import may_hold_secrets, redact
 
-__all__ = ["KEPT", "LIMITS", "Clean", "Scrubber", "clip", "mark_clean"]
+__all__ = ["KEPT", "LIMITS", "SPAN", "Clean", "Scrubber", "clip", "mark_clean"]
 
 LIMITS: dict[tuple[str, str], int] = {
     ("Turn", "request"): 8000,
@@ -52,10 +51,13 @@ def clip(text: str, limit: int | None) -> str:
     return text if limit is None or len(text) <= limit else text[:limit] + "…"
 
 
-def mark_clean(record: Any) -> None:
-    """Wrap every string of ``record`` (in place) in ``Clean``: text an earlier harvest
-    redacted, which a continued read must keep byte for byte."""
-    _rewrite(record, lambda text, _limit, _where: Clean(text))
+SPAN = 16 * 1024
+"""How far past a field's limit the rules read a text before it is cut. A secret that
+starts before the cut and ends past it is seen whole when it is shorter than ``SPAN / 2``
+(a PEM private key block of an 8,192-bit RSA key is about 6.4 KB, of an ed25519 key
+0.4 KB);
+what lies further on is cut away whatever it holds. ``Scrubber.text`` falls back on the
+whole text when redaction shrank the window so much that this no longer holds."""
 
 
 class Scrubber:
@@ -66,8 +68,14 @@ class Scrubber:
         self.count = 0
 
     def text(self, text: str, limit: int | None = None) -> str:
-        """``text`` redacted whole, then cut to ``limit``."""
-        clean, found = redact(text)
+        """``text`` redacted (whole, or as far as can matter, see ``SPAN``), then cut to
+        ``limit``."""
+        if limit is not None and len(text) > limit + SPAN:
+            clean, found = redact(text[: limit + SPAN])
+            if len(clean) < limit + SPAN // 2:
+                clean, found = redact(text)
+        else:
+            clean, found = redact(text)
         self.count += found
         return clip(clean, limit)
 
@@ -79,18 +87,38 @@ class Scrubber:
 
     def scrub(self, record: Any) -> None:
         """Redact then cut, in place, every string of ``record`` not already ``Clean``."""
-        if not may_hold_secrets(list(_raw_texts(record))):
-            _rewrite(record, lambda text, limit, _where: clip(text, limit))
-            return
-        _rewrite(record, self._field)
+        places: list[_Place] = []
+        _collect(record, None, None, places)
+        self._apply(places)
 
     def items(self, values: list[str], where: tuple[str, str]) -> list[str]:
         """``values``, the items of the field ``where`` (class, field), as ``scrub`` would
         leave them."""
-        limit = LIMITS.get(where)
-        if not may_hold_secrets([v for v in values if not isinstance(v, Clean)]):
-            return [_value(v, limit, where, lambda t, n, _w: clip(t, n)) for v in values]
-        return [_value(v, limit, where, self._field) for v in values]
+        kept = list(values)
+        places: list[_Place] = []
+        _collect(kept, LIMITS.get(where), where, places)
+        self._apply(places)
+        return kept
+
+    def _apply(self, places: list[_Place]) -> None:
+        if not places:
+            return
+        edit = self._field if may_hold_secrets([p[0] for p in places]) else _clip_only
+        renamed: dict[int, tuple[dict[Any, Any], dict[str, str]]] = {}
+        # A dict's values are placed before its keys (``_collect``), so a value is set
+        # under its old key, and the keys are renamed once every value is in.
+        for text, limit, where, container, slot in places:
+            new = edit(text, limit, where)
+            if new is text:
+                continue
+            if slot is _KEY:
+                renamed.setdefault(id(container), (container, {}))[1][text] = new
+            elif isinstance(container, list | dict):
+                container[slot] = new
+            else:
+                setattr(container, slot, new)
+        for mapping, names in renamed.values():
+            _rename(mapping, names)
 
     def _field(self, text: str, limit: int | None, where: tuple[str, str]) -> str:
         clean = self.text(text, limit)
@@ -100,7 +128,21 @@ class Scrubber:
         return clean
 
 
-_Edit = Callable[[str, "int | None", tuple[str, str]], str]
+def _clip_only(text: str, limit: int | None, _where: tuple[str, str]) -> str:
+    return clip(text, limit)
+
+
+def _rename(mapping: dict[Any, Any], names: dict[Any, Any]) -> None:
+    """``mapping``'s keys renamed by ``names``, in the same order, in place."""
+    items = [(names.get(k, k), v) for k, v in mapping.items()]
+    mapping.clear()
+    mapping.update(items)
+
+
+_KEY = object()
+"""The slot of a dict key (as opposed to the value under it)."""
+_Place = tuple[str, "int | None", tuple[str, str], Any, Any]
+"""A raw text, its limit, its (class, field), and where it sits: container and slot."""
 _FIELDS: dict[type, tuple[tuple[str, tuple[str, str], int | None], ...]] = {}
 
 
@@ -116,42 +158,43 @@ def _fields_of(cls: type) -> tuple[tuple[str, tuple[str, str], int | None], ...]
     return known
 
 
-def _rewrite(record: Any, edit: _Edit) -> None:
-    for name, where, limit in _fields_of(type(record)):
-        value = getattr(record, name)
-        new = _value(value, limit, where, edit)
-        if new is not value:
-            setattr(record, name, new)
-
-
-def _value(value: Any, limit: int | None, where: tuple[str, str], edit: _Edit) -> Any:
-    if isinstance(value, Clean):
-        return value
-    if isinstance(value, str):
-        return edit(value, limit, where)
-    if isinstance(value, list):
-        return [_value(v, limit, where, edit) for v in value]
-    if isinstance(value, dict):
-        return {_value(k, None, where, edit): _value(v, limit, where, edit)
-                for k, v in value.items()}
-    if is_dataclass(value) and not isinstance(value, type):
-        _rewrite(value, edit)
-    return value
-
-
-def _raw_texts(node: Any) -> Iterator[str]:
-    """Every string of ``node`` the walk would redact."""
-    if isinstance(node, Clean):
-        return
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, list):
-        for item in node:
-            yield from _raw_texts(item)
+def _collect(node: Any, limit: int | None, where: Any, out: list[_Place]) -> None:
+    """Every raw (not ``Clean``) string under ``node`` as a place to rewrite: the fields of a
+    record, the items of a list, the keys and values of a dict, recursively."""
+    if isinstance(node, list):
+        for index, item in enumerate(node):
+            _place(item, limit, where, node, index, out)
     elif isinstance(node, dict):
         for key, item in node.items():
-            yield from _raw_texts(key)
-            yield from _raw_texts(item)
+            _place(item, limit, where, node, key, out)
+            if isinstance(key, str) and not isinstance(key, Clean):
+                out.append((key, None, where, node, _KEY))
     elif is_dataclass(node) and not isinstance(node, type):
-        for name, _where, _limit in _fields_of(type(node)):
-            yield from _raw_texts(getattr(node, name))
+        for name, field_where, field_limit in _fields_of(type(node)):
+            _place(getattr(node, name), field_limit, field_where, node, name, out)
+
+
+def _place(value: Any, limit: int | None, where: Any, container: Any, slot: Any,
+           out: list[_Place]) -> None:
+    if isinstance(value, str):
+        if not isinstance(value, Clean):
+            out.append((value, limit, where, container, slot))
+    elif isinstance(value, list | dict) or is_dataclass(value):
+        _collect(value, limit, where, out)
+
+
+def mark_clean(record: Any) -> None:
+    """Wrap every string of ``record`` (in place) in ``Clean``: text an earlier harvest
+    redacted, which a continued read must keep byte for byte."""
+    places: list[_Place] = []
+    _collect(record, None, None, places)
+    keys: dict[int, tuple[dict[Any, Any], dict[Any, Any]]] = {}
+    for text, _limit, _where, container, slot in places:
+        if slot is _KEY:
+            keys.setdefault(id(container), (container, {}))[1][text] = Clean(text)
+        elif isinstance(container, list | dict):
+            container[slot] = Clean(text)
+        else:
+            setattr(container, slot, Clean(text))
+    for mapping, names in keys.values():
+        _rename(mapping, names)
