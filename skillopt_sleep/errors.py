@@ -26,11 +26,19 @@ counted outcomes, not exceptions; these classes are for what must stop a command
 
 from __future__ import annotations
 
+from skillopt_sleep.secrets import redact
+
 
 class SkillOptError(Exception):
-    """Base of every error skillopt-sleep raises on purpose."""
+    """Base of every error skillopt-sleep raises on purpose. Its message is redacted when
+    the error is made: an error carries a URL, a command or a model's reply to a terminal,
+    the archive (a failed night's reason) and the staged manifest, and a base URL may hold a
+    password (``https://user:pass@proxy/v1``)."""
 
     exit_code = 1
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact(a)[0] if isinstance(a, str) else a for a in args))
 
 
 class ConfigError(SkillOptError):
@@ -79,7 +87,7 @@ class Unreachable(ModelError):
     def __init__(self, message: str, *, why: str = "", where: str = ""):
         super().__init__(message)
         self.why = why
-        self.where = where
+        self.where = redact(where)[0]
 
 
 class RoleUnavailable(SkillOptError):
@@ -96,7 +104,7 @@ class RoleUnavailable(SkillOptError):
         super().__init__(message)
         self.role = role
         self.spec = spec
-        self.reason = reason
+        self.reason = redact(reason)[0]
 
 
 class JudgeError(SkillOptError):

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from tenacity import (
     retry,
@@ -25,6 +26,7 @@ from tenacity import (
 from skillopt_sleep.archive.migrations import migrations
 from skillopt_sleep.errors import StoreError
 from skillopt_sleep.records import Edit, GateDecision, NightResult, from_dict, to_dict, utcnow
+from skillopt_sleep.secrets import redact_tree
 
 
 class Archive:
@@ -116,7 +118,7 @@ class Archive:
     # --- nights -------------------------------------------------------------------------
 
     def record_night(self, result: NightResult, status: str) -> None:
-        data = json.dumps(to_dict(result))
+        data = json.dumps(night_row(result))
         started = (result.started_at or utcnow()).isoformat()
         ended = result.ended_at.isoformat() if result.ended_at else None
         # One night trains several skills: the row key is "<night id>:<skill>".
@@ -206,6 +208,19 @@ class Archive:
             (project, skill, limit),
         ).fetchall()
         return [r[0] for r in rows]
+
+
+_EXACT = ("skill_before", "skill_after")
+"""A night's skill texts are kept byte for byte: a later night carries on from them and
+adoption compares them with the live files (the firewall keeps secrets out of them)."""
+
+
+def night_row(result: NightResult) -> dict[str, Any]:
+    """What the nights table keeps of ``result``: every other string redacted (a failed
+    night's reason names the endpoint that failed; answers and notes quote tasks)."""
+    data = to_dict(result)
+    exact = {key: data.pop(key) for key in _EXACT if key in data}
+    return redact_tree(data) | exact
 
 
 @retry(

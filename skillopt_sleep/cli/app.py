@@ -95,8 +95,16 @@ def main() -> None:
 
     Usage errors (unknown options, bad values) are reported by click itself with exit 2.
     A file the user's machine will not let us read or write, and an archive whose pages
-    turn out damaged mid-command, get one line too: never a traceback.
+    turn out damaged mid-command, get one line too: never a traceback. Everything the
+    command writes to stdout and stderr, errors included, is redacted (``guarded``).
     """
+    from skillopt_sleep.cli._console import guarded
+
+    with guarded():
+        _main()
+
+
+def _main() -> None:
     try:
         app()
     except SkillOptError as exc:

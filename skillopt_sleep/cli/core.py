@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from skillopt_sleep.cli._console import console
+from skillopt_sleep.cli._json import emit
 from skillopt_sleep.config import MIN_LIFT
 from skillopt_sleep.errors import SkillOptError
 from skillopt_sleep.tables import BUDGET_SCHEDULES, GATE_TESTS
@@ -155,7 +155,7 @@ def _prove(spec: Any, assert_improves: bool, as_json: bool) -> None:
     show = _dim if not as_json else (lambda m: None)
     summary = prove(spec, _models(spec, spec.persona), progress=show)
     if as_json:
-        typer.echo(json.dumps({k: v for k, v in summary.items() if k != "final_skill"}))
+        emit({k: v for k, v in summary.items() if k != "final_skill"})
     else:
         _print_summary(summary, console())
     if summary["no_valid_edits"] and not as_json:
@@ -175,7 +175,7 @@ def _prove_full(spec: Any, as_json: bool) -> None:
     show = _dim if not as_json else (lambda m: None)
     summary = prove_full(spec, progress=show)
     if as_json:
-        typer.echo(json.dumps(summary))
+        emit(summary)
         return
     verdict = "[green]full proof holds[/green]" if spec.assert_improves else "full proof done"
     console().print(
@@ -237,13 +237,12 @@ def lint_cmd(
             notes += severity == "note"
             total += severity == "error"
             if as_json:
-                typer.echo(json.dumps({"path": str(path), "line": f.line, "rule": f.rule,
-                                       "excerpt": f.excerpt, "severity": severity}))
+                emit({"path": str(path), "line": f.line, "rule": f.rule,
+                      "excerpt": f.excerpt, "severity": severity})
             else:
                 typer.echo(f"{path}:{f.line}: {severity}: {f.rule}: {f.excerpt}")
     if as_json:
-        typer.echo(json.dumps({"summary": {"files": len(files), "findings": total,
-                                           "notes": notes}}))
+        emit({"summary": {"files": len(files), "findings": total, "notes": notes}})
     elif total == 0:
         typer.echo(f"{len(files)} file(s) clean" + (f" ({notes} note(s))" if notes else ""))
     if total:

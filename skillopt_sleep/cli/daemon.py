@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -19,6 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
+from skillopt_sleep.cli._json import emit
 from skillopt_sleep.errors import ConfigError
 
 daemon_app = typer.Typer(
@@ -208,7 +207,7 @@ def status_command(as_json: Annotated[bool, typer.Option("--json")] = False) -> 
 
     report = daemon_status()
     if as_json:
-        sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
+        emit(report, ensure_ascii=False)
         return
     state = f"running (pid {report['pid']}" if report["running"] else "not running"
     if report["rss_bytes"]:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from skillopt_sleep.cli._json import emit
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.paths import archive_path
 from skillopt_sleep.records import Session, to_dict
@@ -113,7 +112,7 @@ def _names(source: str, path: Path | None) -> list[str]:
 
 def _print_session(session: Session, as_json: bool) -> None:
     if as_json:
-        sys.stdout.write(json.dumps(to_dict(session), ensure_ascii=False) + "\n")
+        emit(to_dict(session), ensure_ascii=False)
         return
     first = session.turns[0].request.splitlines()[0][:70] if session.turns else ""
     ended = session.ended_at.strftime("%Y-%m-%d %H:%M") if session.ended_at else "?"
@@ -126,8 +125,7 @@ def _print_summary(stats: HarvestStats, as_json: bool, listed: int, next_night: 
     summary = stats.as_dict() | {"listed": listed, "next_night": next_night}
     hints = _hints(stats, listed, next_night)
     if as_json:
-        sys.stdout.write(json.dumps({"summary": summary | {"hints": hints}},
-                                    ensure_ascii=False) + "\n")
+        emit({"summary": summary | {"hints": hints}}, ensure_ascii=False)
         return
     by_source = ", ".join(f"{k} {v}" for k, v in summary["sessions_by_source"].items()) or "none"
     typer.echo(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import json
 import logging
 import re
@@ -36,6 +37,7 @@ from pydantic import Field
 from skillopt_sleep import paths
 from skillopt_sleep import skill_names as names
 from skillopt_sleep.errors import RoleUnavailable
+from skillopt_sleep.secrets import redact, redact_tree
 
 log = logging.getLogger("skillopt_sleep.mcp")
 
@@ -268,10 +270,30 @@ def _night(night: str | None) -> list[str]:
     return [night]
 
 
+class _RedactingServer(MCPServer):
+    """Every tool's result and error redacted, whatever the tool read it from: what a tool
+    returns lands in a model's context."""
+
+    def tool(self, *args: Any, **kwargs: Any) -> Any:
+        register = super().tool(*args, **kwargs)
+
+        def wrap(fn: Any) -> Any:
+            @functools.wraps(fn)
+            async def redacted(*a: Any, **k: Any) -> Any:
+                try:
+                    return redact_tree(await fn(*a, **k))
+                except ToolError as exc:
+                    raise ToolError(redact(str(exc))[0]) from None
+
+            return register(redacted)
+
+        return wrap
+
+
 def build_server(jobs: Jobs | None = None) -> MCPServer:
     """The server with its seven tools; ``jobs`` holds the background nights."""
     jobs = jobs or Jobs()
-    server = MCPServer("skillopt-sleep", instructions=(
+    server = _RedactingServer("skillopt-sleep", instructions=(
         "Nightly, validation-gated improvement of coding-agent skills. Start a night with "
         "sleep_run and follow it with sleep_job; review with sleep_report; adopt only when "
         "the user asks; sleep_rollback undoes an adoption."))

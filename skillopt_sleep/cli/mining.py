@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +14,7 @@ import typer
 from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.cli._console import working
+from skillopt_sleep.cli._json import emit
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.paths import archive_path, state_dir
 from skillopt_sleep.records import Split, Task, to_dict
@@ -83,7 +82,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _emit(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    emit(obj, ensure_ascii=False)
 
 
 PREVIEW_NOTE = ("a preview: nothing was stored, so the next night mines with its own settings "

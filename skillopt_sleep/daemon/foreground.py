@@ -18,6 +18,7 @@ from typing import Any
 
 from skillopt_sleep import paths
 from skillopt_sleep.daemon.state import DaemonLock
+from skillopt_sleep.secrets import redact
 
 __all__ = ["LOG_NAME", "serve", "setup_logging"]
 
@@ -26,13 +27,21 @@ QUEUE_DEBOUNCE = 2.0
 log = logging.getLogger("skillopt_sleep.daemon")
 
 
+class RedactingFormatter(logging.Formatter):
+    """Log lines redacted as a whole, tracebacks included (an error names a URL, a
+    command, a path)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))[0]
+
+
 def setup_logging(folder: Path | None = None, *, to_stderr: bool = True) -> Path:
     """Rotating log in the platformdirs log dir (1 MB × 4), and stderr for the journal."""
     folder = paths.ensure(folder or paths.log_dir())
     logfile = folder / LOG_NAME
     root = logging.getLogger("skillopt_sleep")
     root.setLevel(logging.INFO)
-    formatter = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
+    formatter = RedactingFormatter("%(asctime)s %(levelname)s %(message)s")
     handler = RotatingFileHandler(logfile, maxBytes=1 << 20, backupCount=3, encoding="utf-8")
     handler.setFormatter(formatter)
     root.addHandler(handler)

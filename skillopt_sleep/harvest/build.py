@@ -1,9 +1,11 @@
 """Assembling a ``Session`` from the pieces a format reader finds, the same way for all.
 
 Readers call ``start_turn`` for each real user request, then ``add_tool`` /
-``tool_result`` / ``answer`` / ``signal`` for what follows it; ``finish`` clips, redacts,
-numbers the turns, sets reactions and drops sessions that must not come back (engine
-self-sessions carrying the sentinel, sessions without a single request).
+``tool_result`` / ``answer`` / ``signal`` for what follows it; ``finish`` redacts then
+clips every string of the session in one walk (``scrub``), numbers the turns, sets
+reactions and drops sessions that must not come back (engine self-sessions carrying the
+sentinel, sessions without a single request). Readers hand texts over whole: a cut made
+before redaction can leave a secret unrecognisable.
 """
 
 from __future__ import annotations
@@ -13,16 +15,16 @@ from datetime import datetime
 from typing import Any
 
 from skillopt_sleep.harvest.base import HarvestStats
+from skillopt_sleep.harvest.scrub import LIMITS, Scrubber, mark_clean
 from skillopt_sleep.harvest.signals import set_reactions
 from skillopt_sleep.records import SENTINEL, Session, Signal, ToolCall, Turn
-from skillopt_sleep.secrets import may_hold_secrets, redact
 
 __all__ = ["MAX_ANSWER", "MAX_TURNS", "SessionBuilder", "skill_from_text", "small_args"]
 
-MAX_REQUEST = 8000
-MAX_ANSWER = 4000
-MAX_ERROR_HEAD = 300
-MAX_ARG = 400
+MAX_REQUEST = LIMITS[("Turn", "request")]
+MAX_ANSWER = LIMITS[("Turn", "final_answer")]
+MAX_ERROR_HEAD = LIMITS[("ToolCall", "error_head")]
+MAX_ARG = LIMITS[("ToolCall", "args")]
 MAX_TURNS = 2000
 MAX_FILES = 500
 
@@ -51,10 +53,6 @@ def skill_from_text(text: str) -> str | None:
     return name
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
 class SessionBuilder:
     """Collects one session's turns; cheap per call, since readers call it per record."""
 
@@ -76,10 +74,7 @@ class SessionBuilder:
         self.overflow = False
         self.turn_base = 0  # turns of an earlier read that were dropped (resumed sessions)
         self.files_redacted = 0
-        # Objects carried over from an archived copy: their text is already clipped and
-        # redacted, and redacting it again could change it (see ``resume``).
-        self._done: set[int] = set()
-        self._raw: set[int] = set()
+        self._scrub = Scrubber()
 
     @property
     def current(self) -> Turn | None:
@@ -99,8 +94,8 @@ class SessionBuilder:
         if len(self.turns) + self.turn_base >= MAX_TURNS:
             self.overflow = True
             return None
-        turn = Turn(id="", index=len(self.turns), request=_clip(request.strip(), MAX_REQUEST),
-                    timestamp=when)
+        turn = Turn(id="", index=len(self.turns),
+                    request=self._scrub.held(request.strip(), MAX_REQUEST), timestamp=when)
         self.turns.append(turn)
         return turn
 
@@ -109,7 +104,8 @@ class SessionBuilder:
         if turn is None or self.overflow:
             return None
         # Unknown until a completion says otherwise: a call cut off never reads as a success.
-        call = ToolCall(name=name or "?", ok=None, args=small_args(args))
+        call = ToolCall(name=self._scrub.held(name or "?", LIMITS[("ToolCall", "name")]),
+                        ok=None, args=self._held_args(small_args(args)))
         turn.tool_calls.append(call)
         if call_id:
             self.calls[call_id] = call
@@ -130,15 +126,13 @@ class SessionBuilder:
             return
         call.ok = False
         call.exit_code = exit_code
-        call.error_head = _clip(error.strip(), MAX_ERROR_HEAD)
-        self._raw.add(id(call))
+        call.error_head = self._scrub.held(error.strip(), MAX_ERROR_HEAD)
         self.signal(signal)
 
     def answer(self, text: str) -> None:
         turn = self.current
         if turn is not None and text.strip() and not self.overflow:
-            turn.final_answer = text
-            self._raw.add(id(turn))
+            turn.final_answer = self._scrub.held(text.strip(), MAX_ANSWER)
 
     def signal(self, signal: Signal) -> None:
         turn = self.current
@@ -158,80 +152,49 @@ class SessionBuilder:
         if not turns:
             self.stats.dropped["empty"] += 1
             return None
-        session_id = self.session_id or "unknown"
-        for index, turn in enumerate(turns):
-            turn.index = index
-            turn.id = f"{self.source}:{session_id}:{index}"
-            self._redact_turn(turn)
-        set_reactions(turns)
-        before = self.stats.secrets_redacted
-        files = ([self._redact(f) for f in self.files] if may_hold_secrets(list(self.files))
-                 else list(self.files))
-        self.files_redacted = self.stats.secrets_redacted - before
-        return Session(
-            source=self.source, session_id=session_id, project=self.project,
+        session = Session(
+            source=self.source, session_id=self.session_id or "unknown", project=self.project,
             started_at=self.started_at, ended_at=self.ended_at,
             format_version=self.format_version, headless=self.headless, turns=turns,
-            files_touched=files, skills_used=list(self.skills), path=path,
+            skills_used=list(self.skills), path=path,
         )
+        self._scrub.scrub(session)
+        before = self._scrub.count
+        session.files_touched = self._scrub.items(list(self.files), ("Session", "files_touched"))
+        self.files_redacted = self._scrub.count - before
+        for index, turn in enumerate(turns):
+            turn.index = index
+            turn.id = f"{self.source}:{session.session_id}:{index}"
+        set_reactions(turns)
+        self.stats.secrets_redacted += self._scrub.count
+        self._scrub.count = 0
+        return session
 
     def tail(self, text: str, limit: int) -> str:
         """The last ``limit`` characters of ``text``, secrets masked first: a cut made before
         masking can split a secret past its rule's anchor (``mongodb+srv://user:``) and let
         the rest through."""
-        return self._redact(text)[-limit:]
+        return self._scrub.text(text)[-limit:]
 
-    def _redact(self, text: str) -> str:
-        clean, count = redact(text)
-        self.stats.secrets_redacted += count
-        return clean
-
-    def _redact_turn(self, turn: Turn) -> None:
-        done, raw = self._done, self._raw
-        fresh = id(turn) not in done
-        if fresh or id(turn) in raw:
-            turn.final_answer = _clip(turn.final_answer.strip(), MAX_ANSWER)
-        if not may_hold_secrets(self._texts(turn)):
-            return
-        if fresh:
-            turn.request = self._redact(turn.request)
-        if fresh or id(turn) in raw:
-            turn.final_answer = self._redact(turn.final_answer)
-        for call in turn.tool_calls:
-            if id(call) not in done or id(call) in raw:
-                call.error_head = self._redact(call.error_head)
-            if id(call) not in done:
-                call.args = {k: self._redact(v) if isinstance(v, str) else v
-                             for k, v in call.args.items()}
-
-    def _texts(self, turn: Turn) -> list[str]:
-        """Every text of ``turn`` that ``_redact_turn`` may change."""
-        done, raw = self._done, self._raw
-        texts = [turn.request] if id(turn) not in done else []
-        if id(turn) not in done or id(turn) in raw:
-            texts.append(turn.final_answer)
-        for call in turn.tool_calls:
-            if id(call) not in done or id(call) in raw:
-                texts.append(call.error_head)
-            if id(call) not in done:
-                texts.extend(v for v in call.args.values() if isinstance(v, str))
-        return texts
+    def _held_args(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {k: self._scrub.held(v, MAX_ARG) if isinstance(v, str) else v
+                for k, v in args.items()}
 
     def resume(self, session: Session, dropped: int, calls: dict[str, list[int]]) -> None:
         """Continue ``session``, as archived from an earlier read of the same file.
 
         Its turns are final except the last, which new records may still extend; text
-        already in them is not redacted again (redaction is not idempotent when a secret
-        sits inside another shape). ``dropped`` counts turns the earlier read dropped;
-        ``calls`` maps the tool-call ids still awaiting a failure to ``[turn, call]``
-        positions in ``session.turns`` (turn -1: a call of a dropped turn).
+        already in them is marked ``Clean`` and not redacted again (redaction need not be
+        idempotent), while text new records set is redacted by ``finish`` as usual.
+        ``dropped`` counts turns the earlier read dropped; ``calls`` maps the tool-call ids
+        still awaiting a failure to ``[turn, call]`` positions in ``session.turns``
+        (turn -1: a call of a dropped turn).
         """
+        mark_clean(session)
         self.session_id = session.session_id
         self.turns = list(session.turns)
         self.turn_base = dropped
         self.skills = dict.fromkeys(session.skills_used)
-        self._done = {id(t) for t in self.turns}
-        self._done.update(id(c) for t in self.turns for c in t.tool_calls)
         for call_id, (turn, position) in calls.items():
             self.calls[call_id] = (self.turns[turn].tool_calls[position] if turn >= 0
                                    else ToolCall(name="?", ok=None))
@@ -249,17 +212,16 @@ class SessionBuilder:
 
 
 def small_args(args: Any) -> dict[str, Any]:
-    """Tool arguments kept for mining: scalars only, strings clipped."""
+    """Tool arguments kept for mining: scalars only, strings whole (``finish`` redacts
+    them, then cuts them to ``MAX_ARG``)."""
     if not isinstance(args, dict):
         return {}
     kept: dict[str, Any] = {}
     for key, value in list(args.items())[:12]:
-        if isinstance(value, str):
-            kept[str(key)] = _clip(value, MAX_ARG)
-        elif isinstance(value, bool | int | float) or value is None:
+        if isinstance(value, str | bool | int | float) or value is None:
             kept[str(key)] = value
         elif isinstance(value, list) and all(isinstance(v, str) for v in value[:20]):
-            kept[str(key)] = _clip(" ".join(value[:20]), MAX_ARG)
+            kept[str(key)] = " ".join(value[:20])
     return kept
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from skillopt_sleep.harvest.build import MAX_ANSWER, SessionBuilder, small_args
+from skillopt_sleep.harvest.build import SessionBuilder, small_args
 from skillopt_sleep.records import SENTINEL
 
 __all__ = ["FILE_TOOLS", "LOCAL_COMMANDS", "Events", "events_of", "snapshot_files"]
@@ -108,7 +108,8 @@ def _result_event(block: dict[str, Any], extra: Any) -> tuple[Any, ...]:
     text = content if isinstance(content, str) else ""
     failed = block.get("is_error") is True or (
         isinstance(extra, str) and extra.startswith("Error:"))
-    head = text[:600].replace("<tool_use_error>", "").replace("</tool_use_error>", "")
+    # Whole: the builder redacts the head before it cuts it (a cut first can split a secret).
+    head = text.replace("<tool_use_error>", "").replace("</tool_use_error>", "")
     refused = failed and any(mark in text[:600] for mark in _REFUSAL_MARKS)
     interrupted = isinstance(extra, dict) and extra.get("interrupted") is True
     code = _EXIT.match(head.lstrip()) if failed else None
@@ -121,13 +122,13 @@ def _result_event(block: dict[str, Any], extra: Any) -> tuple[Any, ...]:
 def _assistant_events(record: dict[str, Any]) -> Events:
     content = record["message"]["content"]
     if isinstance(content, str):
-        return (("text", content[:MAX_ANSWER]),)
+        return (("text", content),)
     events: list[tuple[Any, ...]] = []
     for block in content:
         if not isinstance(block, dict):
             continue
         if block.get("type") == "text" and isinstance(block.get("text"), str):
-            events.append(("text", block["text"][:MAX_ANSWER]))
+            events.append(("text", block["text"]))
         elif block.get("type") == "tool_use":
             # Only the small arguments are kept: a digest lives until the file is read.
             events.append(("tool", str(block.get("id", "")), str(block.get("name", "?")),

@@ -260,7 +260,8 @@ def _tool(b: SessionBuilder, part: dict[str, Any], position: int) -> None:
     if not isinstance(name, str):
         message = part.get("invocationMessage")
         name = message.get("value") if isinstance(message, dict) else message
-        name = str(name or "?")[:80]
+        # The builder redacts the message, then cuts it: it is free text, not an id.
+        name = str(name or "?")
     args: dict[str, Any] = {}
     if isinstance(data, dict) and isinstance(data.get("agentName"), str):
         args["agent"] = data["agentName"]
@@ -269,7 +270,7 @@ def _tool(b: SessionBuilder, part: dict[str, Any], position: int) -> None:
     details = part.get("resultDetails")
     if isinstance(details, dict) and details.get("isError") is True:
         output = details.get("output")
-        head = json.dumps(output, ensure_ascii=False)[:400] if output is not None else ""
+        head = json.dumps(output, ensure_ascii=False) if output is not None else ""
         b.tool_result(call_id, False, head)
     elif part.get("isComplete") is True:
         b.tool_result(call_id, True)

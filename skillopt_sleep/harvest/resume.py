@@ -8,13 +8,16 @@ the archived session the way a from-scratch read would; the file is then read wh
 
 State is saved only when a continuation can be exact: the session has its own id or a
 stable fallback, no turn overflow, no record taken from an unterminated last line (the
-next read would see that line again) and no touched file whose name was redacted (the
-archived names cannot be redacted a second time without risk of changing them).
+next read would see that line again), no touched file whose name was redacted (the
+archived names cannot be redacted a second time without risk of changing them), and no
+secret in the state itself (it is stored in the archive as it is: a working folder or a
+session id that held one means the file is read whole next time).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,7 @@ from skillopt_sleep.harvest.base import AgentHomeSource, FileRead, Resume, check
 from skillopt_sleep.harvest.build import SessionBuilder
 from skillopt_sleep.harvest.lines import JsonLines
 from skillopt_sleep.records import Session
+from skillopt_sleep.secrets import find_secrets
 
 __all__ = ["CannotResume", "ResumableSource", "carry_over", "check_same_session", "digest",
            "saved_state"]
@@ -64,6 +68,8 @@ class ResumableSource(AgentHomeSource):
             return FileRead([], failed=True)
         if resume is not None:
             self.stats.files_resumed += 1
+        if state is not None and find_secrets(json.dumps(state, ensure_ascii=False)):
+            state = None
         checkpoint.resume = state
         if session is None:
             return FileRead([], checkpoint, state)

@@ -24,6 +24,7 @@ from skillopt_sleep.models.base import LLM, Backend, BackendOptions
 from skillopt_sleep.models.cache import call_key
 from skillopt_sleep.models.pricing import FREE
 from skillopt_sleep.records import Completion, Message
+from skillopt_sleep.secrets import redact
 
 INSTRUCTIONS = """\
 # Pending model calls from skillopt-sleep
@@ -90,7 +91,9 @@ class HandoffLLM:
                  f"Write the answer to answers/{key}.md.", ""]
         for message in messages:
             parts += [f"## {message.get('role', 'user')}", "", message.get("content", ""), ""]
-        _atomic_write(self.pending_dir / f"{key}.md", "\n".join(parts))
+        # The prompt is read by another agent (and the user): redacted whole, like every
+        # file the tool writes for people.
+        _atomic_write(self.pending_dir / f"{key}.md", redact("\n".join(parts))[0])
 
 
 def unanswered(directory: Path) -> list[Path]:

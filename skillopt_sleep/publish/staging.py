@@ -72,13 +72,18 @@ def _publish(tmp: Path, final: Path, results: list[NightResult], manifest: Manif
     # once more, whatever reached the night (the proposals are left exact; the firewall
     # keeps secrets out of them).
     write_atomic(tmp / "report.html", redact(html)[0].encode("utf-8"))
-    report = redact_tree([to_dict(r) for r in results])
-    write_atomic(tmp / "report.json", json.dumps(report, indent=1).encode())
-    write_atomic(tmp / MANIFEST, json.dumps(to_dict(manifest), indent=1).encode())
+    _write_json(tmp / "report.json", [to_dict(r) for r in results])
+    _write_json(tmp / MANIFEST, to_dict(manifest))
     if final.exists():
         shutil.rmtree(final)
     tmp.rename(final)
     return final
+
+
+def _write_json(path: Path, data: Any) -> None:
+    """Every JSON file a night stages, each string redacted (a failed night's reason may
+    name a model endpoint; a report quotes tasks and answers)."""
+    write_atomic(path, json.dumps(redact_tree(data), indent=1).encode())
 
 
 def _fresh(root: Path, night_id: str) -> tuple[Path, Path]:

@@ -1,0 +1,200 @@
+"""The one place harvested text is redacted: every string of a finished session, whole,
+then cut to its field's limit.
+
+``scrub`` walks a record's dataclass fields generically (``dataclasses.fields``), and into
+the lists, dicts (keys too) and records they hold, so a field added to ``Session``,
+``Turn`` or ``ToolCall`` tomorrow is redacted without anyone remembering to. The order is
+fixed: redaction sees the text whole, the cut comes after (a cut made first can leave all
+but the last character of a token, which no rule then recognises).
+
+Text already redacted and cut (an archived session being continued) is wrapped in
+``Clean``: the walk passes it through untouched, since redacting it again could change it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+from skillopt_sleep.secrets import may_hold_secrets, redact
+
+__all__ = ["KEPT", "LIMITS", "SPAN", "Clean", "Scrubber", "clip", "mark_clean"]
+
+LIMITS: dict[tuple[str, str], int] = {
+    ("Turn", "request"): 8000,
+    ("Turn", "final_answer"): 4000,
+    ("ToolCall", "error_head"): 300,
+    ("ToolCall", "args"): 400,
+    ("ToolCall", "name"): 80,
+    ("Session", "files_touched"): 1000,
+    ("Session", "skills_used"): 200,
+}
+"""The length each field is cut to, after redaction (a list or dict: each item)."""
+
+KEPT = frozenset({("Session", "path"), ("Session", "source")})
+"""Fields that are not transcript text: the transcript file's own location (the harvest
+finds the file again by it, and its checkpoint row holds it anyway) and the source name."""
+
+_IDENTITIES = frozenset({("Session", "session_id")})
+"""Fields that name a record: a redacted value keeps a digest of the original, so two
+sessions whose ids both held a secret stay two sessions."""
+
+
+class Clean(str):
+    """A text already redacted and cut: ``scrub`` keeps it as it is."""
+
+    __slots__ = ()
+
+
+def clip(text: str, limit: int | None) -> str:
+    return text if limit is None or len(text) <= limit else text[:limit] + "…"
+
+
+SPAN = 16 * 1024
+"""How far past a field's limit the rules read a text before it is cut. A secret that
+starts before the cut and ends past it is seen whole when it is shorter than ``SPAN / 2``
+(a PEM private key block of an 8,192-bit RSA key is about 6.4 KB, of an ed25519 key
+0.4 KB);
+what lies further on is cut away whatever it holds. ``Scrubber.text`` falls back on the
+whole text when redaction shrank the window so much that this no longer holds."""
+
+
+class Scrubber:
+    """Redacts and cuts every string of the records it is given; ``count`` sums the
+    secrets it replaced."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def text(self, text: str, limit: int | None = None) -> str:
+        """``text`` redacted (whole, or as far as can matter, see ``SPAN``), then cut to
+        ``limit``."""
+        if limit is not None and len(text) > limit + SPAN:
+            clean, found = redact(text[: limit + SPAN])
+            if len(clean) < limit + SPAN // 2:
+                clean, found = redact(text)
+        else:
+            clean, found = redact(text)
+        self.count += found
+        return clip(clean, limit)
+
+    def held(self, text: str, limit: int) -> str:
+        """``text`` as a reader hands it over: a text over ``limit`` is redacted and cut at
+        once (and marked ``Clean``), so a builder never holds a megabyte until ``finish``;
+        a shorter one waits for the walk."""
+        return Clean(self.text(text, limit)) if len(text) > limit else text
+
+    def scrub(self, record: Any) -> None:
+        """Redact then cut, in place, every string of ``record`` not already ``Clean``."""
+        places: list[_Place] = []
+        _collect(record, None, None, places)
+        self._apply(places)
+
+    def items(self, values: list[str], where: tuple[str, str]) -> list[str]:
+        """``values``, the items of the field ``where`` (class, field), as ``scrub`` would
+        leave them."""
+        kept = list(values)
+        places: list[_Place] = []
+        _collect(kept, LIMITS.get(where), where, places)
+        self._apply(places)
+        return kept
+
+    def _apply(self, places: list[_Place]) -> None:
+        if not places:
+            return
+        edit = self._field if may_hold_secrets([p[0] for p in places]) else _clip_only
+        renamed: dict[int, tuple[dict[Any, Any], dict[str, str]]] = {}
+        # A dict's values are placed before its keys (``_collect``), so a value is set
+        # under its old key, and the keys are renamed once every value is in.
+        for text, limit, where, container, slot in places:
+            new = edit(text, limit, where)
+            if new is text:
+                continue
+            if slot is _KEY:
+                renamed.setdefault(id(container), (container, {}))[1][text] = new
+            elif isinstance(container, list | dict):
+                container[slot] = new
+            else:
+                setattr(container, slot, new)
+        for mapping, names in renamed.values():
+            _rename(mapping, names)
+
+    def _field(self, text: str, limit: int | None, where: tuple[str, str]) -> str:
+        clean = self.text(text, limit)
+        if where in _IDENTITIES and clean != clip(text, limit):
+            digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+            return f"{clean}~{digest[:12]}"
+        return clean
+
+
+def _clip_only(text: str, limit: int | None, _where: tuple[str, str]) -> str:
+    return clip(text, limit)
+
+
+def _rename(mapping: dict[Any, Any], names: dict[Any, Any]) -> None:
+    """``mapping``'s keys renamed by ``names``, in the same order, in place."""
+    items = [(names.get(k, k), v) for k, v in mapping.items()]
+    mapping.clear()
+    mapping.update(items)
+
+
+_KEY = object()
+"""The slot of a dict key (as opposed to the value under it)."""
+_Place = tuple[str, "int | None", tuple[str, str], Any, Any]
+"""A raw text, its limit, its (class, field), and where it sits: container and slot."""
+_FIELDS: dict[type, tuple[tuple[str, tuple[str, str], int | None], ...]] = {}
+
+
+def _fields_of(cls: type) -> tuple[tuple[str, tuple[str, str], int | None], ...]:
+    known = _FIELDS.get(cls)
+    if known is None:
+        rows = []
+        for f in fields(cls):
+            where = (cls.__name__, f.name)
+            if where not in KEPT:
+                rows.append((f.name, where, LIMITS.get(where)))
+        known = _FIELDS[cls] = tuple(rows)
+    return known
+
+
+def _collect(node: Any, limit: int | None, where: Any, out: list[_Place]) -> None:
+    """Every raw (not ``Clean``) string under ``node`` as a place to rewrite: the fields of a
+    record, the items of a list, the keys and values of a dict, recursively."""
+    if isinstance(node, list):
+        for index, item in enumerate(node):
+            _place(item, limit, where, node, index, out)
+    elif isinstance(node, dict):
+        for key, item in node.items():
+            _place(item, limit, where, node, key, out)
+            if isinstance(key, str) and not isinstance(key, Clean):
+                out.append((key, None, where, node, _KEY))
+    elif is_dataclass(node) and not isinstance(node, type):
+        for name, field_where, field_limit in _fields_of(type(node)):
+            _place(getattr(node, name), field_limit, field_where, node, name, out)
+
+
+def _place(value: Any, limit: int | None, where: Any, container: Any, slot: Any,
+           out: list[_Place]) -> None:
+    if isinstance(value, str):
+        if not isinstance(value, Clean):
+            out.append((value, limit, where, container, slot))
+    elif isinstance(value, list | dict) or is_dataclass(value):
+        _collect(value, limit, where, out)
+
+
+def mark_clean(record: Any) -> None:
+    """Wrap every string of ``record`` (in place) in ``Clean``: text an earlier harvest
+    redacted, which a continued read must keep byte for byte."""
+    places: list[_Place] = []
+    _collect(record, None, None, places)
+    keys: dict[int, tuple[dict[Any, Any], dict[Any, Any]]] = {}
+    for text, _limit, _where, container, slot in places:
+        if slot is _KEY:
+            keys.setdefault(id(container), (container, {}))[1][text] = Clean(text)
+        elif isinstance(container, list | dict):
+            container[slot] = Clean(text)
+        else:
+            setattr(container, slot, Clean(text))
+    for mapping, names in keys.values():
+        _rename(mapping, names)
