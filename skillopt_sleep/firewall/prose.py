@@ -1,0 +1,171 @@
+"""Capabilities prose grants: instructions an agent would act on, read by sentence
+structure (a verb that acts, the thing it acts on, nothing that scopes it away)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from skillopt_sleep.firewall.shell_rules import (
+    BYPASS_CHECK,
+    OPEN_SHELL,
+    PERSIST,
+    READ_CREDENTIALS,
+    RUN_FETCHED,
+)
+
+OVERRIDE = "override_instructions"
+
+Hit = tuple[str, str, int]
+"""``(class, target, position in the line)``."""
+
+_GAP = r"(?:[^\s.;:!?]+\s+){0,6}?"
+_QUALIFIED = (r"(?:previous|prior|above|earlier|preceding|all|any|original|your|developer'?s?"
+              r"|system|safety|existing|default|other|initial|given|whatever|those|every)")
+_OVERRIDES = [
+    rf"\b(?:ignore|disregard|forget|override|set\s+aside|pay\s+no\s+attention\s+to"
+    rf"|stop\s+following|no\s+longer\s+follow|do\s+not\s+follow|don'?t\s+follow|throw\s+out"
+    rf"|discard|abandon)\s+{_GAP}(?:instructions?|system\s+prompt|guardrails|directives"
+    rf"|programming|what\s+(?:you\s+were|the\s+(?:user|system))\s+(?:told|said)"
+    rf"|{_QUALIFIED}\s+(?:[\w'-]+\s+)?(?:rules|guidelines|polic(?:y|ies)|constraints"
+    rf"|restrictions|messages|prompts?))\b",
+    r"\byou\s+are\s+now\s+(?:an?\s+(?:unrestricted|unfiltered|jailbroken|different|new)|dan\b"
+    r"|in\s+\w+\s+mode|free\s+(?:of|from)|no\s+longer\s+bound|unrestricted|jailbroken)",
+    r"\b(?:act|behave|pretend)\s+(?:as\s+if\s+you\s+(?:are|were|have)\s+|as\s+|to\s+be\s+)"
+    r"(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|dan\b|root\b|admin\b|developer\s+mode"
+    r"|no\s+(?:rules|restrictions))",
+    r"\b(?:new|updated|real|true)\s+system\s+prompt\b|\byour\s+(?:new|real|true)\s+instructions"
+    r"\b|\bdeveloper\s+mode\s+(?:enabled|on)\b",
+    r"\b(?:reveal|print|show|repeat|output|leak|disclose)\s+(?:your|the)\s+(?:system\s+prompt"
+    r"|hidden\s+instructions|initial\s+instructions|instructions\s+above)\b",
+    r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this\s+)?to|alert|notify)"
+    r"\s+(?:the\s+)?user\b|\bwithout\s+(?:telling|asking|informing|notifying|alerting)\s+the"
+    r"\s+user\b|\b(?:hide|conceal|keep)\s+(?:this|it|these\s+\w+)\s+(?:hidden\s+)?from\s+the"
+    r"\s+user\b",
+    r"\b(?:these|this|the\s+following)\s+(?:instructions?|rules?)\s+(?:take|takes|have|has)\s+"
+    r"(?:precedence|priority)|\bhighest\s+priority\b[^\n]{0,30}\binstructions?\b"
+    r"|\btakes?\s+precedence\s+over\s+(?:any|all|the)\s+(?:other\s+|previous\s+|system\s+)?"
+    r"(?:instructions|rules|prompts?|guidelines)",
+    r"\b(?:the\s+)?(?:user|system|admin\w*|owner|maintainers?)\s+(?:has|have)?\s*(?:already\s+)?"
+    r"(?:authori[sz]ed|approved|allowed|permitted)\s+you\s+to\b",
+    r"\b(?:without|ignoring|with\s+no)\s+(?:any\s+)?(?:safety|ethical|content|security)\s+"
+    r"(?:checks|filters|restrictions|guidelines|guardrails|limits|rules)\b",
+]
+_OVERRIDE = re.compile("|".join(_OVERRIDES), re.I)
+
+_OFF_VERB = (r"(?:disable|turn\s+off|switch\s+off|bypass|skip|circumvent|deactivate|suppress"
+             r"|silence|comment\s+out|get\s+around|work\s+around|stub\s+out|mute|kill|stop|remove"
+             r"|delete|uninstall)")
+_GUARD = (
+    r"(?:(?:pre-?commit|git|commit|push|husky)\s+hooks?|(?:the\s+)?hooks|sandbox(?:ing)?"
+    r"|permission\s+(?:prompts?|checks?|system|dialogs?)|(?:the\s+)?permissions?\s+checks?"
+    r"|approvals?(?:\s+prompts?)?|confirmation\s+prompts?|safety\s+(?:checks?|filters?|features?)"
+    r"|security\s+(?:checks?|scans?|scanning|warnings?|controls?|polic(?:y|ies)|software|tools?)"
+    r"|ci(?:\s+(?:checks?|pipeline|jobs?))?|branch\s+protections?|status\s+checks?"
+    r"|(?:signature|tls|ssl|certificate|cert)\s+(?:verification|validation|checks?)"
+    r"|firewall|antivirus|anti-virus|selinux|apparmor|defender|gatekeeper|audit\s+log(?:s|ging)?"
+    r"|guardrails|2fa|mfa|two-factor(?:\s+auth\w*)?"
+    r"|(?:all|the|any|every|failing)\s+(?:tests|test\s+suites?|linters|lint(?:ing)?\s+checks"
+    r"|type[- ]?checks|type[- ]?checking|checks|code\s+reviews|reviews))\b"
+)
+_SCOPED = re.compile(r"^\W*(?:for|in|on|under|inside)\s+(?:the\s+)?(?:generated|vendor\w*"
+                     r"|third[- ]party|auto-?generated|migrations?|fixtures?|snapshots?|docs?-only"
+                     r"|drafts?|this\s+(?:line|file|block))|^\W*(?:when|if|unless|only\s+when)\b",
+                     re.I)
+_BYPASS = re.compile(rf"\b{_OFF_VERB}\s+{_GAP}{_GUARD}", re.I)
+_FAKE_PASS = re.compile(
+    r"\b(?:delete|remove|comment\s+out|skip|xfail|mark)\s+(?:[^\s.;:]+\s+){0,3}?failing\s+tests?"
+    r"|\bmake\s+(?:the\s+)?(?:tests?|ci|checks?)\s+pass\s+by\s+(?:deleting|skipping|removing"
+    r"|disabling|commenting)|\b(?:report|claim|say)\s+(?:that\s+)?(?:all\s+)?tests?\s+pass(?:ed)?"
+    r"\s+(?:even|without|regardless)", re.I)
+_FLAG = re.compile(r"(?<![\w-])--(?:dangerously-skip-permissions|dangerously-bypass-approvals-and"
+                   r"-sandbox|yolo|allow-all-tools|no-verify)\b", re.I)
+
+_SEND = (r"(?:send|upload|post|paste|e-?mail|share|include|print|show|output|reveal|dump|copy"
+         r"|exfiltrate|forward|attach|commit|read\s+out|display|leak|transmit"
+         r"|collect|gather|cat|embed|encode|publish|push)(?:s|es|ed|ing)?")
+_CREDENTIAL_NOUN = (
+    r"(~/\.ssh\S*|\.ssh(?:\s+(?:folder|directory|keys?))?|(?:ssh\s+)?private\s+keys?|ssh\s+keys?"
+    r"|id_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|~/\.aws\S*|(?:aws|cloud|gcp|azure|gcloud)\s+"
+    r"credentials|credentials?\s+files?|(?:the|all|your|any)\s+credentials|\.netrc|keychains?"
+    r"|\.env\b(?![\w.-]*\.(?:example|sample|template))(?:\s+(?:file|contents|values))?"
+    r"|(?:all\s+)?environment\s+variables|env\s+vars|(?-i:\$?\{?\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET"
+    r"|PASSWORD|PASSWD|CREDENTIALS?)\b\}?)|api[ _-]?keys?|(?:access|auth|bearer|session|github"
+    r"|npm|secret|api|oauth|refresh)[ _-]?tokens?|passwords?|secrets|(?:session\s+|browser\s+)?"
+    r"cookies|token\s+caches?)")
+_CREDENTIALS = re.compile(rf"\b{_SEND}\s+{_GAP}(?:(?:the\s+)?(?:contents?|values?)\s+of\s+)?"
+                          rf"{_CREDENTIAL_NOUN}", re.I)
+_DESTINATION = re.compile(r"\b(?:to|into|in|inside|from\s+the\s+template)\s+(?:the\s+|your\s+|a\s+)?$"
+                          r"|\b(?:names?|number|count|list|schema|format|location)\s+of\s+(?:the\s+)?"
+                          r"(?:\w+\s+)?$|\bpublic\s+$", re.I)
+
+_PLACE = (r"(~?/?\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv)\b|shell\s+(?:rc|profile"
+          r"|start-?up)\s+files?|crontab|cron\s*jobs?|scheduled\s+tasks?|systemd\s+(?:units?"
+          r"|services?|timers?)|launch\s*(?:agents?|daemons?)|login\s+items?|start-?up\s+(?:items?"
+          r"|folder|scripts?)|git\s+hooks?|\.git/hooks\S*|authorized_keys|sudoers|nopasswd)")
+_PERSIST = re.compile(rf"\b(?:add|append|write|put|insert|save|install|register|create|schedule"
+                      rf"|set\s+up|drop|place|copy|echo)(?:s|es|ed|ing)?\s+{_GAP}"
+                      rf"(?:(?:to|into|in|as|under)\s+)?(?:the\s+|a\s+|your\s+|an\s+)?{_PLACE}"
+                      rf"|\bNOPASSWD\b", re.I)
+_OWN_KEY = re.compile(r"\byour\s+(?:own\s+)?(?:ssh\s+)?public\s+key|\.pub\b", re.I)
+_KEY_MATERIAL = re.compile(r"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\S+)\s+AAAA", re.I)
+
+_RUN_PROSE = re.compile(
+    r"\b(?:pipe|feed|pass)\s+(?:it|them|that|this|the\s+(?:script|output|response|result"
+    r"|download|file|payload))\s+(?:straight\s+|directly\s+)?(?:in)?to\s+(?:sh|bash|zsh|python\d?"
+    r"|perl|ruby|node|powershell|iex|a\s+shell|the\s+shell|an?\s+interpreter)\b"
+    r"|\b(?:download|fetch|curl|wget|get|retrieve)\s+(?:[^\s.;]+\s+){0,8}?(?:and|then)\s+"
+    r"(?:run|execute|eval(?:uate)?|source)\s+(?:it|that|them|the\s+(?:script|file|result))\b"
+    r"|\b(?:run|execute|eval(?:uate)?)\s+(?:whatever|the\s+(?:code|commands?|script))\s+"
+    r"(?:it|the\s+(?:url|page|server|site|response|endpoint))\s+(?:returns|sends|serves|contains)"
+    r"|\bdecode\s+(?:[^\s.;]+\s+){0,6}?and\s+(?:run|execute|eval)\b", re.I)
+_SHELL_PROSE = re.compile(
+    r"\b(?:open|start|spawn|launch|set\s+up|establish)\s+(?:a\s+|an\s+)?(?:reverse|bind)\s+shell"
+    r"|\blisten\s+on\s+(?:port\s+)?\d+\s+(?:[^\s.;]+\s+){0,4}?(?:shell|bash|sh\b|exec)", re.I)
+
+
+def prose_hits(line: str) -> Iterator[Hit]:
+    """Capabilities the words of ``line`` grant, by class, with where each starts."""
+    for m in _OVERRIDE.finditer(line):
+        yield OVERRIDE, "agent instructions", m.start()
+    for m in _BYPASS.finditer(line):
+        if not _SCOPED.match(line[m.end():]):
+            yield BYPASS_CHECK, _last_words(m.group(0)), m.start()
+    for m in _FAKE_PASS.finditer(line):
+        yield BYPASS_CHECK, "tests", m.start()
+    for m in _FLAG.finditer(line):
+        yield BYPASS_CHECK, m.group(0).lstrip("-").lower(), m.start()
+    for m in _CREDENTIALS.finditer(line):
+        if not _DESTINATION.search(line[: m.start(1)]):
+            yield READ_CREDENTIALS, _credential(m.group(1)), m.start()
+    for m in _PERSIST.finditer(line):
+        own_key = _OWN_KEY.search(line) and not _KEY_MATERIAL.search(line)
+        if not (own_key and "authorized_keys" in m.group(0).lower()):
+            yield PERSIST, _persist_place(m.group(0)), m.start()
+    for m in _RUN_PROSE.finditer(line):
+        yield RUN_FETCHED, "fetched content", m.start()
+    for m in _SHELL_PROSE.finditer(line):
+        yield OPEN_SHELL, "a network port", m.start()
+
+
+def _last_words(text: str) -> str:
+    return " ".join(text.lower().split()[-2:])
+
+
+def _credential(noun: str) -> str:
+    low = noun.lower().strip("${}")
+    for key, name in (("ssh", "ssh keys"), ("id_", "ssh keys"), ("private", "ssh keys"),
+                      ("aws", "aws credentials"), ("netrc", ".netrc"), ("keychain", "keychain"),
+                      ("env", "environment"), ("cookie", "cookies"), ("password", "passwords")):
+        if key in low:
+            return ".env" if low.startswith(".env") else name
+    return "tokens and keys"
+
+
+def _persist_place(text: str) -> str:
+    low = text.lower()
+    for key in ("authorized_keys", "sudoers", "nopasswd", "crontab", "cron", "systemd", "launch",
+                "hook", "login", "start"):
+        if key in low:
+            return {"nopasswd": "sudoers", "cron": "crontab"}.get(key, key)
+    return "shell start-up file"

@@ -1,0 +1,185 @@
+"""Parsed shell commands that persist, read credential stores or turn a check off."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from skillopt_sleep.firewall.shell import Command, base
+from skillopt_sleep.firewall.shell_rules import BYPASS_CHECK, PERSIST, READ_CREDENTIALS, Found
+
+# Places whose contents run again later, unasked: shell start-up files, schedulers, service
+# units, launch agents, git hooks, SSH keys that let someone in, sudo rules.
+PERSISTENT = re.compile(
+    r"(?:^|[/\\~])\.(?:bash_?rc|bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv"
+    r"|zlogin|kshrc|cshrc|tcshrc|xprofile|xinitrc)\b|/etc/(?:profile|bash\.bashrc|environment"
+    r"|zsh/|rc\.local|crontab|cron\.|sudoers|ld\.so\.preload|init\.d|systemd/)|config\.fish"
+    r"|powershell_profile\.ps1|\$profile\b|/var/spool/cron|systemd/(?:user|system)/"
+    r"|\.config/systemd/|\.(?:service|timer)$|launch(?:agents|daemons)/|\.plist$"
+    r"|\.git/hooks/|\bhooks/(?:pre|post)-\w+|authorized_keys\d?\b|\.config/autostart/"
+    r"|currentversion\\+run", re.I)
+# Stores a credential sits in. Public halves and templates (``id_ed25519.pub``,
+# ``.env.example``) are not credentials.
+CREDENTIAL = re.compile(
+    r"(?:^|[/\\~\s=@'\"])(?:\.ssh/(?!\S*\.pub\b)(?!known_hosts|config\b)\S*|id_(?:rsa|dsa|ecdsa"
+    r"|ed25519)(?!\.pub)\b|\.aws/(?:credentials|config)|\.aws/?$|\.netrc|_netrc|\.pgpass"
+    r"|\.git-credentials|\.npmrc|\.pypirc|\.docker/config\.json|\.kube/config|\.config/gcloud"
+    r"|\.azure/|\.config/gh/hosts|\.gnupg|\.password-store|/etc/shadow|\.env(?![\w.-]*\."
+    r"(?:example|sample|template|dist|defaults?|tpl))(?:\.[\w-]+)?\b|login data|cookies(?:\.sqlite)?"
+    r"|\.keychain(?:-db)?\b|\.vault-token|\.terraformrc|credentials\.json|secrets?\.(?:ya?ml"
+    r"|json|toml))", re.I)
+_READERS = {"cat", "less", "more", "head", "tail", "base64", "xxd", "od", "strings", "cp",
+            "scp", "rsync", "tar", "zip", "7z", "curl", "wget", "nc", "ncat", "socat", "gpg",
+            "type", "get-content", "gc", "openssl", "sed", "awk", "grep", "sort", "tee",
+            "bat", "nl", "hexdump", "mail", "sendmail", "gzip", "python", "python3", "jq",
+            "yq", "source", "."}
+_ENV_DUMP = {"env", "printenv", "set", "export", "declare", "compgen"}
+_AGENT_BYPASS = re.compile(
+    r"^--(?:dangerously-skip-permissions|dangerously-bypass-approvals-and-sandbox|yolo"
+    r"|allow-all-tools|allow-all-paths|allow-all|trust-all-tools|skip-permissions"
+    r"|no-sandbox|disable-sandbox|bypass-?\w*)$|^bypasspermissions$|^danger-full-access$", re.I)
+_OFF_ENV = re.compile(r"^(?:HUSKY=0|HUSKY_SKIP_HOOKS=1|SKIP=\S+|PRE_COMMIT_ALLOW_NO_CONFIG=1"
+                      r"|NODE_TLS_REJECT_UNAUTHORIZED=0|GIT_SSL_NO_VERIFY=\S+"
+                      r"|PYTHONHTTPSVERIFY=0|CURL_CA_BUNDLE=|REQUESTS_CA_BUNDLE=)", re.I)
+_CHMOD_OPEN = re.compile(r"^(?:[0-7]?777|[ugoa]*\+[rwx]*s[rwx]*|[246][0-7]{3}|a\+rwx|o\+w"
+                         r"|ugo\+rwx)$", re.I)
+
+
+def written(cmd: Command) -> list[str]:
+    """Files a command writes: redirections, ``tee``, the destination of a copy or move,
+    ``sed -i`` and ``dd of=``."""
+    out = [t for op, t in cmd.redirects if ">" in op]
+    prog, args = base(cmd.program), [a for a in cmd.args if not a.startswith("-")]
+    if prog == "tee":
+        out += args
+    elif prog in ("sed", "perl") and any(a.startswith("-i") or a == "-pi" for a in cmd.args):
+        out += args[1:]
+    elif prog in ("cp", "mv", "install", "ln", "copy", "copy-item", "move-item", "rsync",
+                  "add-content", "set-content", "out-file") and args:
+        out.append(args[-1])
+    elif prog == "dd":
+        out += [a[3:] for a in cmd.args if a.startswith("of=")]
+    return out
+
+
+def persist(cmds: Sequence[Command]) -> Iterator[Found]:
+    for cmd in cmds:
+        prog, args = base(cmd.program), [a.lower() for a in cmd.args]
+        for path in written(cmd):
+            if PERSISTENT.search(path) or base(path) in ("authorized_keys", "sudoers"):
+                yield PERSIST, _place(path)
+        if prog == "crontab" and (cmd.upstream or not {"-l", "-r"} & set(args)):
+            yield PERSIST, "crontab"
+        elif prog in ("at", "batch") and (cmd.upstream or cmd.redirects or args):
+            yield PERSIST, "at job"
+        elif prog == "systemctl" and "enable" in args:
+            yield PERSIST, "systemd unit"
+        elif prog == "launchctl" and {"load", "bootstrap", "submit", "enable"} & set(args):
+            yield PERSIST, "launchd job"
+        elif prog == "schtasks" and "/create" in args or prog in ("register-scheduledtask",
+                                                                  "new-scheduledtask"):
+            yield PERSIST, "scheduled task"
+        elif prog == "git" and "config" in args and any("hookspath" in a for a in args):
+            yield PERSIST, "git hooks path"
+        elif prog in ("visudo", "update-rc.d", "chkconfig") or prog == "usermod" and any(
+                a in ("sudo", "wheel", "admin") for a in args):
+            yield PERSIST, "sudo rules" if prog in ("visudo", "usermod") else "init script"
+        elif prog in ("reg", "set-itemproperty", "new-itemproperty") and any(
+                "currentversion\\run" in a.replace("\\\\", "\\") for a in args):
+            yield PERSIST, "registry run key"
+
+
+def _place(path: str) -> str:
+    low = path.lower()
+    for word in ("authorized_keys", "sudoers", ".git/hooks", "crontab", "cron", "systemd",
+                 "launchagents", "launchdaemons", "autostart"):
+        if word in low:
+            return word.strip("./")
+    return "shell start-up file" if re.search(r"rc\b|profile|environment|fish", low) else base(
+        path)
+
+
+def read_credentials(cmds: Sequence[Command]) -> Iterator[Found]:
+    """A credential store read (printed, copied, archived or sent); an environment dump."""
+    for cmd in cmds:
+        prog = base(cmd.program)
+        if prog == "security" and any(a in ("dump-keychain", "find-generic-password",
+                                            "find-internet-password", "export")
+                                      for a in cmd.args):
+            yield READ_CREDENTIALS, "keychain"
+            continue
+        if cmd.program in _ENV_DUMP and not [a for a in cmd.args if not a.startswith("-")]:
+            # ``env``/``printenv`` print every variable (unless filtered for one name);
+            # ``set``/``export -p`` only count when sent somewhere.
+            if _filtered(cmd, cmds):
+                continue
+            if cmd.program in ("env", "printenv") and not cmd.assigns or _sent(cmd, cmds) and (
+                    prog != "export" or "-p" in cmd.args):
+                yield READ_CREDENTIALS, "environment"
+            continue
+        if prog not in _READERS and not any(c for c in cmd.inner):
+            continue
+        sources = [a for a in cmd.args if not a.startswith("-") or a.startswith("-F")]
+        if prog in ("cp", "mv", "rsync", "scp") and len(sources) > 1:
+            sources = sources[:-1]
+        sources += [t for op, t in cmd.redirects if op == "<"]
+        for word in sources:
+            m = CREDENTIAL.search(word.lstrip("@"))
+            if m:
+                yield READ_CREDENTIALS, _store(m.group(0))
+        if any(base(c.program) in _ENV_DUMP and not c.args for c in cmd.inner):
+            yield READ_CREDENTIALS, "environment"
+
+
+def _filtered(cmd: Command, cmds: Sequence[Command]) -> bool:
+    """Is the dump piped into a filter for named variables (``env | grep IDENTITY``)?"""
+    return any(cmd in c.upstream and base(c.program) in ("grep", "rg", "findstr", "select-string")
+               and not _sent(c, cmds) for c in cmds)
+
+
+def _sent(cmd: Command, cmds: Sequence[Command]) -> bool:
+    return any(cmd in c.upstream for c in cmds) or bool(cmd.redirects)
+
+
+def _store(match: str) -> str:
+    text = match.strip("/\\~ =@'\"").lower()
+    if "ssh" in text or text.startswith("id_"):
+        return "ssh keys"
+    if text.startswith(".env"):
+        return ".env"
+    return text.split("/")[0] if not text.startswith(".") else text.split("/")[0] or text
+
+
+def bypass_check(cmds: Sequence[Command]) -> Iterator[Found]:
+    """A permission skipped or a check turned off: agent CLIs' skip flags, ``--no-verify``,
+    hooks or TLS checks disabled through the environment, world-writable or setuid modes."""
+    for cmd in cmds:
+        prog, args = base(cmd.program), list(cmd.args)
+        low = [a.lower() for a in args]
+        for i, arg in enumerate(low):
+            if _AGENT_BYPASS.match(arg) or arg == "--permission-mode" and i + 1 < len(
+                    low) and low[i + 1] == "bypasspermissions":
+                yield BYPASS_CHECK, arg.lstrip("-")
+        if prog == "git" and ("--no-verify" in low or (low[:1] == ["commit"] and "-n" in low)):
+            yield BYPASS_CHECK, "git hooks"
+        if prog == "git" and "config" in low and any("sslverify" in a for a in low) and "false" in low:
+            yield BYPASS_CHECK, "tls verification"
+        if prog in ("npm", "yarn", "pnpm") and "strict-ssl" in low and "false" in low:
+            yield BYPASS_CHECK, "tls verification"
+        for assign in (*cmd.assigns, *(w for w in cmd.words if "=" in w and w[:1].isupper())):
+            if _OFF_ENV.match(assign):
+                yield BYPASS_CHECK, assign.split("=")[0].lower()
+        if prog == "chmod" and any(_CHMOD_OPEN.match(a) for a in low):
+            yield BYPASS_CHECK, "file permissions"
+        if prog in ("setenforce",) and "0" in low or prog in ("ufw",) and "disable" in low:
+            yield BYPASS_CHECK, prog
+        if prog in ("csrutil", "spctl") and any("disable" in a for a in low):
+            yield BYPASS_CHECK, prog
+        if prog == "set-mppreference" and any("disable" in a for a in low):
+            yield BYPASS_CHECK, "defender"
+        if any(a == "-executionpolicy" or a == "set-executionpolicy" for a in low) or (
+                prog == "set-executionpolicy"):
+            if {"bypass", "unrestricted"} & set(low):
+                yield BYPASS_CHECK, "execution policy"
+        if prog == "gh" and "merge" in low and "--admin" in low:
+            yield BYPASS_CHECK, "branch protection"

@@ -1,0 +1,177 @@
+"""What parsed shell commands let an agent do, by capability class.
+
+Each rule reads a command's structure: which program runs, what feeds its input (the
+pipeline), what is substituted into it, where it writes. A class is decided by that shape,
+not by a list of known payloads: any fetcher or decoder feeding any interpreter runs
+fetched code, whatever the wrapping."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from skillopt_sleep.firewall.shell import Command, base, unwrap
+
+RUN_FETCHED = "run_fetched_code"
+OPEN_SHELL = "open_shell"
+PERSIST = "persist"
+READ_CREDENTIALS = "read_credentials"
+BYPASS_CHECK = "bypass_check"
+
+Found = tuple[str, str]
+"""``(class, target)``."""
+
+_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "mksh", "cmd"}
+_INTERPRETERS = _SHELLS | {"perl", "ruby", "node", "nodejs", "deno", "bun", "php", "pwsh",
+                           "powershell", "lua", "osascript", "tclsh", "rscript", "iex",
+                           "invoke-expression", "source", ".", "eval"}
+_FETCHERS = {"curl", "wget", "fetch", "iwr", "invoke-webrequest", "irm", "invoke-restmethod",
+             "aria2c", "http", "https", "xh", "lwp-download", "lynx", "ftp", "tftp"}
+_DECODERS = {"base64", "b64", "xxd", "openssl", "gunzip", "zcat", "bzcat", "xzcat", "rev",
+             "uudecode", "base32", "basenc", "gzip", "tr"}
+_NET = {"nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "sftp", "rsync", "ftp"}
+_SCRIPT = re.compile(r"[/$]|\.(?:sh|bash|zsh|py|pl|rb|js|mjs|cjs|ts|php|ps1|lua)$|^<\(")
+_INLINE = {"-c", "-e", "-r", "-command", "-enc", "-encodedcommand", "-ec", "-m", "--eval",
+           "-p", "--print", "-x", "-i", "-x", "-ic"}
+_ENCODED_PS = re.compile(r"^-(?:e|ec|en|enc|enco|encod|encode|encoded|encodedc\w*)$", re.I)
+_DECODE_IN_CODE = re.compile(
+    r"b64decode|base64|frombase64string|decode\(|fromcharcode|atob\(|unhexlify|bytes\.fromhex"
+    r"|zlib|marshal\.loads|codecs\.decode|rot.?13|\\x[0-9a-f]{2}|pack\(|urlopen|urllib|requests"
+    r"|\bhttp|downloadstring|webclient|invoke-webrequest|\biwr\b|\birm\b|fetch\(", re.I)
+_RUN_IN_CODE = re.compile(r"\b(?:exec|eval|iex|invoke-expression|system|function|spawn"
+                          r"|popen|subprocess|compile)\b", re.I)
+_SOCKET_IN_CODE = re.compile(r"socket|fsockopen|tcpsocket|tcpclient|net\.sockets|/dev/tcp", re.I)
+_SHELL_IN_CODE = re.compile(r"dup2|pty\.spawn|/bin/\w*sh|cmd\.exe|subprocess|popen|exec|system"
+                            r"|spawn|getstream|iex", re.I)
+
+
+def _is_interpreter(cmd: Command) -> bool:
+    return base(cmd.program) in _INTERPRETERS or re.fullmatch(
+        r"python[0-9.]*|pypy[0-9.]*|perl[0-9.]*|ruby[0-9.]*|php[0-9.]*", base(cmd.program)) is not None
+
+
+def _runs_stdin(cmd: Command) -> bool:
+    """Does this interpreter run what its standard input brings? (``python3 -m json.tool``
+    and ``python3 -c '…'`` read it as data.)"""
+    if base(cmd.program) in ("iex", "invoke-expression", "source", ".", "eval"):
+        return True
+    for arg in cmd.args:
+        low = arg.lower()
+        if low in ("-", "/dev/stdin", "-s"):
+            return True
+        if low in _INLINE or low.startswith("--"):
+            return False
+        if not low.startswith("-"):
+            return not _SCRIPT.search(arg)
+    return True
+
+
+def _is_fetcher(cmd: Command) -> bool:
+    prog = base(cmd.program)
+    if prog in _FETCHERS:
+        return True
+    if prog in ("nc", "ncat", "netcat", "socat", "telnet"):
+        return True
+    return prog == "git" and cmd.args[:1] == ("show",) and any("://" in a for a in cmd.args)
+
+
+def _is_decoder(cmd: Command) -> bool:
+    prog, args = base(cmd.program), [a.lower() for a in cmd.args]
+    if prog in ("base64", "b64", "base32", "basenc"):
+        return any(a in ("-d", "--decode", "-D", "-di") or a.startswith("-d") for a in args)
+    if prog == "xxd":
+        return "-r" in args or "-rp" in args
+    if prog == "openssl":
+        return "-d" in args or "-base64" in args or "base64" in args
+    if prog in ("gzip", "tr", "rev"):
+        return prog != "gzip" or "-d" in args
+    return prog in _DECODERS
+
+
+def _target(cmds: Sequence[Command]) -> str:
+    """What a fetch or decode reaches: the first URL or host among its words."""
+    for cmd in cmds:
+        for word in cmd.args:
+            m = re.search(r"[a-z][\w+.-]*://([^/\s'\"]+)", word, re.I)
+            if m:
+                return m.group(1).lower()
+    return "decoded content" if any(_is_decoder(c) for c in cmds) else "fetched content"
+
+
+def run_fetched(cmds: Sequence[Command]) -> Iterator[Found]:
+    """Fetched or decoded content run by any interpreter: piped, substituted, staged in a
+    file, or carried inline as encoded code."""
+    fetched_files: set[str] = set()
+    for cmd in cmds:
+        feeders = [c for c in cmd.upstream if _is_fetcher(c) or _is_decoder(c)]
+        if feeders and _is_interpreter(cmd) and _runs_stdin(cmd):
+            yield RUN_FETCHED, _target(feeders)
+        subs = [c for c in cmd.inner if _is_fetcher(c) or _is_decoder(c)]
+        if subs and (_is_interpreter(cmd) or base(cmd.program) in ("eval", "exec")):
+            yield RUN_FETCHED, _target(subs)
+        if _is_fetcher(cmd):
+            fetched_files.update(_outputs(cmd))
+        elif fetched_files and _runs_file(cmd, fetched_files):
+            yield RUN_FETCHED, _target([c for c in cmds if _is_fetcher(c)])
+        yield from _inline_code(cmd)
+
+
+def _outputs(cmd: Command) -> set[str]:
+    names = {t for op, t in cmd.redirects if ">" in op}
+    args = list(cmd.args)
+    for i, arg in enumerate(args[:-1]):
+        if arg in ("-o", "-O", "--output", "--output-document", "-OutFile", "-outfile"):
+            names.add(args[i + 1])
+    if any(a in ("-O", "-LO", "-fsSLO", "--remote-name") for a in args):
+        names.update(a.rsplit("/", 1)[-1] for a in args if "://" in a)
+    return {n.lstrip("./") for n in names}
+
+
+def _runs_file(cmd: Command, files: set[str]) -> bool:
+    words = [w.lstrip("./") for w in unwrap(cmd.words)]
+    if not words:
+        return False
+    return words[0] in files or (_is_interpreter(cmd) and any(w in files for w in words[1:]))
+
+
+def _inline_code(cmd: Command) -> Iterator[Found]:
+    prog, args = base(cmd.program), cmd.args
+    if prog in ("powershell", "pwsh", "powershell_ise") and any(_ENCODED_PS.match(a) for a in args):
+        yield RUN_FETCHED, "encoded command"
+        return
+    code = " ".join(args)
+    if not (_is_interpreter(cmd) or prog in ("powershell", "pwsh")):
+        return
+    if _RUN_IN_CODE.search(code) and _DECODE_IN_CODE.search(code):
+        host = re.search(r"[a-z][\w+.-]*://([^/\s'\"]+)", code, re.I)
+        yield RUN_FETCHED, host.group(1).lower() if host else "decoded content"
+
+
+def open_shell(cmds: Sequence[Command]) -> Iterator[Found]:
+    """A shell wired to the network (reverse or bind) or a listener anyone may connect to."""
+    for cmd in cmds:
+        prog, args = base(cmd.program), [a.lower() for a in cmd.args]
+        words = " ".join([*args, *(t for _, t in cmd.redirects)])
+        if "/dev/tcp/" in words or "/dev/udp/" in words:
+            yield OPEN_SHELL, _port(words)
+        elif prog in ("nc", "ncat", "netcat") and any(
+                re.fullmatch(r"-\w*[lec]\w*|--(?:listen|exec|sh-exec|lua-exec)", a) for a in args):
+            yield OPEN_SHELL, _port(words)
+        elif prog == "socat" and re.search(r"tcp\d?-listen|exec:|system:|pty", words):
+            yield OPEN_SHELL, _port(words)
+        elif prog in ("ngrok", "cloudflared", "bore", "localtunnel", "lt") and args:
+            yield OPEN_SHELL, f"{prog} tunnel"
+        elif prog == "ssh" and any(a == "-r" or a.startswith("-r") for a in cmd.args
+                                    if a.startswith("-R")):
+            yield OPEN_SHELL, "ssh remote forward"
+        elif (_is_interpreter(cmd) or prog in ("powershell", "pwsh")) and _SOCKET_IN_CODE.search(
+                words) and _SHELL_IN_CODE.search(words):
+            yield OPEN_SHELL, _port(words)
+        elif prog in _SHELLS and any(base(c.program) in ("nc", "ncat", "netcat", "telnet")
+                                     for c in cmd.upstream):
+            yield OPEN_SHELL, "network to shell"
+
+
+def _port(words: str) -> str:
+    m = re.search(r"(?:/dev/(?:tcp|udp)/|:|\s|-p\s*|listen:)(\d{2,5})\b", words)
+    return f"port {m.group(1)}" if m else "a network port"
