@@ -67,16 +67,19 @@ _SHELL_LANGS = {"", "sh", "bash", "shell", "console", "zsh", "shellsession", "te
 _PROMPT = re.compile(r"^\s*(?:\$|>|PS>|PS [^>]*>|%|❯)\s+")
 _SPAN = re.compile(r"(`+)(.+?)\1")
 _COMMAND_WORD = re.compile(
-    r"(?<![\w./-])(?:sudo\s+)?(?:(?i:iex|irm|iwr|powershell|pwsh)|curl|wget|bash|sh|zsh|nc|ncat|netcat|socat|python[0-9.]*|perl"
+    r"(?<![\w./-])(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:sudo\s+)?(?:(?i:iex|irm|iwr|powershell|pwsh)|curl|wget|bash|sh|zsh|nc|ncat|netcat|socat|python[0-9.]*|perl"
     r"|ruby|node|php|powershell|pwsh|iex|irm|iwr|echo|cat|printf|base64|crontab|chmod|git|ssh"
     r"|scp|rsync|tar|tee|cp|eval|source|env|printenv|systemctl|launchctl|schtasks|security"
     r"|claude|codex|gemini|copilot|setenforce|ufw|xxd|openssl|mkfifo|telnet|export|agy)"
-    r"(?:\s+(?=[-/~$.\"'|<>]|\S*://|\S+\s*[|>])|\s*$|(?<=printenv)\b)")
+    r"(?:\s+(?=(?:[^\s.]+\s+){0,2}(?:[-/~$\"'|<>]|\S*[/:=+@,])|\S+\s*[|>])|\s*$"
+    r"|(?<=printenv)\b)")
 # A code span of one bare word names a command; it runs one only after a verb that runs it.
-_NAMED = re.compile(r"^[\w.-]+$")
+_NAMED = re.compile(r"^(?:env|set|export|declare|at|security|source|eval|crontab|git|tar)$")
 _RUN_VERB = re.compile(r"\b(?:run|execute|type|call|invoke|enter)\s+$", re.I)
+_RUN_BEFORE = re.compile(r"\b(?:run|execute|type|invoke|enter|then|and)\s+$", re.I)
 _PROSE_TAIL = re.compile(r"\s(?:and|then|before|after|so|to|into|from|for|when|if|because"
-                         r"|which|that|until|while|first|every|each)\s(?![-|<>&;])", re.I)
+                         r"|which|that|until|while|first|every|each)(?:\s(?![-|<>&;])|$)", re.I)
+_ANY_COMMAND = re.compile(r"(?<![\w./=-])(?=(?:[A-Z_][A-Z0-9_]*=\S*\s+)*[a-z][\w.-]*(?:\s+\S|$))")
 _QUOTED = re.compile(r'"[^"]{3,}"|“[^”]+”|„[^“”]+[“”]|«[^»]+»')
 _MARKER = "skillopt-sleep:"
 
@@ -106,6 +109,10 @@ def _snippets(line: str, in_shell_fence: bool) -> list[tuple[str, int]]:
            if not _NAMED.match(m.group(2).strip()) or _RUN_VERB.search(line[:m.start()])]
     plain = _SPAN.sub(lambda m: " " * len(m.group(0)), line)
     starts = [m.start() for m in _COMMAND_WORD.finditer(plain)]
+    # After "run" any command word starts a command, whatever follows it.
+    starts += [m.start() for m in _ANY_COMMAND.finditer(plain)
+               if _RUN_BEFORE.search(plain[:m.start()])]
+    starts = sorted(set(starts))
     for i, start in enumerate(starts):
         if i and starts[i - 1] < start and not re.search(r"[.;:!?]\s", plain[starts[i - 1]:start]):
             continue  # part of the command that started earlier
@@ -161,6 +168,11 @@ def capabilities(text: str) -> list[Capability]:
 
 
 def _line_capabilities(number: int, line: str, block: _Block) -> Iterator[Capability]:
+    comments: list[tuple[str, int]] = []
+    if not block.fence and "<!--" in line and _MARKER not in line:
+        # A comment is content an agent reads; what it holds may be a command.
+        comments = [(m.group(1), m.start(1)) for m in re.finditer(r"<!--(.*?)(?:-->|$)", line)]
+        line = line.replace("<!--", "    ").replace("-->", "   ")
     mention = block.section_warns or block.block_warns
     in_fence = bool(block.fence)
     if in_fence and re.match(r"^\s*(?:#|//|<!--)", line) and not _PROMPT.match(line + " x"):
@@ -174,7 +186,7 @@ def _line_capabilities(number: int, line: str, block: _Block) -> Iterator[Capabi
     excerpt = line.strip()[:100]
     shellish = in_fence and block.lang in _SHELL_LANGS
     seen: set[tuple[str, str]] = set()
-    for snippet, start in _snippets(line, shellish):
+    for snippet, start in [*_snippets(line, shellish), *comments]:
         if warned(line[:start]):
             continue
         for kind, target in shell_found(snippet):

@@ -94,8 +94,10 @@ def host_targets(text: str) -> list[tuple[str, str]]:
             found.append((target, m.group(0)))
     for m in _DOTTED.finditer(free):
         ip = _ip(m.group(1))
-        # In prose only a four-part address or a hex one is an IP ("version 1.2.3" is not).
-        if ip and (ip[1] is False or "0x" in m.group(1).lower()):
+        # In prose only a four-part address or a hex one is an IP ("version 1.2.3" is not),
+        # and four single digits read as a version (``1.0.5.1``), as people write them.
+        version = all(len(p) == 1 for p in m.group(1).split("."))
+        if ip and not version and (ip[1] is False or "0x" in m.group(1).lower()):
             target = _ip_target(*ip)
             if target:
                 found.append((target, m.group(0)))

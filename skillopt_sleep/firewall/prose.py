@@ -85,7 +85,7 @@ _SEND = (r"(?:send|upload|post|paste|e-?mail|share|include|print|show|output|rev
          r"|exfiltrate|forward|attach|commit|read\s+out|display|leak|transmit"
          r"|collect|gather|cat|embed|encode|publish|push)(?:s|es|ed|ing)?")
 _CREDENTIAL_NOUN = (
-    r"(~/\.ssh\S*|\.ssh(?:\s+(?:folder|directory|keys?))?|(?:ssh\s+)?private\s+keys?|ssh\s+keys?"
+    r"(~/\.ssh(?!\S*\.pub\b)\S*|\.ssh(?:\s+(?:folder|directory|keys?))?|(?:ssh\s+)?private\s+keys?|ssh\s+keys?"
     r"|id_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|~/\.aws\S*|(?:aws|cloud|gcp|azure|gcloud)\s+"
     r"credentials|credentials?\s+files?|(?:the|all|your|any)\s+credentials|\.netrc|keychains?"
     r"|\.env\b(?![\w.-]*\.(?:example|sample|template))(?:\s+(?:file|contents|values))?"
@@ -114,7 +114,7 @@ _RUN_PROSE = re.compile(
     r"\b(?:pipe|feed|pass)\s+(?:it|them|that|this|the\s+(?:script|output|response|result"
     r"|download|file|payload))\s+(?:straight\s+|directly\s+)?(?:in)?to\s+(?:sh|bash|zsh|python\d?"
     r"|perl|ruby|node|powershell|iex|a\s+shell|the\s+shell|an?\s+interpreter)\b"
-    r"|\b(?:download|fetch|curl|wget|get|retrieve)\s+(?:[^\s.;]+\s+){0,8}?(?:and|then)\s+"
+    r"|\b(?:download|fetch|curl|wget|get|retrieve)\s+(?:[^\s;]+\s+){0,8}?(?:and\s+then|and|then)\s+"
     r"(?:run|execute|eval(?:uate)?|source)\s+(?:it|that|them|the\s+(?:script|file|result))\b"
     r"|\b(?:run|execute|eval(?:uate)?)\s+(?:whatever|the\s+(?:code|commands?|script))\s+"
     r"(?:it|the\s+(?:url|page|server|site|response|endpoint))\s+(?:returns|sends|serves|contains)"

@@ -167,9 +167,15 @@ def open_shell(cmds: Sequence[Command]) -> Iterator[Found]:
         elif (_is_interpreter(cmd) or prog in ("powershell", "pwsh")) and _SOCKET_IN_CODE.search(
                 words) and _SHELL_IN_CODE.search(words):
             yield OPEN_SHELL, _port(words)
-        elif prog in _SHELLS and any(base(c.program) in ("nc", "ncat", "netcat", "telnet")
-                                     for c in cmd.upstream):
+        elif prog in _SHELLS and _networked(cmd, cmds):
             yield OPEN_SHELL, "network to shell"
+
+
+def _networked(shell: Command, cmds: Sequence[Command]) -> bool:
+    """Is a shell's input or output wired to a network client in the same pipeline?"""
+    net = ("nc", "ncat", "netcat", "telnet", "socat")
+    return any(base(c.program) in net for c in shell.upstream) or any(
+        shell in c.upstream and base(c.program) in net for c in cmds)
 
 
 def _port(words: str) -> str:
