@@ -60,6 +60,9 @@ _SECTION_WARNING = re.compile(
     r"anti-?pattern|don'?t|do\s+not|never|avoid|bad\b|wrong|mistake|pitfall|insecure|unsafe"
     r"|vulnerab|attack|threat|malicious|exploit|what\s+not|red\s+flag|forbidden|❌|dangerous"
     r"|detect|injection|security\s+review|must\s+not|risk", re.I)
+_COMMENT_WARNING = re.compile(
+    r"\b(?:bad|wrong|don'?t|do\s+not|never|avoid|insecure|unsafe|vulnerable|dangerous"
+    r"|malicious|attack\w*|anti-?pattern|must\s+not|exploit\w*)\b|❌|⛔|🚫", re.I)
 _CLAUSE = re.compile(r"[;:!?]|\.\s|\s[—–-]\s|\bbut\b|\bthen\b", re.I)
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+#.-]*)")
 _SHELL_LANGS = {"", "sh", "bash", "shell", "console", "zsh", "shellsession", "terminal",
@@ -76,7 +79,7 @@ _COMMAND_WORD = re.compile(
 # A code span of one bare word names a command; it runs one only after a verb that runs it.
 _NAMED = re.compile(r"^(?:env|set|export|declare|at|security|source|eval|crontab|git|tar)$")
 _RUN_VERB = re.compile(r"\b(?:run|execute|type|call|invoke|enter)\s+$", re.I)
-_RUN_BEFORE = re.compile(r"\b(?:run|execute|type|invoke|enter|then|and)\s+$", re.I)
+_RUN_BEFORE = re.compile(r"\b(?:run|execute|type|invoke|enter)\s+$", re.I)
 _PROSE_TAIL = re.compile(r"\s(?:and|then|before|after|so|to|into|from|for|when|if|because"
                          r"|which|that|until|while|first|every|each)(?:\s(?![-|<>&;])|$)", re.I)
 _ANY_COMMAND = re.compile(r"(?<![\w./=-])(?=(?:[A-Z_][A-Z0-9_]*=\S*\s+)*[a-z][\w.-]*(?:\s+\S|$))")
@@ -130,6 +133,8 @@ class _Block:
     lang: str = ""
     section_warns: bool = False
     block_warns: bool = False
+    fence_warns: bool = False
+    """The prose leading into the fence warns against what it holds."""
     last_prose: str = ""
 
 
@@ -138,10 +143,11 @@ def _track(line: str, block: _Block) -> bool:
     fence = _FENCE.match(line)
     if fence and (not block.fence or line.strip().startswith(block.fence)):
         if block.fence:
-            block.fence, block.block_warns = "", False
+            block.fence, block.block_warns, block.fence_warns = "", False, False
         else:
             block.fence, block.lang = fence.group(1), fence.group(2).lower()
-            block.block_warns = bool(_SECTION_WARNING.search(block.last_prose))
+            block.fence_warns = bool(_COMMENT_WARNING.search(block.last_prose))
+            block.block_warns = block.fence_warns
         return True
     if block.fence:
         return False
@@ -175,11 +181,12 @@ def _line_capabilities(number: int, line: str, block: _Block) -> Iterator[Capabi
         line = line.replace("<!--", "    ").replace("-->", "   ")
     mention = block.section_warns or block.block_warns
     in_fence = bool(block.fence)
-    if in_fence and re.match(r"^\s*(?:#|//|<!--)", line) and not _PROMPT.match(line + " x"):
-        block.block_warns = bool(_SECTION_WARNING.search(line)) or block.block_warns and bool(
-            line.strip())
+    if in_fence and not line.strip():
+        block.block_warns = block.fence_warns  # a blank line ends a commented stanza
+    elif in_fence and re.match(r"^\s*(?:#|//|REM\b|::)", line):
+        block.block_warns = block.fence_warns or bool(_COMMENT_WARNING.search(line))
     comment = re.search(r"\s#\s.*$", line) if in_fence else None
-    if comment and _SECTION_WARNING.search(comment.group(0)):
+    if comment and _COMMENT_WARNING.search(comment.group(0)):
         mention = True
     if mention:
         return

@@ -33,6 +33,10 @@ _SAFE = re.compile(
     r"|invalid|example|internal|lan|home\.arpa)|(?:[\w-]+\.)*example\.(?:com|org|net))$",
     re.IGNORECASE,
 )
+# A domain used as a namespace names nothing to reach: Kubernetes label and annotation keys
+# (``prometheus.io/scrape:``), API groups (``apiVersion: source.toolkit.fluxcd.io/v1``).
+_NAMESPACE = re.compile(r"/[\w.-]+[\"']?\s*:")
+_API_GROUP = re.compile(r"\bapiVersion:\s*[\"']?$")
 _QUERY_DATA = re.compile(_DATA + r"|\$\(|=\s*\$|\benv\b", re.IGNORECASE)
 
 
@@ -89,6 +93,8 @@ def host_targets(text: str) -> list[tuple[str, str]]:
     for m in _HOST.finditer(free):
         if not m.group(1).rsplit(".", 1)[-1].islower():
             continue  # ``ASP.NET``, ``VB.NET``: a product's name, not a host
+        if _NAMESPACE.match(free, m.end()) or _API_GROUP.search(free[: m.start()]):
+            continue  # ``linkerd.io/inject:``, ``apiVersion: policy.linkerd.io/v1``: a name
         target = _named(m.group(1).lower(), url=False)
         if target:
             found.append((target, m.group(0)))

@@ -37,7 +37,9 @@ def _content_findings(text: str, own: bool) -> list[FirewallFinding]:
     found = [FirewallFinding(HIDDEN, what, line, severity="warning" if own else "error")
              for line, what in reading.hidden]
     for number, line in enumerate(reading.text.splitlines() or [reading.text], start=1):
-        found += [FirewallFinding(SECRET, f"{kind}: {_mask(match)}", number)
+        # A secret is refused in an edit; in the user's own file it is theirs to fix.
+        found += [FirewallFinding(SECRET, f"{kind}: {_mask(match)}", number,
+                                  severity="warning" if own else "error")
                   for kind, match in find_secrets(line)]
         if not own and (m := _FRONTMATTER_KEY.search(line)):
             found.append(FirewallFinding("frontmatter", m.group(0)[:80], number))

@@ -45,6 +45,9 @@ _CHMOD_OPEN = re.compile(r"^(?:[0-7]?777|[ugoa]*\+[rwx]*s[rwx]*|[246][0-7]{3}|a\
                          r"|ugo\+rwx)$", re.I)
 
 
+_AT_TIME = re.compile(r"^(?:now|noon|midnight|teatime|tomorrow|\d{1,2}(?::\d{2})?(?:am|pm)?|-f)$")
+
+
 def written(cmd: Command) -> list[str]:
     """Files a command writes: redirections, ``tee``, the destination of a copy or move,
     ``sed -i`` and ``dd of=``."""
@@ -70,7 +73,8 @@ def persist(cmds: Sequence[Command]) -> Iterator[Found]:
                 yield PERSIST, _place(path)
         if prog == "crontab" and (cmd.upstream or not {"-l", "-r"} & set(args)):
             yield PERSIST, "crontab"
-        elif prog in ("at", "batch") and (cmd.upstream or cmd.redirects or args):
+        elif prog in ("at", "batch") and (cmd.upstream or any(op == "<" for op, _ in cmd.redirects)
+                                           or prog == "at" and args and _AT_TIME.match(args[0])):
             yield PERSIST, "at job"
         elif prog == "systemctl" and "enable" in args:
             yield PERSIST, "systemd unit"
