@@ -227,7 +227,9 @@ def lint_cmd(
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise SkillOptError(f"cannot read {path}: {exc}") from exc
-        for f in lint_document(text, max_tokens, folder=path.parent.name):
+        # A skill's name should be its folder's; an instruction file has no such folder.
+        folder = path.parent.name if path.name.lower() == "skill.md" else ""
+        for f in lint_document(text, max_tokens, folder=folder):
             if f.rule == "reach_host" and f.excerpt.split(":", 1)[0] in allowed:
                 continue
             counts[f.severity] += 1

@@ -87,8 +87,25 @@ _QUOTED = re.compile(r'"[^"]{3,}"|“[^”]+”|„[^“”]+[“”]|«[^»]+»
 _MARKER = "skillopt-sleep:"
 
 
+# Shell text no rule can act on is not parsed: no fetcher, interpreter, network tool,
+# scheduler, credential store, permission flag, mode change or redirection in it.
+_ACTIONABLE = re.compile(
+    r"curl|wget|\bi[er][xmw]\b|invoke|\bn(?:c|cat|etcat)\b|socat|telnet|/dev/|base(?:64|32)"
+    r"|xxd|openssl|g?unzip|[bgx]?zcat|\brev\b|\btr\b|eval|source|\b(?:ba|z|da|k|c|tc|fi)?sh\b"
+    r"|python|perl|ruby|node|deno|bun|php|pwsh|powershell|lua|osascript|cmd|\.\s|\bat\b|batch"
+    r"|cron|systemctl|launchctl|schtasks|scheduledtask|\breg\b|itemproperty|hooks|git\b|\.ssh"
+    r"|\.aws|netrc|\.env|keychain|security|\benv\b|printenv|\bset\b|export|declare|chmod"
+    r"|setenforce|ufw|csrutil|spctl|mppreference|executionpolicy|[A-Z_]+=|sudoers|visudo|usermod"
+    r"|update-rc|chkconfig|authorized|rc\b|profile|--|[>|`]|\$\(|tee|\bcp\b|\bmv\b|install"
+    r"|\bln\b|\bdd\b|rsync|scp|ssh|ngrok|cloudflared|\bbore\b|\blt\b|mkfifo|\btar\b|zip"
+    r"|cat\b|less|more|head|tail|strings|hexdump|gpg|get-content|\bgh\b|npm|yarn|pnpm|mail"
+    r"|credentials|\.kube|\.docker|gcloud|azure|shadow|cookies|vault|secrets?\.", re.I)
+
+
 def shell_found(snippet: str) -> list[Found]:
     """Capabilities a piece of shell text grants."""
+    if not _ACTIONABLE.search(snippet):
+        return []
     cmds: tuple[Command, ...] = commands(snippet)
     found: list[Found] = []
     for rule in (run_fetched, open_shell, persist, read_credentials, bypass_check):

@@ -35,7 +35,7 @@ _SAFE = re.compile(
 )
 # A domain used as a namespace names nothing to reach: Kubernetes label and annotation keys
 # (``prometheus.io/scrape:``), API groups (``apiVersion: source.toolkit.fluxcd.io/v1``).
-_NAMESPACE = re.compile(r"/[\w.-]+[\"']?\s*:")
+_NAMESPACE = re.compile(r"/[\w.-]+[\"']?\s*[:=]")
 _API_GROUP = re.compile(r"\bapiVersion:\s*[\"']?$")
 _QUERY_DATA = re.compile(_DATA + r"|\$\(|=\s*\$|\benv\b", re.IGNORECASE)
 

@@ -26,6 +26,7 @@ _OTHER_INVISIBLE = frozenset(
 )
 _TAGS = range(0xE0000, 0xE0080)
 _ZWJ, _VS15, _VS16 = 0x200D, 0xFE0E, 0xFE0F
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _CONTINUATION = re.compile(r"\\\r?\n[ \t]*")
 
 
@@ -65,16 +66,18 @@ class Reading:
 
 def _strip(text: str, hidden: list[tuple[int, str]]) -> str:
     out: list[str] = []
-    line = 1
-    for i, ch in enumerate(text):
-        if ch == "\n":
-            line += 1
+    last = 0
+    for m in _NON_ASCII.finditer(text):  # every invisible character is outside ASCII
+        i, ch = m.start(), m.group(0)
         if not invisible(ch) or _emoji_glue(text, i):
-            out.append(ch)
             continue
+        out.append(text[last:i])
+        last = i + 1
+        line = text.count("\n", 0, i) + 1
         hidden.append((line, f"U+{ord(ch):04X} {unicodedata.name(ch, 'invisible')}"))
         if 0xE0020 <= ord(ch) <= 0xE007E:
             out.append(chr(ord(ch) - 0xE0000))  # a tag letter is the letter it hides
+    out.append(text[last:])
     return "".join(out)
 
 
