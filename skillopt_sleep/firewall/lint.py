@@ -12,10 +12,10 @@ import re
 
 from skillopt_sleep.errors import SkillDocError
 from skillopt_sleep.firewall import frontmatter
-from skillopt_sleep.firewall.rules import _content_findings, capability_finding
+from skillopt_sleep.firewall.rules import _content_findings, capability_finding, parse_body
 from skillopt_sleep.firewall.provenance import found_in
 from skillopt_sleep.records import FirewallFinding
-from skillopt_sleep.skilldoc import approx_tokens, parse
+from skillopt_sleep.skilldoc import approx_tokens
 
 MAX_SKILL_TOKENS = 2000
 SEVERITIES = ("error", "warning", "note")
@@ -24,15 +24,16 @@ SEVERITIES = ("error", "warning", "note")
 def _learned_lines(text: str, findings: list[FirewallFinding]) -> set[int]:
     """1-based lines inside the managed regions (learned text)."""
     try:
-        doc = parse(text)
+        doc, skipped = parse_body(text)
+        text = doc.text
     except SkillDocError as exc:
         if "marker" in str(exc) or "region" in str(exc):
             findings.append(FirewallFinding("broken_markers", str(exc), _line_of(str(exc))))
         return set()
     lines: set[int] = set()
     for region in doc.regions.values():
-        first = text.count("\n", 0, region.body_start) + 1
-        last = text.count("\n", 0, region.body_end) + 1
+        first = text.count("\n", 0, region.body_start) + 1 + skipped
+        last = text.count("\n", 0, region.body_end) + 1 + skipped
         lines.update(range(first, last + 1))
     return lines
 

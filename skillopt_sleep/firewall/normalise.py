@@ -111,7 +111,8 @@ def logical_lines(text: str) -> list[tuple[int, str]]:
         if not pending:
             start = number
         if line.endswith("\\") and not line.endswith("\\\\"):
-            pending.append(line[:-1].rstrip() + " ")
+            part = line[:-1].strip() if pending else line[:-1].rstrip()
+            pending.append(part + " ")
             continue
         out.append((start, "".join(pending) + line.lstrip() if pending else line))
         pending = []

@@ -12,7 +12,7 @@ from skillopt_sleep.firewall.normalise import read
 from skillopt_sleep.firewall.provenance import Context, found_in
 from skillopt_sleep.records import Edit, FirewallFinding
 from skillopt_sleep.secrets import find_secrets
-from skillopt_sleep.skilldoc import MARKER_PREFIX, parse
+from skillopt_sleep.skilldoc import MARKER_PREFIX, SkillDoc, parse
 
 MAX_ENTRY_CHARS = 400
 HIDDEN = "hidden_characters"
@@ -93,7 +93,7 @@ def check_proposal(before: str, after: str, ctx: Context | None = None
     """
     findings = _frontmatter_changes(before, after)
     try:
-        old, new = parse(before), parse(after)
+        (old, _), (new, _) = parse_body(before), parse_body(after)
     except SkillDocError as exc:
         return [*findings, FirewallFinding("unreadable", str(exc)[:80], 1)]
     if _own_words(old.user_text()) != _own_words(new.user_text()):
@@ -107,6 +107,19 @@ def check_proposal(before: str, after: str, ctx: Context | None = None
     whole = [c for c in found_in(after) + found_in(_joined(learned)) if not granted.permits(c)]
     findings += [capability_finding(c) for c in _unique(whole)]
     return findings
+
+
+def parse_body(text: str) -> tuple[SkillDoc, int]:
+    """The document with its regions, and how many lines were set aside to read it. A
+    frontmatter a strict parser refuses is the frontmatter check's business (tolerant,
+    ``frontmatter.keys``): the body is read without it rather than not at all."""
+    try:
+        return parse(text), 0
+    except SkillDocError:
+        head = frontmatter.FRONTMATTER.match(text)
+        if head is None:
+            raise
+        return parse(text[head.end():]), text.count("\n", 0, head.end())
 
 
 def _joined(learned: str) -> str:
