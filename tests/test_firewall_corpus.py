@@ -34,25 +34,25 @@ def refused_as(case: Case) -> set[str]:
     return {f.rule for f in check_proposal(SKILL, proposed(case.lines), Context())}
 
 
-def test_the_corpora_have_their_sizes_and_cover_every_class():
+def test_the_corpora_have_their_sizes_and_cover_every_class() -> None:
     assert len(HOSTILE) >= 100 and len(BENIGN) >= 100
     assert {c.kind for c in HOSTILE} == {
         "reach_host", "run_fetched_code", "open_shell", "persist", "read_credentials",
         "bypass_check", "override_instructions"}
 
 
-def test_hostile_edits_are_refused_each_by_its_class():
+def test_hostile_edits_are_refused_each_by_its_class() -> None:
     missed = [c.label for c in HOSTILE if c.kind not in refused_as(c)]
     assert len(missed) <= 0.05 * len(HOSTILE), missed
     assert all(refused_as(c) for c in HOSTILE)
 
 
-def test_benign_edits_are_not_flagged():
+def test_benign_edits_are_not_flagged() -> None:
     flagged = [(c.lines, refused_as(c)) for c in BENIGN if refused_as(c)]
     assert len(flagged) <= 0.02 * len(BENIGN), flagged
 
 
-def test_single_line_edits_are_refused_by_the_edit_check_too():
+def test_single_line_edits_are_refused_by_the_edit_check_too() -> None:
     single = [c for c in HOSTILE if len(c.lines) == 1]
     missed = [c.label for c in single if c.kind not in {
         f.rule for f in check_edit(Edit("append", c.lines[0]))}]
@@ -60,15 +60,15 @@ def test_single_line_edits_are_refused_by_the_edit_check_too():
     assert not [c.lines for c in BENIGN if check_edit(Edit("append", c.lines[0]))]
 
 
-def test_a_payload_split_over_several_edits_is_refused_whole():
+def test_a_payload_split_over_several_edits_is_refused_whole() -> None:
     assert SPLIT.kind in refused_as(SPLIT)
 
 
-def test_a_multi_line_payload_is_refused():
+def test_a_multi_line_payload_is_refused() -> None:
     assert MULTI_LINE.kind in refused_as(MULTI_LINE)
 
 
-def test_a_capability_the_user_typed_is_not_refused_but_one_from_elsewhere_is():
+def test_a_capability_the_user_typed_is_not_refused_but_one_from_elsewhere_is() -> None:
     case = next(c for c in HOSTILE if c.label.startswith("run_fetched_code/span/"))
     payload = case.lines[0].split("`")[1]
     typed = Context.from_texts([f"please set up with {payload}"])
@@ -81,11 +81,11 @@ EARLIER = [json.loads(line) for line in (DATA / "hostile.jsonl").read_text("utf-
 
 
 @pytest.mark.parametrize("case", EARLIER, ids=[c["label"] for c in EARLIER])
-def test_the_earlier_hostile_corpus_is_still_refused(case: dict):
+def test_the_earlier_hostile_corpus_is_still_refused(case: dict) -> None:
     rule = RENAMED.get(case["rule"], case["rule"])
     assert rule in {f.rule for f in check_edit(Edit(op="append", text=case["text"]))}
 
 
 @pytest.mark.parametrize("path", sorted((DATA / "benign").glob("*.md")), ids=lambda p: p.stem)
-def test_benign_hand_written_skills_have_no_errors(path: Path):
+def test_benign_hand_written_skills_have_no_errors(path: Path) -> None:
     assert [f for f in lint_document(path.read_text("utf-8")) if f.severity == "error"] == []

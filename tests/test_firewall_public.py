@@ -21,12 +21,12 @@ SHARED = REPO.parent / "shared" / "fixtures" / "skills-public"
 OWN = REPO / "tests" / "fixtures" / "skills-public"
 
 
-def test_the_shared_corpus_reads_as_pinned():
+def test_the_shared_corpus_reads_as_pinned() -> None:
     require(SHARED.is_dir(), f"the shared skills corpus is not at {SHARED}")
     assert reading(SHARED) == pinned()
 
 
-def test_the_copied_real_skills_read_as_their_pins():
+def test_the_copied_real_skills_read_as_their_pins() -> None:
     own = reading(OWN)
     assert own, "no real skills copied into the repository"
     assert set(own) <= set(pinned())  # same bytes, same findings as in the shared corpus
@@ -34,7 +34,7 @@ def test_the_copied_real_skills_read_as_their_pins():
     assert {"run_fetched_code", "reach_host", "frontmatter_shape"} <= classes
 
 
-def test_lint_on_real_skills_exits_zero_and_speaks_json_lines():
+def test_lint_on_real_skills_exits_zero_and_speaks_json_lines() -> None:
     done = CliRunner().invoke(app, ["lint", "--json", str(OWN)])
     assert done.exit_code == 0, done.output
     rows = [json.loads(line) for line in done.output.splitlines()]
@@ -46,6 +46,6 @@ def test_lint_on_real_skills_exits_zero_and_speaks_json_lines():
     assert installs and all(r["severity"] == "warning" for r in installs)
 
 
-def test_security_guidance_that_names_attacks_grants_nothing():
+def test_security_guidance_that_names_attacks_grants_nothing() -> None:
     auditor = [line for line in reading(OWN) if "skill-security-auditor" in line]
     assert not [line for line in auditor if " warning " in line or " error " in line]

@@ -12,8 +12,8 @@ import re
 
 from skillopt_sleep.errors import SkillDocError
 from skillopt_sleep.firewall import frontmatter
-from skillopt_sleep.firewall.rules import _content_findings, capability_finding, parse_body
 from skillopt_sleep.firewall.provenance import found_in
+from skillopt_sleep.firewall.rules import _content_findings, capability_finding, parse_body
 from skillopt_sleep.records import FirewallFinding
 from skillopt_sleep.skilldoc import approx_tokens
 

@@ -95,7 +95,8 @@ _CREDENTIAL_NOUN = (
     r"cookies|token\s+caches?)")
 _CREDENTIALS = re.compile(rf"\b{_SEND}\s+{_GAP}(?:(?:the\s+)?(?:contents?|values?)\s+of\s+)?"
                           rf"{_CREDENTIAL_NOUN}", re.I)
-_DESTINATION = re.compile(r"\b(?:to|into|in|inside|from\s+the\s+template)\s+(?:the\s+|your\s+|a\s+)?$"
+_DESTINATION = re.compile(r"\b(?:to|into|in|inside|from\s+the\s+template)\s+"
+                          r"(?:the\s+|your\s+|a\s+)?$"
                           r"|\b(?:names?|number|count|list|schema|format|location)\s+of\s+(?:the\s+)?"
                           r"(?:\w+\s+)?$|\bpublic\s+$", re.I)
 

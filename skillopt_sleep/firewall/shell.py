@@ -65,7 +65,7 @@ def unwrap(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(words[i:])
 
 
-class _Walker(bashlex.ast.nodevisitor):  # type: ignore[misc]
+class _Walker(bashlex.ast.nodevisitor):
     def __init__(self) -> None:
         self.found: list[Command] = []
 

@@ -25,7 +25,8 @@ CREDENTIAL = re.compile(
     r"|ed25519)(?!\.pub)\b|\.aws/(?:credentials|config)|\.aws/?$|\.netrc|_netrc|\.pgpass"
     r"|\.git-credentials|\.npmrc|\.pypirc|\.docker/config\.json|\.kube/config|\.config/gcloud"
     r"|\.azure/|\.config/gh/hosts|\.gnupg|\.password-store|/etc/shadow|\.env(?![\w.-]*\."
-    r"(?:example|sample|template|dist|defaults?|tpl))(?:\.[\w-]+)?\b|login data|cookies(?:\.sqlite)?"
+    r"(?:example|sample|template|dist|defaults?|tpl))(?:\.[\w-]+)?\b|login data"
+    r"|cookies(?:\.sqlite)?"
     r"|\.keychain(?:-db)?\b|\.vault-token|\.terraformrc|credentials\.json|secrets?\.(?:ya?ml"
     r"|json|toml))", re.I)
 _READERS = {"cat", "less", "more", "head", "tail", "base64", "xxd", "od", "strings", "cp",
@@ -74,19 +75,19 @@ def persist(cmds: Sequence[Command]) -> Iterator[Found]:
         if prog == "crontab" and (cmd.upstream or not {"-l", "-r"} & set(args)):
             yield PERSIST, "crontab"
         elif prog in ("at", "batch") and (cmd.upstream or any(op == "<" for op, _ in cmd.redirects)
-                                           or prog == "at" and args and _AT_TIME.match(args[0])):
+                                           or (prog == "at" and args and _AT_TIME.match(args[0]))):
             yield PERSIST, "at job"
         elif prog == "systemctl" and "enable" in args:
             yield PERSIST, "systemd unit"
         elif prog == "launchctl" and {"load", "bootstrap", "submit", "enable"} & set(args):
             yield PERSIST, "launchd job"
-        elif prog == "schtasks" and "/create" in args or prog in ("register-scheduledtask",
+        elif (prog == "schtasks" and "/create" in args) or prog in ("register-scheduledtask",
                                                                   "new-scheduledtask"):
             yield PERSIST, "scheduled task"
         elif prog == "git" and "config" in args and any("hookspath" in a for a in args):
             yield PERSIST, "git hooks path"
-        elif prog in ("visudo", "update-rc.d", "chkconfig") or prog == "usermod" and any(
-                a in ("sudo", "wheel", "admin") for a in args):
+        elif prog in ("visudo", "update-rc.d", "chkconfig") or (prog == "usermod" and any(
+                a in ("sudo", "wheel", "admin") for a in args)):
             yield PERSIST, "sudo rules" if prog in ("visudo", "usermod") else "init script"
         elif prog in ("reg", "set-itemproperty", "new-itemproperty") and any(
                 "currentversion\\run" in a.replace("\\\\", "\\") for a in args):
@@ -117,8 +118,8 @@ def read_credentials(cmds: Sequence[Command]) -> Iterator[Found]:
             # ``set``/``export -p`` only count when sent somewhere.
             if _filtered(cmd, cmds):
                 continue
-            if cmd.program in ("env", "printenv") and not cmd.assigns or _sent(cmd, cmds) and (
-                    prog != "export" or "-p" in cmd.args):
+            if (cmd.program in ("env", "printenv") and not cmd.assigns) or (_sent(cmd, cmds) and (
+                    prog != "export" or "-p" in cmd.args)):
                 yield READ_CREDENTIALS, "environment"
             continue
         if prog not in _READERS and not any(c for c in cmd.inner):
@@ -156,34 +157,43 @@ def _store(match: str) -> str:
 
 def bypass_check(cmds: Sequence[Command]) -> Iterator[Found]:
     """A permission skipped or a check turned off: agent CLIs' skip flags, ``--no-verify``,
-    hooks or TLS checks disabled through the environment, world-writable or setuid modes."""
+    hooks or TLS checks disabled through the environment, world-writable or setuid modes,
+    a host's security controls switched off."""
     for cmd in cmds:
-        prog, args = base(cmd.program), list(cmd.args)
-        low = [a.lower() for a in args]
-        for i, arg in enumerate(low):
-            if _AGENT_BYPASS.match(arg) or arg == "--permission-mode" and i + 1 < len(
-                    low) and low[i + 1] == "bypasspermissions":
-                yield BYPASS_CHECK, arg.lstrip("-")
-        if prog == "git" and ("--no-verify" in low or (low[:1] == ["commit"] and "-n" in low)):
-            yield BYPASS_CHECK, "git hooks"
-        if prog == "git" and "config" in low and any("sslverify" in a for a in low) and "false" in low:
-            yield BYPASS_CHECK, "tls verification"
-        if prog in ("npm", "yarn", "pnpm") and "strict-ssl" in low and "false" in low:
-            yield BYPASS_CHECK, "tls verification"
-        for assign in (*cmd.assigns, *(w for w in cmd.words if "=" in w and w[:1].isupper())):
-            if _OFF_ENV.match(assign):
-                yield BYPASS_CHECK, assign.split("=")[0].lower()
-        if prog == "chmod" and any(_CHMOD_OPEN.match(a) for a in low):
-            yield BYPASS_CHECK, "file permissions"
-        if prog in ("setenforce",) and "0" in low or prog in ("ufw",) and "disable" in low:
-            yield BYPASS_CHECK, prog
-        if prog in ("csrutil", "spctl") and any("disable" in a for a in low):
-            yield BYPASS_CHECK, prog
-        if prog == "set-mppreference" and any("disable" in a for a in low):
-            yield BYPASS_CHECK, "defender"
-        if any(a == "-executionpolicy" or a == "set-executionpolicy" for a in low) or (
-                prog == "set-executionpolicy"):
-            if {"bypass", "unrestricted"} & set(low):
-                yield BYPASS_CHECK, "execution policy"
-        if prog == "gh" and "merge" in low and "--admin" in low:
-            yield BYPASS_CHECK, "branch protection"
+        for target in (*_skipped_by_flags(cmd), *_switched_off(cmd)):
+            yield BYPASS_CHECK, target
+
+
+def _skipped_by_flags(cmd: Command) -> Iterator[str]:
+    prog, low = base(cmd.program), [a.lower() for a in cmd.args]
+    for i, arg in enumerate(low):
+        mode = arg == "--permission-mode" and low[i + 1:i + 2] == ["bypasspermissions"]
+        if _AGENT_BYPASS.match(arg) or mode:
+            yield arg.lstrip("-")
+    if prog == "git" and ("--no-verify" in low or (low[:1] == ["commit"] and "-n" in low)):
+        yield "git hooks"
+    if prog == "git" and "config" in low and "false" in low and any("sslverify" in a
+                                                                    for a in low):
+        yield "tls verification"
+    if prog in ("npm", "yarn", "pnpm") and "strict-ssl" in low and "false" in low:
+        yield "tls verification"
+    if prog == "gh" and "merge" in low and "--admin" in low:
+        yield "branch protection"
+    for assign in (*cmd.assigns, *(w for w in cmd.words if "=" in w and w[:1].isupper())):
+        if _OFF_ENV.match(assign):
+            yield assign.split("=")[0].lower()
+
+
+def _switched_off(cmd: Command) -> Iterator[str]:
+    prog, low = base(cmd.program), [a.lower() for a in cmd.args]
+    if prog == "chmod" and any(_CHMOD_OPEN.match(a) for a in low):
+        yield "file permissions"
+    if (prog == "setenforce" and "0" in low) or (prog == "ufw" and "disable" in low):
+        yield prog
+    if prog in ("csrutil", "spctl") and any("disable" in a for a in low):
+        yield prog
+    if prog == "set-mppreference" and any("disable" in a for a in low):
+        yield "defender"
+    policy = prog == "set-executionpolicy" or "-executionpolicy" in low
+    if policy and {"bypass", "unrestricted"} & set(low):
+        yield "execution policy"

@@ -32,7 +32,7 @@ _DECODERS = {"base64", "b64", "xxd", "openssl", "gunzip", "zcat", "bzcat", "xzca
 _NET = {"nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "sftp", "rsync", "ftp"}
 _SCRIPT = re.compile(r"[/$]|\.(?:sh|bash|zsh|py|pl|rb|js|mjs|cjs|ts|php|ps1|lua)$|^<\(")
 _INLINE = {"-c", "-e", "-r", "-command", "-enc", "-encodedcommand", "-ec", "-m", "--eval",
-           "-p", "--print", "-x", "-i", "-x", "-ic"}
+           "-p", "--print", "-x", "-i", "-ic"}
 _ENCODED_PS = re.compile(r"^-(?:e|ec|en|enc|enco|encod|encode|encoded|encodedc\w*)$", re.I)
 _DECODE_IN_CODE = re.compile(
     r"b64decode|base64|frombase64string|decode\(|fromcharcode|atob\(|unhexlify|bytes\.fromhex"
@@ -45,9 +45,11 @@ _SHELL_IN_CODE = re.compile(r"dup2|pty\.spawn|/bin/\w*sh|cmd\.exe|subprocess|pop
                             r"|spawn|getstream|iex", re.I)
 
 
+_VERSIONED = re.compile(r"(?:python|pypy|perl|ruby|php)[0-9.]*")
+
+
 def _is_interpreter(cmd: Command) -> bool:
-    return base(cmd.program) in _INTERPRETERS or re.fullmatch(
-        r"python[0-9.]*|pypy[0-9.]*|perl[0-9.]*|ruby[0-9.]*|php[0-9.]*", base(cmd.program)) is not None
+    return base(cmd.program) in _INTERPRETERS or bool(_VERSIONED.fullmatch(base(cmd.program)))
 
 
 def _runs_stdin(cmd: Command) -> bool:
@@ -136,7 +138,8 @@ def _runs_file(cmd: Command, files: set[str]) -> bool:
 
 def _inline_code(cmd: Command) -> Iterator[Found]:
     prog, args = base(cmd.program), cmd.args
-    if prog in ("powershell", "pwsh", "powershell_ise") and any(_ENCODED_PS.match(a) for a in args):
+    if prog in ("powershell", "pwsh", "powershell_ise") and any(
+            _ENCODED_PS.match(a) for a in args):
         yield RUN_FETCHED, "encoded command"
         return
     code = " ".join(args)
@@ -150,25 +153,31 @@ def _inline_code(cmd: Command) -> Iterator[Found]:
 def open_shell(cmds: Sequence[Command]) -> Iterator[Found]:
     """A shell wired to the network (reverse or bind) or a listener anyone may connect to."""
     for cmd in cmds:
-        prog, args = base(cmd.program), [a.lower() for a in cmd.args]
-        words = " ".join([*args, *(t for _, t in cmd.redirects)])
-        if "/dev/tcp/" in words or "/dev/udp/" in words:
-            yield OPEN_SHELL, _port(words)
-        elif prog in ("nc", "ncat", "netcat") and any(
-                re.fullmatch(r"-\w*[lec]\w*|--(?:listen|exec|sh-exec|lua-exec)", a) for a in args):
-            yield OPEN_SHELL, _port(words)
-        elif prog == "socat" and re.search(r"tcp\d?-listen|exec:|system:|pty", words):
-            yield OPEN_SHELL, _port(words)
-        elif prog in ("ngrok", "cloudflared", "bore", "localtunnel", "lt") and args:
-            yield OPEN_SHELL, f"{prog} tunnel"
-        elif prog == "ssh" and any(a == "-r" or a.startswith("-r") for a in cmd.args
-                                    if a.startswith("-R")):
-            yield OPEN_SHELL, "ssh remote forward"
-        elif (_is_interpreter(cmd) or prog in ("powershell", "pwsh")) and _SOCKET_IN_CODE.search(
-                words) and _SHELL_IN_CODE.search(words):
-            yield OPEN_SHELL, _port(words)
-        elif prog in _SHELLS and _networked(cmd, cmds):
-            yield OPEN_SHELL, "network to shell"
+        target = _shell_or_listener(cmd, cmds)
+        if target:
+            yield OPEN_SHELL, target
+
+
+_LISTEN = re.compile(r"-\w*[lec]\w*|--(?:listen|exec|sh-exec|lua-exec)")
+
+
+def _shell_or_listener(cmd: Command, cmds: Sequence[Command]) -> str:
+    prog, args = base(cmd.program), [a.lower() for a in cmd.args]
+    words = " ".join([*args, *(t for _, t in cmd.redirects)])
+    if "/dev/tcp/" in words or "/dev/udp/" in words or (
+            prog in ("nc", "ncat", "netcat") and any(_LISTEN.fullmatch(a) for a in args)) or (
+            prog == "socat" and re.search(r"tcp\d?-listen|exec:|system:|pty", words)):
+        return _port(words)
+    if prog in ("ngrok", "cloudflared", "bore", "localtunnel", "lt") and args:
+        return f"{prog} tunnel"
+    if prog == "ssh" and any(a.startswith("-R") for a in cmd.args):
+        return "ssh remote forward"
+    coded = _is_interpreter(cmd) or prog in ("powershell", "pwsh")
+    if coded and _SOCKET_IN_CODE.search(words) and _SHELL_IN_CODE.search(words):
+        return _port(words)
+    if prog in _SHELLS and _networked(cmd, cmds):
+        return "network to shell"
+    return ""
 
 
 def _networked(shell: Command, cmds: Sequence[Command]) -> bool:
