@@ -15,11 +15,12 @@ import pytest
 
 from skillopt_sleep.firewall import Context, check_edit, check_proposal, lint_document
 from skillopt_sleep.records import Edit
-from tests.data.firewall_edits import MULTI_LINE, SPLIT, Case, benign, hostile
+from tests.data.firewall_edits import MULTI_LINE, SPLIT, Case, benign, hand, hostile
 
 DATA = Path(__file__).parent / "data" / "firewall"
 SKILL = "---\nname: fix\ndescription: Fix bugs\n---\nFix bugs carefully.\n"
-HOSTILE, BENIGN = hostile(), benign()
+HAND_HOSTILE, HAND_BENIGN = hand()
+HOSTILE, BENIGN = hostile() + HAND_HOSTILE, benign() + HAND_BENIGN
 # The earlier corpus's rule names, as the capability classes now name them.
 RENAMED = {"download_to_shell": "run_fetched_code", "foreign_url": "reach_host",
            "exfiltration": "read_credentials", "instruction_override": "override_instructions"}

@@ -22,13 +22,14 @@ from skillopt_sleep.firewall.shell_rules import (
     OPEN_SHELL,
     PERSIST,
     READ_CREDENTIALS,
+    REACH_HOST,
     RUN_FETCHED,
     Found,
     open_shell,
     run_fetched,
+    smuggled,
 )
 
-REACH_HOST = "reach_host"
 CLASSES = (REACH_HOST, RUN_FETCHED, OPEN_SHELL, PERSIST, READ_CREDENTIALS, BYPASS_CHECK,
            OVERRIDE)
 """Every capability class, in the order findings name them."""
@@ -108,7 +109,7 @@ def shell_found(snippet: str) -> list[Found]:
         return []
     cmds: tuple[Command, ...] = commands(snippet)
     found: list[Found] = []
-    for rule in (run_fetched, open_shell, persist, read_credentials, bypass_check):
+    for rule in (run_fetched, open_shell, persist, read_credentials, bypass_check, smuggled):
         found.extend(rule(cmds))
     return found
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from skillopt_sleep.firewall.shell_access import CREDENTIAL
 from skillopt_sleep.firewall.shell_rules import (
     BYPASS_CHECK,
     OPEN_SHELL,
@@ -27,8 +28,15 @@ _OVERRIDES = [
     rf"|stop\s+following|no\s+longer\s+follow|do\s+not\s+follow|don'?t\s+follow|throw\s+out"
     rf"|discard|abandon)\s+{_GAP}(?:instructions?|system\s+prompt|guardrails|directives"
     rf"|programming|what\s+(?:you\s+were|the\s+(?:user|system))\s+(?:told|said)"
-    rf"|{_QUALIFIED}\s+(?:[\w'-]+\s+)?(?:rules|guidelines|polic(?:y|ies)|constraints"
-    rf"|restrictions|messages|prompts?))\b",
+    rf"|{_QUALIFIED}\s+(?:[\w'-]+\s+)?(?:rules?|guidelines?|polic(?:y|ies)|constraints?"
+    rf"|restrictions?|messages?|prompts?))\b",
+    r"\b(?:overrides?|supersedes?|replaces?|outranks?|cancels?|voids?)\s+(?:your|the|any|all)\s+"
+    r"(?:\w+\s+)?(?:system\s+prompt|instructions|rules|guidelines|directives)\b",
+    r"^\W*(?:system|assistant|developer|admin(?:istrator)?)\s*(?:message|prompt)?\s*:\s"
+    r"|<\|?(?:system|im_start)\|?>|\[(?:system|inst)\]",
+    r"\b(?:prior|previous|earlier|above|old|original)\s+(?:instructions|ones|rules|prompts?)\s+"
+    r"(?:are|is)\s+(?:void|cancel+ed|obsolete|revoked|invalid|no\s+longer\s+valid|superseded)",
+    r"\b(?:follow|obey|keep\s+following)\s+only\s+(?:this|these|the\s+following)\b",
     r"\byou\s+are\s+now\s+(?:an?\s+(?:unrestricted|unfiltered|jailbroken|different|new)|dan\b"
     r"|in\s+\w+\s+mode|free\s+(?:of|from)|no\s+longer\s+bound|unrestricted|jailbroken)",
     r"\b(?:act|behave|pretend)\s+(?:as\s+if\s+you\s+(?:are|were|have)\s+|as\s+|to\s+be\s+)"
@@ -38,8 +46,9 @@ _OVERRIDES = [
     r"\b|\bdeveloper\s+mode\s+(?:enabled|on)\b",
     r"\b(?:reveal|print|show|repeat|output|leak|disclose)\s+(?:your|the)\s+(?:system\s+prompt"
     r"|hidden\s+instructions|initial\s+instructions|instructions\s+above)\b",
-    r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this\s+)?to|alert|notify)"
-    r"\s+(?:the\s+)?user\b|\bwithout\s+(?:telling|asking|informing|notifying|alerting)\s+the"
+    r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention|disclose|admit|alert|notify|reveal"
+    r"|report)\s+(?:(?:this|these|it|that|them|any|the|your|\w+ing)\s+){0,3}(?:\w+\s+)?"
+    r"(?:to\s+)?(?:the\s+)?user\b(?!'s)|\bwithout\s+(?:telling|asking|informing|notifying|alerting)\s+the"
     r"\s+user\b|\b(?:hide|conceal|keep)\s+(?:this|it|these\s+\w+)\s+(?:hidden\s+)?from\s+the"
     r"\s+user\b",
     r"\b(?:these|this|the\s+following)\s+(?:instructions?|rules?)\s+(?:take|takes|have|has)\s+"
@@ -57,7 +66,8 @@ _OFF_VERB = (r"(?:disable|turn\s+off|switch\s+off|bypass|skip|circumvent|deactiv
              r"|silence|comment\s+out|get\s+around|work\s+around|stub\s+out|mute|kill|stop|remove"
              r"|delete|uninstall)")
 _GUARD = (
-    r"(?:(?:pre-?commit|git|commit|push|husky)\s+hooks?|(?:the\s+)?hooks|sandbox(?:ing)?"
+    r"(?:(?:pre-?commit|git|commit|push|husky|verification|security|all\s+(?:the\s+)?)\s+hooks?"
+    r"|sandbox(?:ing)?"
     r"|permission\s+(?:prompts?|checks?|system|dialogs?)|(?:the\s+)?permissions?\s+checks?"
     r"|approvals?(?:\s+prompts?)?|confirmation\s+prompts?|safety\s+(?:checks?|filters?|features?)"
     r"|security\s+(?:checks?|scans?|scanning|warnings?|controls?|polic(?:y|ies)|software|tools?)"
@@ -93,6 +103,7 @@ _CREDENTIAL_NOUN = (
     r"|PASSWORD|PASSWD|CREDENTIALS?)\b\}?)|api[ _-]?keys?|(?:access|auth|bearer|session|github"
     r"|npm|secret|api|oauth|refresh)[ _-]?tokens?|passwords?|secrets|(?:session\s+|browser\s+)?"
     r"cookies|token\s+caches?)")
+_SEND_VERB = re.compile(rf"\b{_SEND}\b", re.I)
 _CREDENTIALS = re.compile(rf"\b{_SEND}\s+{_GAP}(?:(?:the\s+)?(?:contents?|values?)\s+of\s+)?"
                           rf"{_CREDENTIAL_NOUN}", re.I)
 _DESTINATION = re.compile(r"\b(?:to|into|in|inside|from\s+the\s+template)\s+"
@@ -104,7 +115,7 @@ _PLACE = (r"(~?/?\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv)\b|shell
           r"|start-?up)\s+files?|crontab|cron\s*jobs?|scheduled\s+tasks?|systemd\s+(?:units?"
           r"|services?|timers?)|launch\s*(?:agents?|daemons?)|login\s+items?|start-?up\s+(?:items?"
           r"|folder|scripts?)|git\s+hooks?|\.git/hooks\S*|authorized_keys|sudoers|nopasswd)")
-_PERSIST = re.compile(rf"\b(?:add|append|write|put|insert|save|install|register|create|schedule"
+_PERSIST = re.compile(rf"\b(?:add|append|write|put|insert|save|install|register|create"
                       rf"|set\s+up|drop|place|copy|echo)(?:s|es|ed|ing)?\s+{_GAP}"
                       rf"(?:(?:to|into|in|as|under)\s+)?(?:the\s+|a\s+|your\s+|an\s+)?{_PLACE}"
                       rf"|\bNOPASSWD\b", re.I)
@@ -139,6 +150,14 @@ def prose_hits(line: str) -> Iterator[Hit]:
     for m in _CREDENTIALS.finditer(line):
         if not _DESTINATION.search(line[: m.start(1)]):
             yield READ_CREDENTIALS, _credential(m.group(1)), m.start()
+    for m in _SEND_VERB.finditer(line):
+        clause = re.split(r"[;:!?]|\.\s", line[m.end():])[0]
+        for word in clause.split()[:10]:
+            path = word.strip("`'\",.()")
+            if ("/" in path or path.startswith(".")) and CREDENTIAL.search(path) and not (
+                    _DESTINATION.search(line[: line.find(word, m.end())])):
+                yield READ_CREDENTIALS, _credential(path), m.start()
+                break
     for m in _PERSIST.finditer(line):
         own_key = _OWN_KEY.search(line) and not _KEY_MATERIAL.search(line)
         if not (own_key and "authorized_keys" in m.group(0).lower()):

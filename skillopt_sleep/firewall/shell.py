@@ -8,6 +8,7 @@ quote, PowerShell) is split by ``shlex`` into the same shape, without substituti
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -126,9 +127,14 @@ def _children(node: bashlex.ast.node) -> list[bashlex.ast.node]:
     return [k for k in kids if isinstance(k, bashlex.ast.node)]
 
 
+_WINDOWS_PATH = re.compile(r"[\w%$:)]\\[\w.$%]")
+
+
 @lru_cache(maxsize=4096)
 def commands(snippet: str) -> tuple[Command, ...]:
     """Every command ``snippet`` runs, substituted ones included, in the order they appear."""
+    if _WINDOWS_PATH.search(snippet):
+        snippet = snippet.replace("\\", "/")  # ``C:\\x``, ``$env:HOME\\.aws``: a path, not escapes
     try:
         trees = bashlex.parse(snippet)
     except (bashlex.errors.ParsingError, NotImplementedError, IndexError, AttributeError,

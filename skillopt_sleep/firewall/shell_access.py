@@ -90,7 +90,7 @@ def persist(cmds: Sequence[Command]) -> Iterator[Found]:
                 a in ("sudo", "wheel", "admin") for a in args)):
             yield PERSIST, "sudo rules" if prog in ("visudo", "usermod") else "init script"
         elif prog in ("reg", "set-itemproperty", "new-itemproperty") and any(
-                "currentversion\\run" in a.replace("\\\\", "\\") for a in args):
+                "currentversionrun" in re.sub(r"[\\/]", "", a) for a in args):
             yield PERSIST, "registry run key"
 
 

