@@ -22,7 +22,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from skillopt_sleep.firewall import Context, check_proposal, lint_document  # noqa: E402
-from tests.data.firewall_edits import MULTI_LINE, SPLIT, Case, benign, hostile  # noqa: E402
+from tests.data.firewall_edits import (  # noqa: E402
+    MULTI_LINE,
+    SPLIT,
+    Case,
+    benign,
+    hand,
+    hostile,
+)
 
 SKILL = "---\nname: fix\ndescription: Fix bugs\n---\nFix bugs carefully.\n"
 
@@ -33,8 +40,7 @@ def _rules(case: Case) -> set[str]:
     return {f.rule for f in check_proposal(SKILL, after, Context())}
 
 
-def edits() -> dict[str, Any]:
-    cases, good = hostile(), benign()
+def edits(cases: list[Case], good: list[Case]) -> dict[str, Any]:
     by_class: Counter[str] = Counter()
     by_wrap: Counter[str] = Counter()
     refused = 0
@@ -68,16 +74,19 @@ def main() -> None:
     parser.add_argument("--skills", type=Path)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    out: dict[str, Any] = {"edits": edits()}
+    out: dict[str, Any] = {"edits": edits(hostile(), benign()), "hand": edits(*hand())}
     if args.skills:
         out["skills"] = skills(args.skills)
     if args.json:
         print(json.dumps(out, indent=2))
         return
+    for name in ("edits", "hand"):
+        e = out[name]
+        print(f"{name}: hostile refused by their class: {e['refused']}/{e['hostile']}; "
+              f"benign flagged: {len(e['flagged'])}/{e['benign']} {e['flagged']}")
+        print(f"  missed by class: {e['missed_by_class']}")
     e = out["edits"]
-    print(f"hostile edits refused by their class: {e['refused']}/{e['hostile']}")
-    print(f"  missed by class: {e['missed_by_class']}; by wrapping: {e['missed_by_wrapping']}")
-    print(f"benign edits flagged: {len(e['flagged'])}/{e['benign']} {e['flagged']}")
+    print(f"  missed by wrapping: {e['missed_by_wrapping']}")
     print(f"split payload refused: {e['split_refused']}; "
           f"multi-line payload refused: {e['multi_line_refused']}")
     if "skills" in out:

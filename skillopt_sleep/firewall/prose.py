@@ -29,7 +29,12 @@ _OVERRIDES = [
     rf"|discard|abandon)\s+{_GAP}(?:instructions?|system\s+prompt|guardrails|directives"
     rf"|programming|what\s+(?:you\s+were|the\s+(?:user|system))\s+(?:told|said)"
     rf"|{_QUALIFIED}\s+(?:[\w'-]+\s+)?(?:rules?|guidelines?|polic(?:y|ies)|constraints?"
-    rf"|restrictions?|messages?|prompts?))\b",
+    rf"|restrictions?|messages?|prompts?|guidance|directions?|orders|context)"
+    rf"|(?:the\s+)?user'?s?\s+(?:requests?|instructions?|wishes|objections|corrections"
+    rf"|attempts|messages))\b",
+    r"\b(?:pretend|imagine|act\s+as\s+if|behave\s+as\s+if)\s+(?:that\s+)?you\s+(?:are|were|have)\s+"
+    r"(?:[^\s.;]+\s+){0,5}?(?:without|with\s+no|free\s+of)\s+(?:any\s+)?(?:\w+\s+)?(?:rules"
+    r"|restrictions|limits|guidelines|filters|guardrails)\b",
     r"\b(?:overrides?|supersedes?|replaces?|outranks?|cancels?|voids?)\s+(?:your|the|any|all)\s+"
     r"(?:\w+\s+)?(?:system\s+prompt|instructions|rules|guidelines|directives)\b",
     r"^\W*(?:system|assistant|developer|admin(?:istrator)?)\s*(?:message|prompt)?\s*:\s"
@@ -46,7 +51,8 @@ _OVERRIDES = [
     r"\b|\bdeveloper\s+mode\s+(?:enabled|on)\b",
     r"\b(?:reveal|print|show|repeat|output|leak|disclose)\s+(?:your|the)\s+(?:system\s+prompt"
     r"|hidden\s+instructions|initial\s+instructions|instructions\s+above)\b",
-    r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention|disclose|admit|alert|notify|reveal"
+    r"\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shall\s+not|mustn'?t)\s+"
+    r"(?:tell|inform|mention|disclose|admit|alert|notify|reveal"
     r"|report)\s+(?:(?:this|these|it|that|them|any|the|your|\w+ing)\s+){0,3}(?:\w+\s+)?"
     r"(?:to\s+)?(?:the\s+)?user\b(?!'s)|\bwithout\s+(?:telling|asking|informing|notifying|alerting)\s+the"
     r"\s+user\b|\b(?:hide|conceal|keep)\s+(?:this|it|these\s+\w+)\s+(?:hidden\s+)?from\s+the"
@@ -115,8 +121,10 @@ _PLACE = (r"(~?/?\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv)\b|shell
           r"|start-?up)\s+files?|crontab|cron\s*jobs?|scheduled\s+tasks?|systemd\s+(?:units?"
           r"|services?|timers?)|launch\s*(?:agents?|daemons?)|login\s+items?|start-?up\s+(?:items?"
           r"|folder|scripts?)|git\s+hooks?|\.git/hooks\S*|authorized_keys|sudoers|nopasswd)")
+# A persistence instruction often carries the command it installs: the gap may hold a URL.
+_WIDE_GAP = r"(?:\S*[^\s.;:!?]\s+){0,10}?"
 _PERSIST = re.compile(rf"\b(?:add|append|write|put|insert|save|install|register|create"
-                      rf"|set\s+up|drop|place|copy|echo)(?:s|es|ed|ing)?\s+{_GAP}"
+                      rf"|set\s+up|drop|place|copy|echo)(?:s|es|ed|ing)?\s+{_WIDE_GAP}"
                       rf"(?:(?:to|into|in|as|under)\s+)?(?:the\s+|a\s+|your\s+|an\s+)?{_PLACE}"
                       rf"|\bNOPASSWD\b", re.I)
 _OWN_KEY = re.compile(r"\byour\s+(?:own\s+)?(?:ssh\s+)?public\s+key|\.pub\b", re.I)
@@ -130,7 +138,7 @@ _RUN_PROSE = re.compile(
     r"(?:run|execute|eval(?:uate)?|source)\s+(?:it|that|them|the\s+(?:script|file|result))\b"
     r"|\b(?:run|execute|eval(?:uate)?)\s+(?:whatever|the\s+(?:code|commands?|script))\s+"
     r"(?:it|the\s+(?:url|page|server|site|response|endpoint))\s+(?:returns|sends|serves|contains)"
-    r"|\bdecode\s+(?:[^\s.;]+\s+){0,6}?and\s+(?:run|execute|eval)\b", re.I)
+    r"|\bdecode\s+(?:[^\s;]+\s+){0,8}?and\s+(?:then\s+)?(?:run|execute|eval)\b", re.I)
 _SHELL_PROSE = re.compile(
     r"\b(?:open|start|spawn|launch|set\s+up|establish)\s+(?:a\s+|an\s+)?(?:reverse|bind)\s+shell"
     r"|\blisten\s+on\s+(?:port\s+)?\d+\s+(?:[^\s.;]+\s+){0,4}?(?:shell|bash|sh\b|exec)", re.I)

@@ -28,7 +28,7 @@ CREDENTIAL = re.compile(
     r"(?:example|sample|template|dist|defaults?|tpl))(?:\.[\w-]+)?\b|login data"
     r"|cookies(?:\.sqlite)?"
     r"|\.keychain(?:-db)?\b|\.vault-token|\.terraformrc|credentials\.json|secrets?\.(?:ya?ml"
-    r"|json|toml))", re.I)
+    r"|json|toml)|\*?\.(?:pem|key|p12|pfx|jks|keystore|ppk)\b)", re.I)
 _READERS = {"cat", "less", "more", "head", "tail", "base64", "xxd", "od", "strings", "cp",
             "scp", "rsync", "tar", "zip", "7z", "curl", "wget", "nc", "ncat", "socat", "gpg",
             "type", "get-content", "gc", "openssl", "sed", "awk", "grep", "sort", "tee",

@@ -117,6 +117,20 @@ def run_fetched(cmds: Sequence[Command]) -> Iterator[Found]:
         elif fetched_files and _runs_file(cmd, fetched_files):
             yield RUN_FETCHED, _target([c for c in cmds if _is_fetcher(c)])
         yield from _inline_code(cmd)
+    yield from _powershell_cradle(cmds)
+
+
+_PS_RUN = {"iex", "invoke-expression"}
+_PS_FETCH = re.compile(r"invoke-webrequest|invoke-restmethod|\biwr\b|\birm\b|downloadstring"
+                       r"|downloadfile|net\.webclient|start-bitstransfer", re.I)
+
+
+def _powershell_cradle(cmds: Sequence[Command]) -> Iterator[Found]:
+    """``IEX (iwr …).Content``: PowerShell runs what a fetch returns, however bracketed."""
+    words = [w.strip("()'\";").lower() for c in cmds for w in c.words]
+    if _PS_RUN & set(words) and any(_PS_FETCH.search(w) for w in words):
+        hosts = [re.search(r"://([^/\s'\")]+)", w) for w in words]
+        yield RUN_FETCHED, next((h.group(1) for h in hosts if h), "fetched content")
 
 
 def _outputs(cmd: Command) -> set[str]:
