@@ -13,7 +13,7 @@ import re
 from skillopt_sleep.errors import SkillDocError
 from skillopt_sleep.firewall import frontmatter
 from skillopt_sleep.firewall.provenance import found_in
-from skillopt_sleep.firewall.rules import _content_findings, capability_finding, parse_body
+from skillopt_sleep.firewall.rules import capability_finding, content_findings, parse_body
 from skillopt_sleep.records import FirewallFinding
 from skillopt_sleep.skilldoc import approx_tokens
 
@@ -43,7 +43,7 @@ def lint_document(text: str, max_tokens: int = MAX_SKILL_TOKENS, folder: str = "
     """All findings for a whole skill document, sorted by line."""
     findings: list[FirewallFinding] = []
     learned = _learned_lines(text, findings)
-    own_found = _content_findings(text, own=True)
+    own_found = content_findings(text, own=True)
     for f in own_found:
         if f.line in learned and f.severity == "warning":
             f.severity = "error"

@@ -31,7 +31,7 @@ def capability_finding(cap: Capability, own: bool = False) -> FirewallFinding:
                            severity=severity, capability=cap.kind)
 
 
-def _content_findings(text: str, own: bool) -> list[FirewallFinding]:
+def content_findings(text: str, own: bool) -> list[FirewallFinding]:
     """Hidden characters and secrets, line by line."""
     reading = read(text)
     found = [FirewallFinding(HIDDEN, what, line, severity="warning" if own else "error")
@@ -53,7 +53,7 @@ def scan_text(text: str, ctx: Context | None = None, own: bool = False
 
     ``own``: the text is the user's own (capabilities are reported, not refused)."""
     ctx = ctx or Context()
-    found = _content_findings(text, own)
+    found = content_findings(text, own)
     seen: set[tuple[str, str, int]] = set()
     for cap in found_in(text):
         if not ctx.permits(cap) and (cap.kind, cap.target, cap.line) not in seen:
@@ -100,8 +100,8 @@ def check_proposal(before: str, after: str, ctx: Context | None = None
         findings.append(FirewallFinding("user_text", "text outside the learned regions changed"))
     granted = (ctx or Context()).with_text(before)
     learned = "\n".join(new.text[r.body_start:r.body_end] for r in new.regions.values())
-    known = {(f.rule, f.excerpt) for f in _content_findings(before, own=True)}
-    for f in _content_findings(learned, own=False):
+    known = {(f.rule, f.excerpt) for f in content_findings(before, own=True)}
+    for f in content_findings(learned, own=False):
         if (f.rule, f.excerpt) not in known:
             findings.append(f)
     whole = [c for c in found_in(after) + found_in(_joined(learned)) if not granted.permits(c)]
