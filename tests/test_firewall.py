@@ -70,7 +70,8 @@ def test_hosts_in_every_notation(text: str, target: str) -> None:
 
 @pytest.mark.parametrize("text", ["setup.sh and main.py", "version 1.2.3", "ASP.NET Core",
                                   "prometheus.io/scrape: 'true'", "http://localhost:8080/x",
-                                  "apiVersion: policy.linkerd.io/v1beta1", "stdx `1.0.5.1`"])
+                                  "apiVersion: policy.linkerd.io/v1beta1", "stdx `1.0.5.1`",
+                                  "edit foo.cc and requirements.in", "setup.cfg.in"])
 def test_names_that_are_not_hosts(text: str) -> None:
     assert host_targets(text) == []
 

@@ -10,10 +10,13 @@ import re
 # extensions (``setup.sh``, ``main.cc``, ``notes.md``) need three labels (``get.evil.sh``).
 _TLDS = (
     "com|net|org|io|dev|ai|xyz|ru|cn|co|me|info|biz|top|cloud|tk|ml|ga|cf|gq|pw|su|click"
-    "|link|site|online|live|icu|buzz|app|tech|store|shop|page|gg|tv|ly|cc|us|uk|de|fr|jp"
-    "|in|ir|kp|su|to|ws|vip|work|fun|space|website|host|pro|eu|ca|au|nl|br|es|it|pl|ch"
+    "|link|site|online|live|icu|buzz|app|tech|store|shop|page|gg|tv|ly|us|uk|de|fr|jp"
+    "|ir|kp|su|vip|work|fun|space|website|host|pro|eu|ca|au|nl|br"
 )
-_FILE_LIKE = "sh|zip|mov|run"
+_FILE_LIKE = "sh|zip|mov|run|cc|in|pl|to|es|it|ch|am|ws"
+# A name whose next-to-last label is a file extension is a file (``setup.cfg.in``).
+_EXTENSIONS = frozenset("cfg txt py js ts tar h c cpp hpp md json yaml yml toml ini lock html css "
+                        "sh rs go rb java kt swift sql xml csv log conf env tmpl j2".split())
 _LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 _DATA = r"(?:\$\([^)\s]*\)|\$\{[^}\s]*\}|\$\w+|`[^`\s]*`|\{\{[^}\s]*\}\}|%s|<[a-z_]+>)"
 _HOST = re.compile(
@@ -95,6 +98,9 @@ def host_targets(text: str) -> list[tuple[str, str]]:
             continue  # ``ASP.NET``, ``VB.NET``: a product's name, not a host
         if _NAMESPACE.match(free, m.end()) or _API_GROUP.search(free[: m.start()]):
             continue  # ``linkerd.io/inject:``, ``apiVersion: policy.linkerd.io/v1``: a name
+        labels = m.group(1).lower().split(".")
+        if labels[-2] in _EXTENSIONS:
+            continue
         target = _named(m.group(1).lower(), url=False)
         if target:
             found.append((target, m.group(0)))
