@@ -54,7 +54,7 @@ _WARNING = re.compile(
     r"|prohibit\w*|dangerous|insecure|unsafe|malicious|attacks?|attackers?|exploit\w*"
     r"|vulnerab\w*|anti-?patterns?|bad|wrong|must\s+not|shouldn'?t|should\s+not|cannot|can'?t"
     r"|won'?t|risky|suspicious|red\s+flags?|banned|disallow\w*|deny|denies|denied|e\.g\.|such\s+as"
-    r"|like|example)\b|❌|⛔|🚫", re.I)
+    r"|like|example|hostile|harmful|evil|poison\w*|injection|phishing)\b|❌|⛔|🚫", re.I)
 _NOT_A_WARNING = re.compile(r"\b(?:don'?t|do\s+not|never)\s+(?:forget|hesitate|skip|miss)"
                             r"|\bnot\s+only\b", re.I)
 _SECTION_WARNING = re.compile(
@@ -129,6 +129,8 @@ def _snippets(line: str, in_shell_fence: bool) -> list[tuple[str, int]]:
     out = [(m.group(2), m.start(2)) for m in _SPAN.finditer(line)
            if not _NAMED.match(m.group(2).strip()) or _RUN_VERB.search(line[:m.start()])]
     plain = _SPAN.sub(lambda m: " " * len(m.group(0)), line)
+    if plain.lstrip().startswith("|"):
+        plain = plain.replace("|", " ")  # a table's cell borders, not pipes
     starts = [m.start() for m in _COMMAND_WORD.finditer(plain)]
     # After "run" any command word starts a command, whatever follows it.
     starts += [m.start() for m in _ANY_COMMAND.finditer(plain)

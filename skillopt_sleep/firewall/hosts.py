@@ -15,8 +15,11 @@ _TLDS = (
 )
 _FILE_LIKE = "sh|zip|mov|run|cc|in|pl|to|es|it|ch|am|ws"
 # A name whose next-to-last label is a file extension is a file (``setup.cfg.in``).
-_EXTENSIONS = frozenset("cfg txt py js ts tar h c cpp hpp md json yaml yml toml ini lock html css "
-                        "sh rs go rb java kt swift sql xml csv log conf env tmpl j2".split())
+_EXTENSIONS = frozenset({
+    "cfg", "txt", "py", "js", "ts", "tar", "h", "c", "cpp", "hpp", "md", "json", "yaml", "yml",
+    "toml", "ini", "lock", "html", "css", "sh", "rs", "go", "rb", "java", "kt", "swift", "sql",
+    "xml", "csv", "log", "conf", "env", "tmpl", "j2",
+})
 _LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 _DATA = r"(?:\$\([^)\s]*\)|\$\{[^}\s]*\}|\$\w+|`[^`\s]*`|\{\{[^}\s]*\}\}|%s|<[a-z_]+>)"
 _HOST = re.compile(

@@ -99,7 +99,7 @@ _FLAG = re.compile(r"(?<![\w-])--(?:dangerously-skip-permissions|dangerously-byp
 
 _SEND = (r"(?:send|upload|post|paste|e-?mail|share|include|print|show|output|reveal|dump|copy"
          r"|exfiltrate|forward|attach|commit|read\s+out|display|leak|transmit"
-         r"|collect|gather|cat|embed|encode|publish|push)(?:s|es|ed|ing)?")
+         r"|collect|gather|cat|embed|encode|publish|push)(?:ing)?")  # an instruction, not a report
 _CREDENTIAL_NOUN = (
     r"(~/\.ssh(?!\S*\.pub\b)\S*|\.ssh(?:\s+(?:folder|directory|keys?))?|(?:ssh\s+)?private\s+keys?|ssh\s+keys?"
     r"|id_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|~/\.aws\S*|(?:aws|cloud|gcp|azure|gcloud)\s+"
@@ -124,7 +124,7 @@ _PLACE = (r"(~?/?\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv)\b|shell
 # A persistence instruction often carries the command it installs: the gap may hold a URL.
 _WIDE_GAP = r"(?:\S*[^\s.;:!?]\s+){0,10}?"
 _PERSIST = re.compile(rf"\b(?:add|append|write|put|insert|save|install|register|create"
-                      rf"|set\s+up|drop|place|copy|echo)(?:s|es|ed|ing)?\s+{_WIDE_GAP}"
+                      rf"|set\s+up|drop|place|copy|echo)(?:ing)?\s+{_WIDE_GAP}"
                       rf"(?:(?:to|into|in|as|under)\s+)?(?:the\s+|a\s+|your\s+|an\s+)?{_PLACE}"
                       rf"|\bNOPASSWD\b", re.I)
 _OWN_KEY = re.compile(r"\byour\s+(?:own\s+)?(?:ssh\s+)?public\s+key|\.pub\b", re.I)
