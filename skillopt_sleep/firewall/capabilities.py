@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from skillopt_sleep.firewall.hosts import host_targets
 from skillopt_sleep.firewall.normalise import logical_lines
-from skillopt_sleep.firewall.prose import OVERRIDE, prose_hits
+from skillopt_sleep.firewall.overrides import OVERRIDE
+from skillopt_sleep.firewall.prose import prose_hits
 from skillopt_sleep.firewall.shell import Command, commands
 from skillopt_sleep.firewall.shell_access import bypass_check, persist, read_credentials
 from skillopt_sleep.firewall.shell_rules import (
@@ -26,6 +27,7 @@ from skillopt_sleep.firewall.shell_rules import (
     RUN_FETCHED,
     Found,
     open_shell,
+    reached,
     run_fetched,
     smuggled,
 )
@@ -100,7 +102,8 @@ _ACTIONABLE = re.compile(
     r"|update-rc|chkconfig|authorized|rc\b|profile|--|[>|`]|\$\(|tee|\bcp\b|\bmv\b|install"
     r"|\bln\b|\bdd\b|rsync|scp|ssh|ngrok|cloudflared|\bbore\b|\blt\b|mkfifo|\btar\b|zip"
     r"|cat\b|less|more|head|tail|strings|hexdump|gpg|get-content|\bgh\b|npm|yarn|pnpm|mail"
-    r"|credentials|\.kube|\.docker|gcloud|azure|shadow|cookies|vault|secrets?\.", re.I)
+    r"|credentials|\.kube|\.docker|gcloud|azure|shadow|cookies|vault|secrets?\.|ping|dig|lookup"
+    r"|\bhost\b|traceroute|drill|resolve|\.pem|\.key\b|grep|\brg\b|\bag\b|\back\b|find", re.I)
 
 
 def shell_found(snippet: str) -> list[Found]:
@@ -109,7 +112,8 @@ def shell_found(snippet: str) -> list[Found]:
         return []
     cmds: tuple[Command, ...] = commands(snippet)
     found: list[Found] = []
-    for rule in (run_fetched, open_shell, persist, read_credentials, bypass_check, smuggled):
+    for rule in (run_fetched, open_shell, persist, read_credentials, bypass_check, smuggled,
+                 reached):
         found.extend(rule(cmds))
     return found
 

@@ -43,6 +43,8 @@ _SAFE = re.compile(
 # (``prometheus.io/scrape:``), API groups (``apiVersion: source.toolkit.fluxcd.io/v1``).
 _NAMESPACE = re.compile(r"/[\w.-]+[\"']?\s*[:=]")
 _API_GROUP = re.compile(r"\bapiVersion:\s*[\"']?$")
+_DATA_NAME = re.compile(r"(?<![/\w.$-])[\w-]*(?:\$\([^)]*\)|\$\{\w+\})[\w-]*\.((?:[a-z0-9-]+\.)*"
+                        r"[a-z0-9-]+\.[a-z]{2,})\b", re.I)
 _QUERY_DATA = re.compile(_DATA + r"|\$\(|=\s*\$|\benv\b", re.IGNORECASE)
 
 
@@ -106,6 +108,10 @@ def host_targets(text: str) -> list[tuple[str, str]]:
             continue
         target = _named(m.group(1).lower(), url=False)
         if target:
+            found.append((target, m.group(0)))
+    for m in _DATA_NAME.finditer(free):  # any top-level domain when the name carries data
+        target = f"{m.group(1).lower()} (carrying data)"
+        if (target, m.group(0)) not in found and not any(t == target for t, _ in found):
             found.append((target, m.group(0)))
     for m in _DOTTED.finditer(free):
         ip = _ip(m.group(1))

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from skillopt_sleep.firewall.shell_access import CREDENTIAL
+from skillopt_sleep.firewall.overrides import override_hits
+from skillopt_sleep.firewall.shell_access import CREDENTIAL, PERSISTENT, place
 from skillopt_sleep.firewall.shell_rules import (
     BYPASS_CHECK,
     OPEN_SHELL,
@@ -15,59 +16,10 @@ from skillopt_sleep.firewall.shell_rules import (
     RUN_FETCHED,
 )
 
-OVERRIDE = "override_instructions"
-
 Hit = tuple[str, str, int]
 """``(class, target, position in the line)``."""
 
 _GAP = r"(?:[^\s.;:!?]+\s+){0,6}?"
-_QUALIFIED = (r"(?:previous|prior|above|earlier|preceding|all|any|original|your|developer'?s?"
-              r"|system|safety|existing|default|other|initial|given|whatever|those|every)")
-_OVERRIDES = [
-    rf"\b(?:ignore|disregard|forget|override|set\s+aside|pay\s+no\s+attention\s+to"
-    rf"|stop\s+following|no\s+longer\s+follow|do\s+not\s+follow|don'?t\s+follow|throw\s+out"
-    rf"|discard|abandon)\s+{_GAP}(?:instructions?|system\s+prompt|guardrails|directives"
-    rf"|programming|what\s+(?:you\s+were|the\s+(?:user|system))\s+(?:told|said)"
-    rf"|{_QUALIFIED}\s+(?:[\w'-]+\s+)?(?:rules?|guidelines?|polic(?:y|ies)|constraints?"
-    rf"|restrictions?|messages?|prompts?|guidance|directions?|orders|context)"
-    rf"|(?:the\s+)?user'?s?\s+(?:requests?|instructions?|wishes|objections|corrections"
-    rf"|attempts|messages))\b",
-    r"\b(?:pretend|imagine|act\s+as\s+if|behave\s+as\s+if)\s+(?:that\s+)?you\s+(?:are|were|have)\s+"
-    r"(?:[^\s.;]+\s+){0,5}?(?:without|with\s+no|free\s+of)\s+(?:any\s+)?(?:\w+\s+)?(?:rules"
-    r"|restrictions|limits|guidelines|filters|guardrails)\b",
-    r"\b(?:overrides?|supersedes?|replaces?|outranks?|cancels?|voids?)\s+(?:your|the|any|all)\s+"
-    r"(?:\w+\s+)?(?:system\s+prompt|instructions|rules|guidelines|directives)\b",
-    r"^\W*(?:system|assistant|developer|admin(?:istrator)?)\s*(?:message|prompt)?\s*:\s"
-    r"|<\|?(?:system|im_start)\|?>|\[(?:system|inst)\]",
-    r"\b(?:prior|previous|earlier|above|old|original)\s+(?:instructions|ones|rules|prompts?)\s+"
-    r"(?:are|is)\s+(?:void|cancel+ed|obsolete|revoked|invalid|no\s+longer\s+valid|superseded)",
-    r"\b(?:follow|obey|keep\s+following)\s+only\s+(?:this|these|the\s+following)\b",
-    r"\byou\s+are\s+now\s+(?:an?\s+(?:unrestricted|unfiltered|jailbroken|different|new)|dan\b"
-    r"|in\s+\w+\s+mode|free\s+(?:of|from)|no\s+longer\s+bound|unrestricted|jailbroken)",
-    r"\b(?:act|behave|pretend)\s+(?:as\s+if\s+you\s+(?:are|were|have)\s+|as\s+|to\s+be\s+)"
-    r"(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|dan\b|root\b|admin\b|developer\s+mode"
-    r"|no\s+(?:rules|restrictions))",
-    r"\b(?:new|updated|real|true)\s+system\s+prompt\b|\byour\s+(?:new|real|true)\s+instructions"
-    r"\b|\bdeveloper\s+mode\s+(?:enabled|on)\b",
-    r"\b(?:reveal|print|show|repeat|output|leak|disclose)\s+(?:your|the)\s+(?:system\s+prompt"
-    r"|hidden\s+instructions|initial\s+instructions|instructions\s+above)\b",
-    r"\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shall\s+not|mustn'?t)\s+"
-    r"(?:tell|inform|mention|disclose|admit|alert|notify|reveal"
-    r"|report)\s+(?:(?:this|these|it|that|them|any|the|your|\w+ing)\s+){0,3}(?:\w+\s+)?"
-    r"(?:to\s+)?(?:the\s+)?user\b(?!'s)|\bwithout\s+(?:telling|asking|informing|notifying|alerting)\s+the"
-    r"\s+user\b|\b(?:hide|conceal|keep)\s+(?:this|it|these\s+\w+)\s+(?:hidden\s+)?from\s+the"
-    r"\s+user\b",
-    r"\b(?:these|this|the\s+following)\s+(?:instructions?|rules?)\s+(?:take|takes|have|has)\s+"
-    r"(?:precedence|priority)|\bhighest\s+priority\b[^\n]{0,30}\binstructions?\b"
-    r"|\btakes?\s+precedence\s+over\s+(?:any|all|the)\s+(?:other\s+|previous\s+|system\s+)?"
-    r"(?:instructions|rules|prompts?|guidelines)",
-    r"\b(?:the\s+)?(?:user|system|admin\w*|owner|maintainers?)\s+(?:has|have)?\s*(?:already\s+)?"
-    r"(?:authori[sz]ed|approved|allowed|permitted)\s+you\s+to\b",
-    r"\b(?:without|ignoring|with\s+no)\s+(?:any\s+)?(?:safety|ethical|content|security)\s+"
-    r"(?:checks|filters|restrictions|guidelines|guardrails|limits|rules)\b",
-]
-_OVERRIDE = re.compile("|".join(_OVERRIDES), re.I)
-
 _OFF_VERB = (r"(?:disable|turn\s+off|switch\s+off|bypass|skip|circumvent|deactivate|suppress"
              r"|silence|comment\s+out|get\s+around|work\s+around|stub\s+out|mute|kill|stop|remove"
              r"|delete|uninstall)")
@@ -81,9 +33,21 @@ _GUARD = (
     r"|(?:signature|tls|ssl|certificate|cert)\s+(?:verification|validation|checks?)"
     r"|firewall|antivirus|anti-virus|selinux|apparmor|defender|gatekeeper|audit\s+log(?:s|ging)?"
     r"|guardrails|2fa|mfa|two-factor(?:\s+auth\w*)?"
-    r"|(?:all|the|any|every|failing)\s+(?:tests|test\s+suites?|linters|lint(?:ing)?\s+checks"
+    r"|(?:the\s+|all\s+)?(?:test|tests|lint|security|ci|type[- ]?check)\s+(?:jobs?|steps?"
+    r"|stages?|workflows?)"
+    r"|(?:all|the|any|every|failing)\s+(?:tests|test\s+suites?|linters?|lint(?:ing)?\s+checks"
     r"|type[- ]?checks|type[- ]?checking|checks|code\s+reviews|reviews))\b"
 )
+_GUARD_RE = re.compile(_GUARD, re.I)
+_PREPOSITION = re.compile(r"\b(?:by|from|with|of|in|for|after|before|during|on)\s+$", re.I)
+# "with the hook disabled", "answer yes to every permission prompt", "auto-approve all".
+_BYPASSED = re.compile(
+    r"\bwith\s+(?:the\s+|all\s+|every\s+)?(?:[\w-]+\s+)?(?:hooks?|checks?|tests|linters?|sandbox"
+    r"|verification|permissions?\s+checks?)\s+(?:disabled|skipped|turned\s+off|off|bypassed|removed)"
+    r"|\b(?:answer|say|click|reply|respond)\s+(?:yes|y|ok|allow|approve)\s+to\s+(?:every|all|any)\s+"
+    r"(?:permission|approval|confirmation|security|sudo)\s+(?:prompts?|dialogs?|requests?|questions?)"
+    r"|\bauto-?(?:matically\s+)?(?:approve|accept|confirm)\s+(?:every|all|any)\s+(?:permission"
+    r"|approval|tool|command)", re.I)
 _SCOPED = re.compile(r"^\W*(?:for|in|on|under|inside)\s+(?:the\s+)?(?:generated|vendor\w*"
                      r"|third[- ]party|auto-?generated|migrations?|fixtures?|snapshots?|docs?-only"
                      r"|drafts?|this\s+(?:line|file|block))|^\W*(?:when|if|unless|only\s+when)\b",
@@ -109,7 +73,11 @@ _CREDENTIAL_NOUN = (
     r"|PASSWORD|PASSWD|CREDENTIALS?)\b\}?)|api[ _-]?keys?|(?:access|auth|bearer|session|github"
     r"|npm|secret|api|oauth|refresh)[ _-]?tokens?|passwords?|secrets|(?:session\s+|browser\s+)?"
     r"cookies|token\s+caches?)")
-_SEND_VERB = re.compile(rf"\b{_SEND}\b", re.I)
+# Before a credential store's path even reading is the capability: nothing else needs it.
+_SEND_VERB = re.compile(rf"\b(?:{_SEND}|(?:read|load|open|parse|access|grab|steal|harvest"
+                        rf"|extract|capture|source|import)(?:ing)?)\b", re.I)
+_WRITE_VERB = re.compile(r"\b(?:create|write|add|append|install|put|drop|place|copy|save|edit"
+                         r"|modify|update|register)(?:ing)?\b(?!-)", re.I)
 _CREDENTIALS = re.compile(rf"\b{_SEND}\s+{_GAP}(?:(?:the\s+)?(?:contents?|values?)\s+of\s+)?"
                           rf"{_CREDENTIAL_NOUN}", re.I)
 _DESTINATION = re.compile(r"\b(?:to|into|in|inside|from\s+the\s+template)\s+"
@@ -136,8 +104,9 @@ _RUN_PROSE = re.compile(
     r"|perl|ruby|node|powershell|iex|a\s+shell|the\s+shell|an?\s+interpreter)\b"
     r"|\b(?:download|fetch|curl|wget|get|retrieve)\s+(?:[^\s;]+\s+){0,8}?(?:and\s+then|and|then)\s+"
     r"(?:run|execute|eval(?:uate)?|source)\s+(?:it|that|them|the\s+(?:script|file|result))\b"
-    r"|\b(?:run|execute|eval(?:uate)?)\s+(?:whatever|the\s+(?:code|commands?|script))\s+"
-    r"(?:it|the\s+(?:url|page|server|site|response|endpoint))\s+(?:returns|sends|serves|contains)"
+    r"|\b(?:run|execute|eval(?:uate)?)\s+(?:whatever|the\s+(?:code|commands?|script|snippet"
+    r"|output|payload|response))\s+(?:that\s+)?(?:it|the\s+(?:url|page|server|site|response"
+    r"|endpoint|api|service))\s+(?:returns|sends|serves|contains|gives)"
     r"|\bdecode\s+(?:[^\s;]+\s+){0,8}?and\s+(?:then\s+)?(?:run|execute|eval)\b", re.I)
 _SHELL_PROSE = re.compile(
     r"\b(?:open|start|spawn|launch|set\s+up|establish)\s+(?:a\s+|an\s+)?(?:reverse|bind)\s+shell"
@@ -146,11 +115,14 @@ _SHELL_PROSE = re.compile(
 
 def prose_hits(line: str) -> Iterator[Hit]:
     """Capabilities the words of ``line`` grant, by class, with where each starts."""
-    for m in _OVERRIDE.finditer(line):
-        yield OVERRIDE, "agent instructions", m.start()
+    yield from override_hits(line)
     for m in _BYPASS.finditer(line):
-        if not _SCOPED.match(line[m.end():]):
+        guard = _GUARD_RE.search(m.group(0))
+        after_preposition = guard and _PREPOSITION.search(m.group(0)[: guard.start()])
+        if not _SCOPED.match(line[m.end():]) and not after_preposition:
             yield BYPASS_CHECK, _last_words(m.group(0)), m.start()
+    for m in _BYPASSED.finditer(line):
+        yield BYPASS_CHECK, _last_words(m.group(0)), m.start()
     for m in _FAKE_PASS.finditer(line):
         yield BYPASS_CHECK, "tests", m.start()
     for m in _FLAG.finditer(line):
@@ -166,8 +138,17 @@ def prose_hits(line: str) -> Iterator[Hit]:
                     _DESTINATION.search(line[: line.find(word, m.end())])):
                 yield READ_CREDENTIALS, _credential(path), m.start()
                 break
+    # Your own public key in authorized_keys is a chore; a key written out in full is not.
+    own_key = bool(_OWN_KEY.search(line)) and not _KEY_MATERIAL.search(line)
+    for m in _WRITE_VERB.finditer(line):
+        clause = re.split(r"[;:!?]|\.\s", line[m.end():])[0]
+        for word in clause.split()[:10]:
+            path = word.strip("`'\",.()")
+            if "/" in path and PERSISTENT.search(path) and not (
+                    own_key and "authorized_keys" in path):
+                yield PERSIST, place(path), m.start()
+                break
     for m in _PERSIST.finditer(line):
-        own_key = _OWN_KEY.search(line) and not _KEY_MATERIAL.search(line)
         if not (own_key and "authorized_keys" in m.group(0).lower()):
             yield PERSIST, _persist_place(m.group(0)), m.start()
     for m in _RUN_PROSE.finditer(line):

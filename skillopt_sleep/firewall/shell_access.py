@@ -22,7 +22,7 @@ PERSISTENT = re.compile(
 # ``.env.example``) are not credentials.
 CREDENTIAL = re.compile(
     r"(?:^|[/\\~\s=@'\"])(?:\.ssh/(?!\S*\.pub\b)(?!known_hosts|config\b)\S*|id_(?:rsa|dsa|ecdsa"
-    r"|ed25519)(?!\.pub)\b|\.aws/(?:credentials|config)|\.aws/?$|\.netrc|_netrc|\.pgpass"
+    r"|ed25519)(?!\.pub)\b|\.aws/credentials|\.aws/?$|\.netrc|_netrc|\.pgpass"
     r"|\.git-credentials|\.npmrc|\.pypirc|\.docker/config\.json|\.kube/config|\.config/gcloud"
     r"|\.azure/|\.config/gh/hosts|\.gnupg|\.password-store|/etc/shadow|\.env(?![\w.-]*\."
     r"(?:example|sample|template|dist|defaults?|tpl))(?:\.[\w-]+)?\b|login data"
@@ -33,17 +33,19 @@ _READERS = {"cat", "less", "more", "head", "tail", "base64", "xxd", "od", "strin
             "scp", "rsync", "tar", "zip", "7z", "curl", "wget", "nc", "ncat", "socat", "gpg",
             "type", "get-content", "gc", "openssl", "sed", "awk", "grep", "sort", "tee",
             "bat", "nl", "hexdump", "mail", "sendmail", "gzip", "python", "python3", "jq",
-            "yq", "source", "."}
+            "yq", "source", ".", "find", "locate", "xargs"}
 _ENV_DUMP = {"env", "printenv", "set", "export", "declare", "compgen"}
 _AGENT_BYPASS = re.compile(
-    r"^--(?:dangerously-skip-permissions|dangerously-bypass-approvals-and-sandbox|yolo"
+    r"^--(?:unsafe-perm|no-check-certificate|dangerously-skip-permissions|dangerously-bypass-approvals-and-sandbox|yolo"
     r"|allow-all-tools|allow-all-paths|allow-all|trust-all-tools|skip-permissions"
     r"|no-sandbox|disable-sandbox|bypass-?\w*)$|^bypasspermissions$|^danger-full-access$", re.I)
 _OFF_ENV = re.compile(r"^(?:HUSKY=0|HUSKY_SKIP_HOOKS=1|SKIP=\S+|PRE_COMMIT_ALLOW_NO_CONFIG=1"
+                      r"|(?:SKIP|NO|DISABLE)_?\w*(?:TEST|CHECK|VERIF|LINT|HOOK|SCAN|AUDIT)\w*="
+                      r"(?!0$|false$|no$)\S+|\w*(?:VERIFY|SSL|TLS)\w*=(?:0|false|no|off)$"
                       r"|NODE_TLS_REJECT_UNAUTHORIZED=0|GIT_SSL_NO_VERIFY=\S+"
                       r"|PYTHONHTTPSVERIFY=0|CURL_CA_BUNDLE=|REQUESTS_CA_BUNDLE=)", re.I)
-_CHMOD_OPEN = re.compile(r"^(?:[0-7]?777|[ugoa]*\+[rwx]*s[rwx]*|[246][0-7]{3}|a\+rwx|o\+w"
-                         r"|ugo\+rwx)$", re.I)
+_CHMOD_OPEN = re.compile(r"^(?:[0-7]?777|[0-7]?[0-7][0-7][2367]|[ugoa]*\+[rwx]*s[rwx]*"
+                         r"|[246][0-7]{3}|[ug]*[ao][ugo]*\+[rx]*w[rx]*)$", re.I)
 
 
 _AT_TIME = re.compile(r"^(?:now|noon|midnight|teatime|tomorrow|\d{1,2}(?::\d{2})?(?:am|pm)?|-f)$")
@@ -71,7 +73,7 @@ def persist(cmds: Sequence[Command]) -> Iterator[Found]:
         prog, args = base(cmd.program), [a.lower() for a in cmd.args]
         for path in written(cmd):
             if PERSISTENT.search(path) or base(path) in ("authorized_keys", "sudoers"):
-                yield PERSIST, _place(path)
+                yield PERSIST, place(path)
         if prog == "crontab" and (cmd.upstream or not {"-l", "-r"} & set(args)):
             yield PERSIST, "crontab"
         elif prog in ("at", "batch") and (cmd.upstream or any(op == "<" for op, _ in cmd.redirects)
@@ -94,7 +96,7 @@ def persist(cmds: Sequence[Command]) -> Iterator[Found]:
             yield PERSIST, "registry run key"
 
 
-def _place(path: str) -> str:
+def place(path: str) -> str:
     low = path.lower()
     for word in ("authorized_keys", "sudoers", ".git/hooks", "crontab", "cron", "systemd",
                  "launchagents", "launchdaemons", "autostart"):
@@ -122,6 +124,10 @@ def read_credentials(cmds: Sequence[Command]) -> Iterator[Found]:
                     prog != "export" or "-p" in cmd.args)):
                 yield READ_CREDENTIALS, "environment"
             continue
+        if prog in _SEARCHERS and any(_SECRET_NAME.search(a) for a in cmd.args) and any(
+                _HOME_WIDE.match(a) for a in cmd.args):
+            yield READ_CREDENTIALS, "secrets searched for"
+            continue
         if prog not in _READERS and not any(c for c in cmd.inner):
             continue
         sources = [a for a in cmd.args if not a.startswith("-") or a.startswith("-F")]
@@ -140,6 +146,11 @@ def _filtered(cmd: Command, cmds: Sequence[Command]) -> bool:
     """Is the dump piped into a filter for named variables (``env | grep IDENTITY``)?"""
     return any(cmd in c.upstream and base(c.program) in ("grep", "rg", "findstr", "select-string")
                and not _sent(c, cmds) for c in cmds)
+
+
+_SEARCHERS = {"grep", "rg", "ag", "ack", "egrep", "findstr", "select-string", "git"}
+_HOME_WIDE = re.compile(r"^(?:~/?|/|\$HOME/?|~/\..*|/etc\b.*|/root\b.*)$")
+_SECRET_NAME = re.compile(r"secret|token|passw|api_?key|private.key|aws_|BEGIN", re.I)
 
 
 def _sent(cmd: Command, cmds: Sequence[Command]) -> bool:

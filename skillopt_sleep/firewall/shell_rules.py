@@ -112,8 +112,8 @@ def run_fetched(cmds: Sequence[Command]) -> Iterator[Found]:
         subs = [c for c in cmd.inner if _is_fetcher(c) or _is_decoder(c)]
         if subs and (_is_interpreter(cmd) or base(cmd.program) in ("eval", "exec")):
             yield RUN_FETCHED, _target(subs)
-        if _is_fetcher(cmd):
-            fetched_files.update(_outputs(cmd))
+        if _is_fetcher(cmd) and any("://" in a for a in cmd.args):
+            fetched_files.update(_outputs(cmd) or {"*"})
         elif fetched_files and _runs_file(cmd, fetched_files):
             yield RUN_FETCHED, _target([c for c in cmds if _is_fetcher(c)])
         yield from _inline_code(cmd)
@@ -145,10 +145,16 @@ def _outputs(cmd: Command) -> set[str]:
 
 
 def _runs_file(cmd: Command, files: set[str]) -> bool:
-    words = [w.lstrip("./") for w in unwrap(cmd.words)]
+    """Does ``cmd`` run a downloaded file, or a local script once something was downloaded
+    (an archive unpacked, then ``./x/install.sh``)?"""
+    words = unwrap(cmd.words)
     if not words:
         return False
-    return words[0] in files or (_is_interpreter(cmd) and any(w in files for w in words[1:]))
+    names = [w.lstrip("./") for w in words]
+    local = words[0].startswith("./") or (_is_interpreter(cmd) and any(
+        _SCRIPT.search(w) and not w.startswith("/") for w in words[1:]))
+    return names[0] in files or local or (_is_interpreter(cmd) and any(
+        n in files for n in names[1:]))
 
 
 def _inline_code(cmd: Command) -> Iterator[Found]:
@@ -198,6 +204,25 @@ def _shell_or_listener(cmd: Command, cmds: Sequence[Command]) -> str:
 _LOOKUPS = {"dig", "nslookup", "host", "ping", "ping6", "drill", "resolvectl", "getent",
             "traceroute", "resolve-dnsname", "test-connection"}
 _SMUGGLED = re.compile(r"(?:\$\(|`|\$\{?\w).*?[)}`\w]\.((?:[a-z0-9-]+\.)+[a-z]{2,})\.?$", re.I)
+
+
+_HOSTLIKE = re.compile(r"^(?:[\w.-]+@)?((?:\d{1,3}\.){3}\d{1,3}|(?:[a-z0-9-]+\.)+[a-z]{2,})"
+                       r"(?::[\w/.~-]*)?$", re.I)
+
+
+def reached(cmds: Sequence[Command]) -> Iterator[Found]:
+    """Hosts a network command is pointed at, whatever their top-level domain."""
+    for cmd in cmds:
+        if base(cmd.program) not in _LOOKUPS | _NET:
+            continue
+        for word in cmd.args:
+            m = _HOSTLIKE.match(word)
+            if m and not word.startswith("-") and not re.search(
+                    r"\.(?:sh|py|txt|json|ya?ml|log|pem|key|pub|tgz|gz|zip|tar)$", word, re.I):
+                host = m.group(1).lower()
+                if host not in ("localhost", "127.0.0.1", "0.0.0.0") and not host.endswith(
+                        (".local", ".test", ".internal", ".example", ".localhost")):
+                    yield REACH_HOST, host
 
 
 def smuggled(cmds: Sequence[Command]) -> Iterator[Found]:
