@@ -42,7 +42,9 @@ _GUARD_RE = re.compile(_GUARD, re.I)
 _PREPOSITION = re.compile(r"\b(?:by|from|with|of|in|for|after|before|during|on)\s+$", re.I)
 # "with the hook disabled", "answer yes to every permission prompt", "auto-approve all".
 _BYPASSED = re.compile(
-    r"\bwith\s+(?:the\s+|all\s+|every\s+)?(?:[\w-]+\s+)?(?:hooks?|checks?|tests|linters?|sandbox"
+    r"\b(?:run|rerun|push|commit|merge|deploy|build|retry|try|execute|continue|proceed|install"
+    r"|release|ship|work|operate)\s+(?:[^\s.;:!?]+\s+){0,4}?"
+    r"with\s+(?:the\s+|all\s+|every\s+)?(?:[\w-]+\s+)?(?:hooks?|checks?|tests|linters?|sandbox"
     r"|verification|permissions?\s+checks?)\s+(?:disabled|skipped|turned\s+off|off|bypassed|removed)"
     r"|\b(?:answer|say|click|reply|respond)\s+(?:yes|y|ok|allow|approve)\s+to\s+(?:every|all|any)\s+"
     r"(?:permission|approval|confirmation|security|sudo)\s+(?:prompts?|dialogs?|requests?|questions?)"
