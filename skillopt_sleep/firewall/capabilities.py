@@ -103,7 +103,16 @@ _ACTIONABLE = re.compile(
     r"|\bln\b|\bdd\b|rsync|scp|ssh|ngrok|cloudflared|\bbore\b|\blt\b|mkfifo|\btar\b|zip"
     r"|cat\b|less|more|head|tail|strings|hexdump|gpg|get-content|\bgh\b|npm|yarn|pnpm|mail"
     r"|credentials|\.kube|\.docker|gcloud|azure|shadow|cookies|vault|secrets?\.|ping|dig|lookup"
-    r"|\bhost\b|traceroute|drill|resolve|\.pem|\.key\b|grep|\brg\b|\bag\b|\back\b|find", re.I)
+    r"|\bhost\b|traceroute|drill|resolve|true|exit-zero|continue-on-error|aws|gcloud|\baz\b"
+    r"|heroku|\bop\b|environ|\.pem|\.key\b|grep|\brg\b|\bag\b|\back\b|find", re.I)
+
+
+# A check's failure thrown away: ``pytest || true``, ``ruff --exit-zero``.
+_MASKED = re.compile(
+    r"\b(?:pytest|tox|nox|jest|vitest|mocha|ruff|mypy|flake8|pylint|eslint|tsc|clippy|go\s+(?:test|vet)"
+    r"|cargo\s+(?:test|clippy)|(?:npm|yarn|pnpm)\s+(?:run\s+)?(?:test|lint|check)|make\s+(?:test"
+    r"|check|lint))\b[^|;&\n]*(?:\|\|\s*(?:true|:|exit\s+0)\b|--exit-zero)"
+    r"|continue-on-error:\s*true", re.I)
 
 
 def shell_found(snippet: str) -> list[Found]:
@@ -111,7 +120,8 @@ def shell_found(snippet: str) -> list[Found]:
     if not _ACTIONABLE.search(snippet):
         return []
     cmds: tuple[Command, ...] = commands(snippet)
-    found: list[Found] = []
+    found: list[Found] = [(BYPASS_CHECK, "check failures ignored")] if _MASKED.search(
+        snippet) else []
     for rule in (run_fetched, open_shell, persist, read_credentials, bypass_check, smuggled,
                  reached):
         found.extend(rule(cmds))

@@ -45,6 +45,10 @@ _NAMESPACE = re.compile(r"/[\w.-]+[\"']?\s*[:=]")
 _API_GROUP = re.compile(r"\bapiVersion:\s*[\"']?$")
 _DATA_NAME = re.compile(r"(?<![/\w.$-])[\w-]*(?:\$\([^)]*\)|\$\{\w+\})[\w-]*\.((?:[a-z0-9-]+\.)*"
                         r"[a-z0-9-]+\.[a-z]{2,})\b", re.I)
+_RELATIVE = re.compile(r"(?<=['\"(=])//((?:[a-z0-9-]+\.)+[a-z]{2,})(?=[/'\"):?])", re.I)
+_EMAIL = re.compile(r"\b[\w.+-]+@((?:[a-z0-9-]+\.)+[a-z]{2,})\b", re.I)
+_MAIL_VERB = re.compile(r"\b(?:send|mail|e-?mail|forward|cc|bcc|deliver|post|notify|report)"
+                        r"\w*\b[^.;!?]*$", re.I)
 _QUERY_DATA = re.compile(_DATA + r"|\$\(|=\s*\$|\benv\b", re.IGNORECASE)
 
 
@@ -79,7 +83,8 @@ def _ip(text: str) -> tuple[str, bool] | None:
 
 def _ip_target(dotted: str, obscure: bool) -> str | None:
     addr = ipaddress.ip_address(dotted)
-    if not obscure and (addr.is_loopback or addr.is_unspecified or addr.is_link_local):
+    # Link-local is not safe: 169.254.169.254 is every cloud's credential endpoint.
+    if not obscure and (addr.is_loopback or addr.is_unspecified):
         return None
     return f"{dotted} (written as an obscured IP)" if obscure else dotted
 
@@ -108,6 +113,16 @@ def host_targets(text: str) -> list[tuple[str, str]]:
             continue
         target = _named(m.group(1).lower(), url=False)
         if target:
+            found.append((target, m.group(0)))
+    for m in _RELATIVE.finditer(free):  # ``//host/path`` in HTML or script: the page's scheme
+        target = _named(m.group(1).lower(), url=True)
+        if target:
+            found.append((target, m.group(0)))
+    for m in _EMAIL.finditer(free):  # mail sent to an address reaches its domain
+        if not (_MAIL_VERB.search(free[: m.start()]) and m.group(1).rsplit(".", 1)[-1].islower()):
+            continue  # an address shown (an author, a placeholder) is sent nothing
+        target = _named(m.group(1).lower(), url=False)
+        if target and not any(t == target for t, _ in found):
             found.append((target, m.group(0)))
     for m in _DATA_NAME.finditer(free):  # any top-level domain when the name carries data
         target = f"{m.group(1).lower()} (carrying data)"

@@ -67,6 +67,19 @@ _OVERRIDES += [
     r"|here|anymore|now)",
     r"\b(?:hide|conceal|withhold|suppress)\s+(?:[^\s.;:!?]+\s+){0,4}?from\s+the\s+user\b",
 ]
+_OVERRIDES += [
+    r"\b(?:earlier|previous|prior|above|other|existing|safety|original|those)\s+(?:\w+\s+)?"
+    r"(?:notes|instructions|rules|guidelines|guidance|policies|constraints|warnings)\s+"
+    r"(?:no\s+longer|don'?t|do\s+not)\s+(?:matter|apply|count|hold)",
+    r"\b(?:say|claim|tell\s+\w+|pretend|answer)\s+(?:that\s+)?you\s+(?:never|did\s+not|didn'?t"
+    r"|have\s+not|haven'?t)\s+(?:ran|run|executed?|did|do|touched?|changed?|accessed?|read|saw"
+    r"|see|sent|send|deleted?|pushed?)",
+    r"\b(?:developer|admin|system|god|debug|maintenance|operator)\s+(?:override|mode)\s*:"
+    r"|\bwithout\s+(?:ever\s+)?refusing\b",
+    r"\b(?:even\s+if|even\s+when|regardless\s+of\s+whether)\s+(?:it|this|that)\s+"
+    r"(?:contradicts|conflicts\s+with|overrides|goes\s+against)\s+(?:the\s+|your\s+)?(?:user"
+    r"|system|instructions)",
+]
 _OVERRIDE = re.compile("|".join(_OVERRIDES), re.I)
 
 

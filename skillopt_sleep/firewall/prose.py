@@ -50,6 +50,14 @@ _BYPASSED = re.compile(
     r"(?:permission|approval|confirmation|security|sudo)\s+(?:prompts?|dialogs?|requests?|questions?)"
     r"|\bauto-?(?:matically\s+)?(?:approve|accept|confirm)\s+(?:every|all|any)\s+(?:permission"
     r"|approval|tool|command)", re.I)
+_SILENCED = re.compile(
+    r"\b(?:add|put|insert|use|sprinkle|apply)\s+(?:[^\s.;!?]+\s+){0,6}?(?:#\s*type:\s*ignore|#\s*noqa"
+    r"|eslint-disable|@ts-ignore|@ts-nocheck|//\s*nolint|#\s*pragma:\s*no\s*cover|@suppress\w*)"
+    r"[^.;!?]{0,40}?\b(?:every|all|each|any)\s+(?:line|file|error|failure|warning|check)"
+    r"|\b(?:set|lower|raise|change|drop|reduce)\s+(?:the\s+)?(?:coverage|quality|lint|test)\s+"
+    r"(?:threshold|gate|minimum|limit|bar)\s+to\s+(?:0|zero)\b"
+    r"|\bapprove\s+(?:your|its|their)\s+own\s+(?:pull\s+requests?|prs?|merge\s+requests?"
+    r"|changes|code)", re.I)
 _SCOPED = re.compile(r"^\W*(?:for|in|on|under|inside)\s+(?:the\s+)?(?:generated|vendor\w*"
                      r"|third[- ]party|auto-?generated|migrations?|fixtures?|snapshots?|docs?-only"
                      r"|drafts?|this\s+(?:line|file|block))|^\W*(?:when|if|unless|only\s+when)\b",
@@ -78,6 +86,7 @@ _CREDENTIAL_NOUN = (
 # Before a credential store's path even reading is the capability: nothing else needs it.
 _SEND_VERB = re.compile(rf"\b(?:{_SEND}|(?:read|load|open|parse|access|grab|steal|harvest"
                         rf"|extract|capture|source|import)(?:ing)?)\b", re.I)
+_SENTENCE_END = re.compile(r"[;!?]|:\s|(?<!\.)\.\s+(?=[A-Z])")
 _WRITE_VERB = re.compile(r"\b(?:create|write|add|append|install|put|drop|place|copy|save|edit"
                          r"|modify|update|register)(?:ing)?\b(?!-)", re.I)
 _CREDENTIALS = re.compile(rf"\b{_SEND}\s+{_GAP}(?:(?:the\s+)?(?:contents?|values?)\s+of\s+)?"
@@ -125,6 +134,8 @@ def prose_hits(line: str) -> Iterator[Hit]:
             yield BYPASS_CHECK, _last_words(m.group(0)), m.start()
     for m in _BYPASSED.finditer(line):
         yield BYPASS_CHECK, _last_words(m.group(0)), m.start()
+    for m in _SILENCED.finditer(line):
+        yield BYPASS_CHECK, _last_words(m.group(0)), m.start()
     for m in _FAKE_PASS.finditer(line):
         yield BYPASS_CHECK, "tests", m.start()
     for m in _FLAG.finditer(line):
@@ -133,7 +144,7 @@ def prose_hits(line: str) -> Iterator[Hit]:
         if not _DESTINATION.search(line[: m.start(1)]):
             yield READ_CREDENTIALS, _credential(m.group(1)), m.start()
     for m in _SEND_VERB.finditer(line):
-        clause = re.split(r"[;:!?]|\.\s", line[m.end():])[0]
+        clause = _SENTENCE_END.split(line[m.end():])[0]
         for word in clause.split()[:10]:
             path = word.strip("`'\",.()")
             if ("/" in path or path.startswith(".")) and CREDENTIAL.search(path) and not (
@@ -143,7 +154,7 @@ def prose_hits(line: str) -> Iterator[Hit]:
     # Your own public key in authorized_keys is a chore; a key written out in full is not.
     own_key = bool(_OWN_KEY.search(line)) and not _KEY_MATERIAL.search(line)
     for m in _WRITE_VERB.finditer(line):
-        clause = re.split(r"[;:!?]|\.\s", line[m.end():])[0]
+        clause = _SENTENCE_END.split(line[m.end():])[0]
         for word in clause.split()[:10]:
             path = word.strip("`'\",.()")
             if "/" in path and PERSISTENT.search(path) and not (

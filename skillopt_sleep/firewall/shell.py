@@ -42,6 +42,7 @@ class Command:
         return unwrap(self.words)[1:]
 
 
+_VARIANT = re.compile(r"(?<=^nc)\.\w+$|(?<=^ncat)\.\w+$|(?<=^netcat)[.-]\w+$")
 _WRAPPERS = {"sudo", "doas", "env", "nohup", "exec", "time", "command", "nice", "stdbuf",
              "timeout", "xargs", "busybox", "run0", "builtin", "setsid", "caffeinate"}
 _WITH_VALUE = {"-u", "-g", "-U", "-C", "-h", "-p", "-n", "-I", "-L", "-P", "-s", "-o", "-i"}
@@ -50,7 +51,8 @@ _WITH_VALUE = {"-u", "-g", "-U", "-C", "-h", "-p", "-n", "-I", "-L", "-P", "-s",
 def base(word: str) -> str:
     """A program's name without its folder, quotes, or ``.exe``."""
     name = word.strip("'\"").replace("\\", "/").rsplit("/", 1)[-1].lower()
-    return name[:-4] if name.endswith(".exe") else name
+    name = name[:-4] if name.endswith(".exe") else name
+    return _VARIANT.sub("", name)  # ``nc.traditional``, ``nc.openbsd`` are ``nc``
 
 
 def unwrap(words: tuple[str, ...]) -> tuple[str, ...]:

@@ -28,7 +28,7 @@ CREDENTIAL = re.compile(
     r"(?:example|sample|template|dist|defaults?|tpl))(?:\.[\w-]+)?\b|login data"
     r"|cookies(?:\.sqlite)?"
     r"|\.keychain(?:-db)?\b|\.vault-token|\.terraformrc|credentials\.json|secrets?\.(?:ya?ml"
-    r"|json|toml)|\*?\.(?:pem|key|p12|pfx|jks|keystore|ppk)\b)", re.I)
+    r"|json|toml)|\*?\.(?:pem|key|p12|pfx|jks|keystore|ppk)\b|/proc/[\w$]+/environ)", re.I)
 _READERS = {"cat", "less", "more", "head", "tail", "base64", "xxd", "od", "strings", "cp",
             "scp", "rsync", "tar", "zip", "7z", "curl", "wget", "nc", "ncat", "socat", "gpg",
             "type", "get-content", "gc", "openssl", "sed", "awk", "grep", "sort", "tee",
@@ -110,6 +110,9 @@ def read_credentials(cmds: Sequence[Command]) -> Iterator[Found]:
     """A credential store read (printed, copied, archived or sent); an environment dump."""
     for cmd in cmds:
         prog = base(cmd.program)
+        if _prints_token(prog, [a.lower() for a in cmd.args]):
+            yield READ_CREDENTIALS, f"{prog} token"
+            continue
         if prog == "security" and any(a in ("dump-keychain", "find-generic-password",
                                             "find-internet-password", "export")
                                       for a in cmd.args):
@@ -153,6 +156,26 @@ _HOME_WIDE = re.compile(r"^(?:~/?|/|\$HOME/?|~/\..*|/etc\b.*|/root\b.*)$")
 _SECRET_NAME = re.compile(r"secret|token|passw|api_?key|private.key|aws_|BEGIN", re.I)
 
 
+_TOKEN_VERBS = {
+    "gh": ("auth", "token"),
+    "aws": ("get-session-token", "get-secret-value", "aws_secret_access_key"),
+    "gcloud": ("print-access-token", "print-identity-token"), "az": ("get-access-token",),
+    "heroku": ("auth:token",),
+}
+
+
+def _prints_token(prog: str, args: list[str]) -> bool:
+    """A CLI asked to print a credential it holds (``gh auth token``)."""
+    wanted = _TOKEN_VERBS.get(prog, ("read",) if prog in ("vault", "op") else ())
+    if not wanted:
+        return False
+    if prog in ("vault", "op"):  # reading a secret, not listing or writing one
+        return args[:1] == ["read"] or args[:2] == ["kv", "get"]
+    if prog == "gh":
+        return args[:2] == ["auth", "token"]
+    return any(a in wanted for a in args)
+
+
 def _sent(cmd: Command, cmds: Sequence[Command]) -> bool:
     return any(cmd in c.upstream for c in cmds) or bool(cmd.redirects)
 
@@ -190,6 +213,9 @@ def _skipped_by_flags(cmd: Command) -> Iterator[str]:
         yield "tls verification"
     if prog == "gh" and "merge" in low and "--admin" in low:
         yield "branch protection"
+    if prog == "git" and low[:1] == ["push"] and ({"--force", "-f"} & set(low)) and (
+            {"main", "master"} & {a.split(":")[-1] for a in low}):
+        yield "protected branch"
     for assign in (*cmd.assigns, *(w for w in cmd.words if "=" in w and w[:1].isupper())):
         if _OFF_ENV.match(assign):
             yield assign.split("=")[0].lower()
