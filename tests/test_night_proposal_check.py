@@ -32,10 +32,10 @@ def test_a_hostile_proposal_the_edit_check_missed_is_refused_at_night(
     assert [d.accepted for d in result.decisions] == [True]  # the gate liked it: it helps
     assert result.skill_after == result.skill_before and not result.changed
     (warning,) = _refused(result)
-    assert "download_to_shell" in warning
+    assert "run_fetched_code" in warning
     assert result.counts["refused_proposal"] == 1
     html = render([result], title="night")
-    assert "refused by the firewall" in html and "download_to_shell" in html
+    assert "refused by the firewall" in html and "run_fetched_code" in html
     (summary,) = render_json([result])["summary"]["skills"]
     assert summary["refused_proposal"] == 1 and not summary["changed"]
     buffered = [json.loads(r[0])["text"] for r in archive.conn.execute(
@@ -68,10 +68,11 @@ def test_check_proposal_sees_what_only_the_whole_document_shows() -> None:
     assert check_proposal(SKILL, first, ctx) == []  # a region appended: the user's words kept
     own_host = first.replace(GOOD, "Docs live at https://docs.mycompany.dev.")
     assert check_proposal(SKILL, own_host, ctx) == []  # the user's own host, from the tasks
-    assert [f.rule for f in check_proposal(SKILL, own_host, Context())] == ["foreign_url"]
+    assert [f.rule for f in check_proposal(SKILL, own_host, Context())] == ["reach_host"]
     hostile = first.replace(GOOD, HOSTILE)
-    assert "download_to_shell" in {f.rule for f in check_proposal(SKILL, hostile, ctx)}
+    assert "run_fetched_code" in {f.rule for f in check_proposal(SKILL, hostile, ctx)}
     touched = first.replace("Fix bugs.", "Fix bugs quickly.")
     assert [f.rule for f in check_proposal(SKILL, touched, ctx)] == ["user_text"]
-    # Adoption has no night context: it checks the frontmatter alone, as before.
-    assert check_proposal(SKILL, hostile) == []
+    # Adoption has no night context: the whole text is checked against the skill alone.
+    assert "run_fetched_code" in {f.rule for f in check_proposal(SKILL, hostile)}
+    assert check_proposal(SKILL, first) == []

@@ -117,7 +117,7 @@ def test_hostile_texts_are_caught_by_the_firewall(persona: Persona) -> None:
         found = {f.rule for f in scan_text(text)}
         assert found, text
         kinds |= found
-    assert {"secret", "download_to_shell", "instruction_override"} <= kinds
+    assert {"secret", "run_fetched_code", "override_instructions"} <= kinds
 
 
 def test_subjects_are_distinctive(persona: Persona) -> None:

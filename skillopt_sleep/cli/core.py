@@ -210,50 +210,54 @@ def _full_spec(persona: str, seed: int, nights: int, embedder: str, keep: Path |
 
 
 def lint_cmd(
-    paths: Annotated[list[Path], typer.Argument(help="SKILL.md files or folders holding them")],
+    paths: Annotated[list[Path], typer.Argument(help="skill documents or folders holding them")],
     allow_host: Annotated[list[str] | None, typer.Option(help="host a skill may name")] = None,
     max_tokens: Annotated[int, typer.Option(help="size budget in tokens")] = 2000,
     as_json: Annotated[bool, typer.Option("--json", help="JSON Lines, then a summary")] = False,
 ) -> None:
-    """Check skill documents with the edit firewall's rules; exit 1 if anything is found."""
-    from skillopt_sleep.firewall import NOTES, lint_document
+    """Check skill documents with the edit firewall's rules, one finding per line; exit 1
+    only when an error (what a night would refuse in an edit) is found."""
+    from skillopt_sleep.firewall import SEVERITIES, lint_document
 
     files = _skill_files(paths)
     allowed = frozenset(h.lower() for h in (allow_host or []))
-    total = notes = 0
+    counts = dict.fromkeys(SEVERITIES, 0)
     for path in files:
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise SkillOptError(f"cannot read {path}: {exc}") from exc
-        findings = [
-            f
-            for f in lint_document(text, max_tokens)
-            if not (f.rule in ("foreign_url", "own_url") and f.excerpt in allowed)
-        ]
-        for f in findings:
-            # The user's own hosts are notes: shown, never a failure.
-            severity = "note" if f.rule in NOTES else "error"
-            notes += severity == "note"
-            total += severity == "error"
+        # A skill's name should be its folder's; an instruction file has no such folder.
+        folder = path.parent.name if path.name.lower() == "skill.md" else ""
+        for f in lint_document(text, max_tokens, folder=folder):
+            if f.rule == "reach_host" and f.excerpt.split(":", 1)[0] in allowed:
+                continue
+            counts[f.severity] += 1
             if as_json:
                 emit({"path": str(path), "line": f.line, "rule": f.rule,
-                      "excerpt": f.excerpt, "severity": severity})
+                      "severity": f.severity, "excerpt": f.excerpt,
+                      "capability": f.capability})
             else:
-                typer.echo(f"{path}:{f.line}: {severity}: {f.rule}: {f.excerpt}")
+                typer.echo(f"{path}:{f.line}: {f.severity}: {f.rule}: {f.excerpt}")
     if as_json:
-        emit({"summary": {"files": len(files), "findings": total, "notes": notes}})
-    elif total == 0:
-        typer.echo(f"{len(files)} file(s) clean" + (f" ({notes} note(s))" if notes else ""))
-    if total:
+        emit({"summary": {"files": len(files), "errors": counts["error"],
+                          "warnings": counts["warning"], "notes": counts["note"]}})
+    else:
+        typer.echo(f"{len(files)} file(s): {counts['error']} error(s), "
+                   f"{counts['warning']} warning(s), {counts['note']} note(s)")
+    if counts["error"]:
         raise typer.Exit(1)
+
+
+_SKILL_NAMES = ("SKILL.md", "skill.md", "copilot-instructions.md")
 
 
 def _skill_files(paths: list[Path]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            files.extend(sorted(path.rglob("SKILL.md")))
+            files.extend(sorted(p for p in path.rglob("*.md") if p.name in _SKILL_NAMES
+                                or p.name.endswith(".instructions.md")))
         elif path.exists():
             files.append(path)
         else:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from skillopt_sleep.errors import BudgetExceeded
-from skillopt_sleep.firewall import Context, check_edit
+from skillopt_sleep.firewall import Context, check_edit, user_typed
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
 from skillopt_sleep.night import candidates, carry, gate, retire, slow_update, whole
 from skillopt_sleep.night.budget import edit_budget, idle
@@ -59,7 +59,9 @@ class Night:
         test = Split.TEST.value
         self.test_split = len(self.split[test])
         self.split[test] = measured(self.split[test], self.cfg.test_tasks)
-        self.firewall = Context.from_texts(f"{t.intent}\n{t.context}" for t in inputs.tasks)
+        # Only what the user typed, and the skill itself, may vouch for a capability: a task's
+        # context can hold a tool's output or a file, which anyone could have planted.
+        self.firewall = Context.from_texts(user_typed(inputs.tasks), skill=inputs.skill_text)
         self.rejected: list[GateDecision] = list(inputs.memory.rejected)
         self.notes = list(inputs.memory.notes)
         # The night's own pool unless the caller brought an executor (then it is theirs to shut).

@@ -207,10 +207,12 @@ def adopt(archive: Archive, night_dir: Path, skill: str, roots: list[Path]) -> i
             raise StaleSkillError(_stale_message(archive, manifest.night_id, skill, snap.path,
                                                  key in staged.live))
     live = next((_text(s) for s in before if s.data is not None), None)
-    if live is not None and (changed := check_proposal(live, text)):
-        # Edits never touch the frontmatter; a proposal that does is not written.
-        raise StoreError(f"the proposal for {skill!r} changes its frontmatter "
-                         f"({changed[0].excerpt}); refusing to write it")
+    if live is not None and (refused := check_proposal(live, text)):
+        # The whole text again, as it will be written: frontmatter, the user's own words,
+        # hidden text, secrets, and capabilities the live skill does not already grant.
+        why = "; ".join(f"{f.rule}: {f.excerpt}" for f in refused[:3])
+        raise StoreError(f"the firewall refuses the proposal for {skill!r} ({why}); "
+                         "refusing to write it")
     row = LedgerRow(text, "adopt", [str(p) for p in paths], manifest.night_id)
     return _write(archive, skill, {p: text for p in paths}, [row], before)
 

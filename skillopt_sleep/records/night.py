@@ -166,6 +166,10 @@ class FirewallFinding:
     rule: str
     excerpt: str
     line: int = 0
+    severity: str = "error"
+    """``error`` (refused in an edit), ``warning`` or ``note`` (reported only)."""
+    capability: str = ""
+    """The capability class the finding is about, if any."""
 
 
 @dataclass

@@ -1,0 +1,250 @@
+"""What a text lets an agent DO, by class, line by line.
+
+Shell text (fenced blocks, code spans, command-looking runs of a line) goes through the
+shell parser and ``shell_rules``/``shell_access``; prose through ``prose``; every line
+through ``hosts``. A capability named inside guidance that warns against it ("never pipe
+curl to sh", a block under "Anti-patterns", a ``# BAD`` comment) is a mention, not a grant.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from skillopt_sleep.firewall.hosts import host_targets
+from skillopt_sleep.firewall.normalise import logical_lines
+from skillopt_sleep.firewall.overrides import OVERRIDE
+from skillopt_sleep.firewall.prose import prose_hits
+from skillopt_sleep.firewall.shell import Command, commands
+from skillopt_sleep.firewall.shell_access import bypass_check, persist, read_credentials
+from skillopt_sleep.firewall.shell_rules import (
+    BYPASS_CHECK,
+    OPEN_SHELL,
+    PERSIST,
+    REACH_HOST,
+    READ_CREDENTIALS,
+    RUN_FETCHED,
+    Found,
+    open_shell,
+    reached,
+    run_fetched,
+    smuggled,
+)
+
+CLASSES = (REACH_HOST, RUN_FETCHED, OPEN_SHELL, PERSIST, READ_CREDENTIALS, BYPASS_CHECK,
+           OVERRIDE)
+"""Every capability class, in the order findings name them."""
+
+
+@dataclass(frozen=True)
+class Capability:
+    kind: str
+    target: str
+    line: int
+    excerpt: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What provenance compares: the class and its target, wherever it sits."""
+        return self.kind, self.target
+
+
+_WARNING = re.compile(
+    r"\b(?:never|not|don'?t|do\s+not|doesn'?t|does\s+not|avoid\w*|without|nor|instead\s+of"
+    r"|rather\s+than|prevent\w*|block\w*|refus\w*|reject\w*|detect\w*|flag\w*|warn\w*|forbid\w*"
+    r"|prohibit\w*|dangerous|insecure|unsafe|malicious|attacks?|attackers?|exploit\w*"
+    r"|vulnerab\w*|anti-?patterns?|bad|wrong|must\s+not|shouldn'?t|should\s+not|cannot|can'?t"
+    r"|won'?t|risky|suspicious|red\s+flags?|banned|disallow\w*|deny|denies|denied|e\.g\.|such\s+as"
+    r"|like|example|hostile|harmful|evil|poison\w*|injection|phishing)\b|❌|⛔|🚫", re.I)
+_NOT_A_WARNING = re.compile(r"\b(?:don'?t|do\s+not|never)\s+(?:forget|hesitate|skip|miss)"
+                            r"|\bnot\s+only\b", re.I)
+_SECTION_WARNING = re.compile(
+    r"anti-?pattern|don'?t|do\s+not|never|avoid|bad\b|wrong|mistake|pitfall|insecure|unsafe"
+    r"|vulnerab|attack|threat|malicious|exploit|what\s+not|red\s+flag|forbidden|❌|dangerous"
+    r"|detect|injection|security\s+review|must\s+not|risk", re.I)
+_COMMENT_WARNING = re.compile(
+    r"\b(?:bad|wrong|don'?t|do\s+not|never|avoid|insecure|unsafe|vulnerable|dangerous"
+    r"|malicious|attack\w*|anti-?pattern|must\s+not|exploit\w*)\b|❌|⛔|🚫", re.I)
+_CLAUSE = re.compile(r"[;:!?]|\.\s|\s[—–-]\s|\bbut\b|\bthen\b", re.I)
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+#.-]*)")
+_SHELL_LANGS = {"", "sh", "bash", "shell", "console", "zsh", "shellsession", "terminal",
+                "ps1", "powershell", "pwsh", "cmd", "bat", "fish", "text", "txt", "plain"}
+_PROMPT = re.compile(r"^\s*(?:\$|>|PS>|PS [^>]*>|%|❯)\s+")
+_SPAN = re.compile(r"(`+)(.+?)\1")
+_COMMAND_WORD = re.compile(
+    r"(?<![\w./-])(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:sudo\s+)?(?:(?i:iex|irm|iwr|powershell|pwsh)|curl|wget|bash|sh|zsh|nc|ncat|netcat|socat|python[0-9.]*|perl"
+    r"|ruby|node|php|powershell|pwsh|iex|irm|iwr|echo|cat|printf|base64|crontab|chmod|git|ssh"
+    r"|scp|rsync|tar|tee|cp|eval|source|env|printenv|systemctl|launchctl|schtasks|security"
+    r"|claude|codex|gemini|copilot|setenforce|ufw|xxd|openssl|mkfifo|telnet|export|agy)"
+    r"(?:\s+(?=(?:[^\s.]+\s+){0,2}(?:[-/~$\"'|<>]|\S*[/:=+@,])|\S+\s*[|>])|\s*$"
+    r"|(?<=printenv)\b)")
+# A code span of one bare word names a command; it runs one only after a verb that runs it.
+_NAMED = re.compile(r"^(?:env|set|export|declare|at|security|source|eval|crontab|git|tar)$")
+_RUN_VERB = re.compile(r"\b(?:run|execute|type|call|invoke|enter)\s+$", re.I)
+_RUN_BEFORE = re.compile(r"\b(?:run|execute|type|invoke|enter)\s+$", re.I)
+_PROSE_TAIL = re.compile(r"\s(?:and|then|before|after|so|to|into|from|for|when|if|because"
+                         r"|which|that|until|while|first|every|each)(?:\s(?![-|<>&;])|$)", re.I)
+_ANY_COMMAND = re.compile(r"(?<![\w./=-])(?=(?:[A-Z_][A-Z0-9_]*=\S*\s+)*[a-z][\w.-]*(?:\s+\S|$))")
+_QUOTED = re.compile(r'"[^"]{3,}"|“[^”]+”|„[^“”]+[“”]|«[^»]+»')
+_MARKER = "skillopt-sleep:"
+
+
+# Shell text no rule can act on is not parsed: no fetcher, interpreter, network tool,
+# scheduler, credential store, permission flag, mode change or redirection in it.
+_ACTIONABLE = re.compile(
+    r"curl|wget|\bi[er][xmw]\b|invoke|\bn(?:c|cat|etcat)\b|socat|telnet|/dev/|base(?:64|32)"
+    r"|xxd|openssl|g?unzip|[bgx]?zcat|\brev\b|\btr\b|eval|source|\b(?:ba|z|da|k|c|tc|fi)?sh\b"
+    r"|python|perl|ruby|node|deno|bun|php|pwsh|powershell|lua|osascript|cmd|\.\s|\bat\b|batch"
+    r"|cron|systemctl|launchctl|schtasks|scheduledtask|\breg\b|itemproperty|hooks|git\b|\.ssh"
+    r"|\.aws|netrc|\.env|keychain|security|\benv\b|printenv|\bset\b|export|declare|chmod"
+    r"|setenforce|ufw|csrutil|spctl|mppreference|executionpolicy|[A-Z_]+=|sudoers|visudo|usermod"
+    r"|update-rc|chkconfig|authorized|rc\b|profile|--|[>|`]|\$\(|tee|\bcp\b|\bmv\b|install"
+    r"|\bln\b|\bdd\b|rsync|scp|ssh|ngrok|cloudflared|\bbore\b|\blt\b|mkfifo|\btar\b|zip"
+    r"|cat\b|less|more|head|tail|strings|hexdump|gpg|get-content|\bgh\b|npm|yarn|pnpm|mail"
+    r"|credentials|\.kube|\.docker|gcloud|azure|shadow|cookies|vault|secrets?\.|ping|dig|lookup"
+    r"|\bhost\b|traceroute|drill|resolve|true|exit-zero|continue-on-error|aws|gcloud|\baz\b"
+    r"|heroku|\bop\b|environ|\.pem|\.key\b|grep|\brg\b|\bag\b|\back\b|find", re.I)
+
+
+# A check's failure thrown away: ``pytest || true``, ``ruff --exit-zero``.
+_MASKED = re.compile(
+    r"\b(?:pytest|tox|nox|jest|vitest|mocha|ruff|mypy|flake8|pylint|eslint|tsc|clippy|go\s+(?:test|vet)"
+    r"|cargo\s+(?:test|clippy)|(?:npm|yarn|pnpm)\s+(?:run\s+)?(?:test|lint|check)|make\s+(?:test"
+    r"|check|lint))\b[^|;&\n]*(?:\|\|\s*(?:true|:|exit\s+0)\b|--exit-zero)"
+    r"|continue-on-error:\s*true", re.I)
+
+
+def shell_found(snippet: str) -> list[Found]:
+    """Capabilities a piece of shell text grants."""
+    if not _ACTIONABLE.search(snippet):
+        return []
+    cmds: tuple[Command, ...] = commands(snippet)
+    found: list[Found] = [(BYPASS_CHECK, "check failures ignored")] if _MASKED.search(
+        snippet) else []
+    for rule in (run_fetched, open_shell, persist, read_credentials, bypass_check, smuggled,
+                 reached):
+        found.extend(rule(cmds))
+    return found
+
+
+def warned(before: str) -> bool:
+    """Does the clause leading up to a mention warn against it?"""
+    clause = _CLAUSE.split(before)[-1] if before else ""
+    clause = _NOT_A_WARNING.sub(" ", clause[-120:])
+    return bool(_WARNING.search(clause))
+
+
+def _snippets(line: str, in_shell_fence: bool) -> list[tuple[str, int]]:
+    """Pieces of ``line`` to read as shell, each with where it starts."""
+    if in_shell_fence:
+        prompt = _PROMPT.match(line)
+        return [(line[prompt.end():] if prompt else line, prompt.end() if prompt else 0)]
+    out = [(m.group(2), m.start(2)) for m in _SPAN.finditer(line)
+           if not _NAMED.match(m.group(2).strip()) or _RUN_VERB.search(line[:m.start()])]
+    plain = _SPAN.sub(lambda m: " " * len(m.group(0)), line)
+    if plain.lstrip().startswith("|"):
+        plain = plain.replace("|", " ")  # a table's cell borders, not pipes
+    starts = [m.start() for m in _COMMAND_WORD.finditer(plain)]
+    # After "run" any command word starts a command, whatever follows it.
+    starts += [m.start() for m in _ANY_COMMAND.finditer(plain)
+               if _RUN_BEFORE.search(plain[:m.start()])]
+    starts = sorted(set(starts))
+    for i, start in enumerate(starts):
+        if i and starts[i - 1] < start and not re.search(r"[.;:!?]\s", plain[starts[i - 1]:start]):
+            continue  # part of the command that started earlier
+        # A command in a sentence ends where the sentence does, or where prose takes over.
+        command = re.split(r"(?<=[^\s.])\.(?:\s|$)", plain[start:])[0]
+        out.append((_PROSE_TAIL.split(command)[0], start))
+    return out
+
+
+@dataclass
+class _Block:
+    """Where a line sits: inside a fence (and its language), under a warning heading."""
+
+    fence: str = ""
+    lang: str = ""
+    section_warns: bool = False
+    block_warns: bool = False
+    fence_warns: bool = False
+    """The prose leading into the fence warns against what it holds."""
+    last_prose: str = ""
+
+
+def _track(line: str, block: _Block) -> bool:
+    """Update ``block`` for a structural line; True when the line holds no content."""
+    fence = _FENCE.match(line)
+    if fence and (not block.fence or line.strip().startswith(block.fence)):
+        if block.fence:
+            block.fence, block.block_warns, block.fence_warns = "", False, False
+        else:
+            block.fence, block.lang = fence.group(1), fence.group(2).lower()
+            block.fence_warns = bool(_COMMENT_WARNING.search(block.last_prose))
+            block.block_warns = block.fence_warns
+        return True
+    if block.fence:
+        return False
+    if _MARKER in line:
+        block.section_warns = False  # a learned region never inherits the user's headings
+        return False
+    heading = re.match(r"^\s*#{1,6}\s+(.*)", line)
+    if heading:
+        block.section_warns = bool(_SECTION_WARNING.search(heading.group(1)))
+    if line.strip():
+        block.last_prose = line
+    return False
+
+
+def capabilities(text: str) -> list[Capability]:
+    """Every capability ``text`` grants, with the line it starts on."""
+    found: list[Capability] = []
+    block = _Block()
+    for number, line in logical_lines(text):
+        if _track(line, block):
+            continue
+        found.extend(_line_capabilities(number, line, block))
+    return found
+
+
+def _line_capabilities(number: int, line: str, block: _Block) -> Iterator[Capability]:
+    comments: list[tuple[str, int]] = []
+    if not block.fence and "<!--" in line and _MARKER not in line:
+        # A comment is content an agent reads; what it holds may be a command.
+        comments = [(m.group(1), m.start(1)) for m in re.finditer(r"<!--(.*?)(?:-->|$)", line)]
+        line = line.replace("<!--", "    ").replace("-->", "   ")
+    mention = block.section_warns or block.block_warns
+    in_fence = bool(block.fence)
+    if in_fence and not line.strip():
+        block.block_warns = block.fence_warns  # a blank line ends a commented stanza
+    elif in_fence and re.match(r"^\s*(?:#|//|REM\b|::)", line):
+        block.block_warns = block.fence_warns or bool(_COMMENT_WARNING.search(line))
+    comment = re.search(r"\s#\s.*$", line) if in_fence else None
+    if comment and _COMMENT_WARNING.search(comment.group(0)):
+        mention = True
+    if mention:
+        return
+    excerpt = line.strip()[:100]
+    shellish = in_fence and block.lang in _SHELL_LANGS
+    seen: set[tuple[str, str]] = set()
+    for snippet, start in [*_snippets(line, shellish), *comments]:
+        if warned(line[:start]):
+            continue
+        for kind, target in shell_found(snippet):
+            if (kind, target) not in seen:
+                seen.add((kind, target))
+                yield Capability(kind, target, number, excerpt)
+    if not in_fence:
+        prose = line.replace("`", "")
+        quoted = [m.span() for m in _QUOTED.finditer(prose)]
+        for kind, target, at in prose_hits(prose):
+            if any(a <= at < b for a, b in quoted):
+                continue  # a quotation is shown, not said
+            if not warned(prose[:at]) and (kind, target) not in seen:
+                seen.add((kind, target))
+                yield Capability(kind, target, number, excerpt)
+    for target, where in host_targets(line):
+        at = line.find(where)
+        if not warned(line[: max(at, 0)]) and (REACH_HOST, target) not in seen:
+            seen.add((REACH_HOST, target))
+            yield Capability(REACH_HOST, target, number, where[:100])

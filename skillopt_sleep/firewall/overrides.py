@@ -1,0 +1,88 @@
+"""Prose that overrides the agent's instructions: tells it to drop what it was told, poses
+as a higher authority, or hides its actions from the user."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+OVERRIDE = "override_instructions"
+
+_GAP = r"(?:[^\s.;:!?]+\s+){0,6}?"
+_QUALIFIED = (r"(?:previous|prior|above|earlier|preceding|all|any|original|your|developer'?s?"
+              r"|system|safety|existing|default|other|initial|given|whatever|those|every)")
+_OVERRIDES = [
+    rf"\b(?:ignore|disregard|forget|override|set\s+aside|pay\s+no\s+attention\s+to"
+    rf"|stop\s+following|no\s+longer\s+follow|do\s+not\s+follow|don'?t\s+follow|throw\s+out"
+    rf"|discard|abandon)\s+{_GAP}(?:instructions?|system\s+prompt|guardrails|directives"
+    rf"|programming|what\s+(?:you\s+were|the\s+(?:user|system))\s+(?:told|said)"
+    rf"|{_QUALIFIED}\s+(?:[\w'-]+\s+)?(?:rules?|guidelines?|polic(?:y|ies)|constraints?"
+    rf"|restrictions?|messages?|prompts?|guidance|directions?|orders|context)"
+    rf"|(?:the\s+)?user'?s?\s+(?:requests?|instructions?|wishes|objections|corrections"
+    rf"|attempts|messages))\b",
+    r"\b(?:pretend|imagine|act\s+as\s+if|behave\s+as\s+if)\s+(?:that\s+)?you\s+(?:are|were|have)\s+"
+    r"(?:[^\s.;]+\s+){0,5}?(?:without|with\s+no|free\s+of)\s+(?:any\s+)?(?:\w+\s+)?(?:rules"
+    r"|restrictions|limits|guidelines|filters|guardrails)\b",
+    r"\b(?:overrides?|supersedes?|replaces?|outranks?|cancels?|voids?)\s+(?:your|the|any|all)\s+"
+    r"(?:\w+\s+)?(?:system\s+prompt|instructions|rules|guidelines|directives)\b",
+    r"^\W*(?:system|assistant|developer|admin(?:istrator)?)\s*(?:message|prompt)?\s*:\s"
+    r"|<\|?(?:system|im_start)\|?>|\[(?:system|inst)\]",
+    r"\b(?:prior|previous|earlier|above|old|original)\s+(?:instructions|ones|rules|prompts?)\s+"
+    r"(?:are|is)\s+(?:void|cancel+ed|obsolete|revoked|invalid|no\s+longer\s+valid|superseded)",
+    r"\b(?:follow|obey|keep\s+following)\s+only\s+(?:this|these|the\s+following)\b",
+    r"\byou\s+are\s+now\s+(?:an?\s+(?:unrestricted|unfiltered|jailbroken|different|new)|dan\b"
+    r"|in\s+\w+\s+mode|free\s+(?:of|from)|no\s+longer\s+bound|unrestricted|jailbroken)",
+    r"\b(?:act|behave|pretend)\s+(?:as\s+if\s+you\s+(?:are|were|have)\s+|as\s+|to\s+be\s+)"
+    r"(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|dan\b|root\b|admin\b|developer\s+mode"
+    r"|no\s+(?:rules|restrictions))",
+    r"\b(?:new|updated|real|true)\s+system\s+prompt\b|\byour\s+(?:new|real|true)\s+instructions"
+    r"\b|\bdeveloper\s+mode\s+(?:enabled|on)\b",
+    r"\b(?:reveal|print|show|repeat|output|leak|disclose)\s+(?:your|the)\s+(?:system\s+prompt"
+    r"|hidden\s+instructions|initial\s+instructions|instructions\s+above)\b",
+    r"\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shall\s+not|mustn'?t)\s+"
+    r"(?:tell|inform|mention|disclose|admit|alert|notify|reveal"
+    r"|report)\s+(?:(?:this|these|it|that|them|any|the|your|\w+ing)\s+){0,3}(?:\w+\s+)?"
+    r"(?:to\s+)?(?:the\s+)?user\b(?!'s)|\bwithout\s+(?:telling|asking|informing|notifying|alerting)\s+the"
+    r"\s+user\b|\b(?:hide|conceal|keep)\s+(?:this|it|these\s+\w+)\s+(?:hidden\s+)?from\s+the"
+    r"\s+user\b",
+    r"\b(?:these|this|the\s+following)\s+(?:instructions?|rules?)\s+(?:take|takes|have|has)\s+"
+    r"(?:precedence|priority)|\bhighest\s+priority\b[^\n]{0,30}\binstructions?\b"
+    r"|\btakes?\s+precedence\s+over\s+(?:any|all|the)\s+(?:other\s+|previous\s+|system\s+)?"
+    r"(?:instructions|rules|prompts?|guidelines)",
+    r"\b(?:the\s+)?(?:user|system|admin\w*|owner|maintainers?)\s+(?:has|have)?\s*(?:already\s+)?"
+    r"(?:authori[sz]ed|approved|allowed|permitted)\s+you\s+to\b",
+    r"\b(?:without|ignoring|with\s+no)\s+(?:any\s+)?(?:safety|ethical|content|security)\s+"
+    r"(?:checks|filters|restrictions|guidelines|guardrails|limits|rules)\b",
+]
+_OVERRIDES += [
+    r"\b(?:everything|anything|all|the\s+(?:text|instructions|rules))\s+(?:written\s+)?above"
+    r"\s+(?:this\s+(?:line|point)\s+)?(?:is|as)\s+(?:outdated|obsolete|void|invalid|superseded"
+    r"|irrelevant|fake|a\s+decoy|cancel+ed)",
+    r"\b(?:obey|follow)\s+only\s+what\s+follows\b",
+    r"\b(?:when|if|even\s+if|whenever)\s+the\s+user\s+(?:asks|tells|says|wants)\s+(?:you\s+)?"
+    r"(?:to\s+)?(?:stop|wait|cancel|pause|not\s+to)\b[^.]{0,40}?\b(?:keep\s+going|continue"
+    r"|proceed|ignore)",
+    r"\b(?:the\s+)?(?:usual\s+|normal\s+|standard\s+|safety\s+)?(?:limits|rules|restrictions"
+    r"|guidelines|policies|guardrails)\s+(?:do\s+not|don'?t|no\s+longer)\s+apply\s+(?:to\s+you"
+    r"|here|anymore|now)",
+    r"\b(?:hide|conceal|withhold|suppress)\s+(?:[^\s.;:!?]+\s+){0,4}?from\s+the\s+user\b",
+]
+_OVERRIDES += [
+    r"\b(?:earlier|previous|prior|above|other|existing|safety|original|those)\s+(?:\w+\s+)?"
+    r"(?:notes|instructions|rules|guidelines|guidance|policies|constraints|warnings)\s+"
+    r"(?:no\s+longer|don'?t|do\s+not)\s+(?:matter|apply|count|hold)",
+    r"\b(?:say|claim|tell\s+\w+|pretend|answer)\s+(?:that\s+)?you\s+(?:never|did\s+not|didn'?t"
+    r"|have\s+not|haven'?t)\s+(?:ran|run|executed?|did|do|touched?|changed?|accessed?|read|saw"
+    r"|see|sent|send|deleted?|pushed?)",
+    r"\b(?:developer|admin|system|god|debug|maintenance|operator)\s+(?:override|mode)\s*:"
+    r"|\bwithout\s+(?:ever\s+)?refusing\b",
+    r"\b(?:even\s+if|even\s+when|regardless\s+of\s+whether)\s+(?:it|this|that)\s+"
+    r"(?:contradicts|conflicts\s+with|overrides|goes\s+against)\s+(?:the\s+|your\s+)?(?:user"
+    r"|system|instructions)",
+]
+_OVERRIDE = re.compile("|".join(_OVERRIDES), re.I)
+
+
+def override_hits(line: str) -> Iterator[tuple[str, str, int]]:
+    for m in _OVERRIDE.finditer(line):
+        yield OVERRIDE, "agent instructions", m.start()

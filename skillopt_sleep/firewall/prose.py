@@ -1,0 +1,193 @@
+"""Capabilities prose grants: instructions an agent would act on, read by sentence
+structure (a verb that acts, the thing it acts on, nothing that scopes it away)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from skillopt_sleep.firewall.overrides import override_hits
+from skillopt_sleep.firewall.shell_access import CREDENTIAL, PERSISTENT, place
+from skillopt_sleep.firewall.shell_rules import (
+    BYPASS_CHECK,
+    OPEN_SHELL,
+    PERSIST,
+    READ_CREDENTIALS,
+    RUN_FETCHED,
+)
+
+Hit = tuple[str, str, int]
+"""``(class, target, position in the line)``."""
+
+_GAP = r"(?:[^\s.;:!?]+\s+){0,6}?"
+_OFF_VERB = (r"(?:disable|turn\s+off|switch\s+off|bypass|skip|circumvent|deactivate|suppress"
+             r"|silence|comment\s+out|get\s+around|work\s+around|stub\s+out|mute|kill|stop|remove"
+             r"|delete|uninstall)")
+_GUARD = (
+    r"(?:(?:pre-?commit|git|commit|push|husky|verification|security|all\s+(?:the\s+)?)\s+hooks?"
+    r"|sandbox(?:ing)?"
+    r"|permission\s+(?:prompts?|checks?|system|dialogs?)|(?:the\s+)?permissions?\s+checks?"
+    r"|approvals?(?:\s+prompts?)?|confirmation\s+prompts?|safety\s+(?:checks?|filters?|features?)"
+    r"|security\s+(?:checks?|scans?|scanning|warnings?|controls?|polic(?:y|ies)|software|tools?)"
+    r"|ci(?:\s+(?:checks?|pipeline|jobs?))?|branch\s+protections?|status\s+checks?"
+    r"|(?:signature|tls|ssl|certificate|cert)\s+(?:verification|validation|checks?)"
+    r"|firewall|antivirus|anti-virus|selinux|apparmor|defender|gatekeeper|audit\s+log(?:s|ging)?"
+    r"|guardrails|2fa|mfa|two-factor(?:\s+auth\w*)?"
+    r"|(?:the\s+|all\s+)?(?:test|tests|lint|security|ci|type[- ]?check)\s+(?:jobs?|steps?"
+    r"|stages?|workflows?)"
+    r"|(?:all|the|any|every|failing)\s+(?:tests|test\s+suites?|linters?|lint(?:ing)?\s+checks"
+    r"|type[- ]?checks|type[- ]?checking|checks|code\s+reviews|reviews))\b"
+)
+_GUARD_RE = re.compile(_GUARD, re.I)
+_PREPOSITION = re.compile(r"\b(?:by|from|with|of|in|for|after|before|during|on)\s+$", re.I)
+# "with the hook disabled", "answer yes to every permission prompt", "auto-approve all".
+_BYPASSED = re.compile(
+    r"\b(?:run|rerun|push|commit|merge|deploy|build|retry|try|execute|continue|proceed|install"
+    r"|release|ship|work|operate)\s+(?:[^\s.;:!?]+\s+){0,4}?"
+    r"with\s+(?:the\s+|all\s+|every\s+)?(?:[\w-]+\s+)?(?:hooks?|checks?|tests|linters?|sandbox"
+    r"|verification|permissions?\s+checks?)\s+(?:disabled|skipped|turned\s+off|off|bypassed|removed)"
+    r"|\b(?:answer|say|click|reply|respond)\s+(?:yes|y|ok|allow|approve)\s+to\s+(?:every|all|any)\s+"
+    r"(?:permission|approval|confirmation|security|sudo)\s+(?:prompts?|dialogs?|requests?|questions?)"
+    r"|\bauto-?(?:matically\s+)?(?:approve|accept|confirm)\s+(?:every|all|any)\s+(?:permission"
+    r"|approval|tool|command)", re.I)
+_SILENCED = re.compile(
+    r"\b(?:add|put|insert|use|sprinkle|apply)\s+(?:[^\s.;!?]+\s+){0,6}?(?:#\s*type:\s*ignore|#\s*noqa"
+    r"|eslint-disable|@ts-ignore|@ts-nocheck|//\s*nolint|#\s*pragma:\s*no\s*cover|@suppress\w*)"
+    r"[^.;!?]{0,40}?\b(?:every|all|each|any)\s+(?:line|file|error|failure|warning|check)"
+    r"|\b(?:set|lower|raise|change|drop|reduce)\s+(?:the\s+)?(?:coverage|quality|lint|test)\s+"
+    r"(?:threshold|gate|minimum|limit|bar)\s+to\s+(?:0|zero)\b"
+    r"|\bapprove\s+(?:your|its|their)\s+own\s+(?:pull\s+requests?|prs?|merge\s+requests?"
+    r"|changes|code)", re.I)
+_SCOPED = re.compile(r"^\W*(?:for|in|on|under|inside)\s+(?:the\s+)?(?:generated|vendor\w*"
+                     r"|third[- ]party|auto-?generated|migrations?|fixtures?|snapshots?|docs?-only"
+                     r"|drafts?|this\s+(?:line|file|block))|^\W*(?:when|if|unless|only\s+when)\b",
+                     re.I)
+_BYPASS = re.compile(rf"\b{_OFF_VERB}\s+{_GAP}{_GUARD}", re.I)
+_FAKE_PASS = re.compile(
+    r"\b(?:delete|remove|comment\s+out|skip|xfail|mark)\s+(?:[^\s.;:]+\s+){0,3}?failing\s+tests?"
+    r"|\bmake\s+(?:the\s+)?(?:tests?|ci|checks?)\s+pass\s+by\s+(?:deleting|skipping|removing"
+    r"|disabling|commenting)|\b(?:report|claim|say)\s+(?:that\s+)?(?:all\s+)?tests?\s+pass(?:ed)?"
+    r"\s+(?:even|without|regardless)", re.I)
+_FLAG = re.compile(r"(?<![\w-])--(?:dangerously-skip-permissions|dangerously-bypass-approvals-and"
+                   r"-sandbox|yolo|allow-all-tools|no-verify)\b", re.I)
+
+_SEND = (r"(?:send|upload|post|paste|e-?mail|share|include|print|show|output|reveal|dump|copy"
+         r"|exfiltrate|forward|attach|commit|read\s+out|display|leak|transmit"
+         r"|collect|gather|cat|embed|encode|publish|push)(?:ing)?")  # an instruction, not a report
+_CREDENTIAL_NOUN = (
+    r"(~/\.ssh(?!\S*\.pub\b)\S*|\.ssh(?:\s+(?:folder|directory|keys?))?|(?:ssh\s+)?private\s+keys?|ssh\s+keys?"
+    r"|id_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|~/\.aws\S*|(?:aws|cloud|gcp|azure|gcloud)\s+"
+    r"credentials|credentials?\s+files?|(?:the|all|your|any)\s+credentials|\.netrc|keychains?"
+    r"|\.env\b(?![\w.-]*\.(?:example|sample|template))(?:\s+(?:file|contents|values))?"
+    r"|(?:all\s+)?environment\s+variables|env\s+vars|(?-i:\$?\{?\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET"
+    r"|PASSWORD|PASSWD|CREDENTIALS?)\b\}?)|api[ _-]?keys?|(?:access|auth|bearer|session|github"
+    r"|npm|secret|api|oauth|refresh)[ _-]?tokens?|passwords?|secrets|(?:session\s+|browser\s+)?"
+    r"cookies|token\s+caches?)")
+# Before a credential store's path even reading is the capability: nothing else needs it.
+_SEND_VERB = re.compile(rf"\b(?:{_SEND}|(?:read|load|open|parse|access|grab|steal|harvest"
+                        rf"|extract|capture|source|import)(?:ing)?)\b", re.I)
+_SENTENCE_END = re.compile(r"[;!?]|:\s|(?<!\.)\.\s+(?=[A-Z])")
+_WRITE_VERB = re.compile(r"\b(?:create|write|add|append|install|put|drop|place|copy|save|edit"
+                         r"|modify|update|register)(?:ing)?\b(?!-)", re.I)
+_CREDENTIALS = re.compile(rf"\b{_SEND}\s+{_GAP}(?:(?:the\s+)?(?:contents?|values?)\s+of\s+)?"
+                          rf"{_CREDENTIAL_NOUN}", re.I)
+_DESTINATION = re.compile(r"\b(?:to|into|in|inside|from\s+the\s+template)\s+"
+                          r"(?:the\s+|your\s+|a\s+)?$"
+                          r"|\b(?:names?|number|count|list|schema|format|location)\s+of\s+(?:the\s+)?"
+                          r"(?:\w+\s+)?$|\bpublic\s+$", re.I)
+
+_PLACE = (r"(~?/?\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv)\b|shell\s+(?:rc|profile"
+          r"|start-?up)\s+files?|crontab|cron\s*jobs?|scheduled\s+tasks?|systemd\s+(?:units?"
+          r"|services?|timers?)|launch\s*(?:agents?|daemons?)|login\s+items?|start-?up\s+(?:items?"
+          r"|folder|scripts?)|git\s+hooks?|\.git/hooks\S*|authorized_keys|sudoers|nopasswd)")
+# A persistence instruction often carries the command it installs: the gap may hold a URL.
+_WIDE_GAP = r"(?:\S*[^\s.;:!?]\s+){0,10}?"
+_PERSIST = re.compile(rf"\b(?:add|append|write|put|insert|save|install|register|create"
+                      rf"|set\s+up|drop|place|copy|echo)(?:ing)?\s+{_WIDE_GAP}"
+                      rf"(?:(?:to|into|in|as|under)\s+)?(?:the\s+|a\s+|your\s+|an\s+)?{_PLACE}"
+                      rf"|\bNOPASSWD\b", re.I)
+_OWN_KEY = re.compile(r"\byour\s+(?:own\s+)?(?:ssh\s+)?public\s+key|\.pub\b", re.I)
+_KEY_MATERIAL = re.compile(r"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\S+)\s+AAAA", re.I)
+
+_RUN_PROSE = re.compile(
+    r"\b(?:pipe|feed|pass)\s+(?:it|them|that|this|the\s+(?:script|output|response|result"
+    r"|download|file|payload))\s+(?:straight\s+|directly\s+)?(?:in)?to\s+(?:sh|bash|zsh|python\d?"
+    r"|perl|ruby|node|powershell|iex|a\s+shell|the\s+shell|an?\s+interpreter)\b"
+    r"|\b(?:download|fetch|curl|wget|get|retrieve)\s+(?:[^\s;]+\s+){0,8}?(?:and\s+then|and|then)\s+"
+    r"(?:run|execute|eval(?:uate)?|source)\s+(?:it|that|them|the\s+(?:script|file|result))\b"
+    r"|\b(?:run|execute|eval(?:uate)?)\s+(?:whatever|the\s+(?:code|commands?|script|snippet"
+    r"|output|payload|response))\s+(?:that\s+)?(?:it|the\s+(?:url|page|server|site|response"
+    r"|endpoint|api|service))\s+(?:returns|sends|serves|contains|gives)"
+    r"|\bdecode\s+(?:[^\s;]+\s+){0,8}?and\s+(?:then\s+)?(?:run|execute|eval)\b", re.I)
+_SHELL_PROSE = re.compile(
+    r"\b(?:open|start|spawn|launch|set\s+up|establish)\s+(?:a\s+|an\s+)?(?:reverse|bind)\s+shell"
+    r"|\blisten\s+on\s+(?:port\s+)?\d+\s+(?:[^\s.;]+\s+){0,4}?(?:shell|bash|sh\b|exec)", re.I)
+
+
+def prose_hits(line: str) -> Iterator[Hit]:
+    """Capabilities the words of ``line`` grant, by class, with where each starts."""
+    yield from override_hits(line)
+    for m in _BYPASS.finditer(line):
+        guard = _GUARD_RE.search(m.group(0))
+        after_preposition = guard and _PREPOSITION.search(m.group(0)[: guard.start()])
+        if not _SCOPED.match(line[m.end():]) and not after_preposition:
+            yield BYPASS_CHECK, _last_words(m.group(0)), m.start()
+    for m in _BYPASSED.finditer(line):
+        yield BYPASS_CHECK, _last_words(m.group(0)), m.start()
+    for m in _SILENCED.finditer(line):
+        yield BYPASS_CHECK, _last_words(m.group(0)), m.start()
+    for m in _FAKE_PASS.finditer(line):
+        yield BYPASS_CHECK, "tests", m.start()
+    for m in _FLAG.finditer(line):
+        yield BYPASS_CHECK, m.group(0).lstrip("-").lower(), m.start()
+    for m in _CREDENTIALS.finditer(line):
+        if not _DESTINATION.search(line[: m.start(1)]):
+            yield READ_CREDENTIALS, _credential(m.group(1)), m.start()
+    for m in _SEND_VERB.finditer(line):
+        clause = _SENTENCE_END.split(line[m.end():])[0]
+        for word in clause.split()[:10]:
+            path = word.strip("`'\",.()")
+            if ("/" in path or path.startswith(".")) and CREDENTIAL.search(path) and not (
+                    _DESTINATION.search(line[: line.find(word, m.end())])):
+                yield READ_CREDENTIALS, _credential(path), m.start()
+                break
+    # Your own public key in authorized_keys is a chore; a key written out in full is not.
+    own_key = bool(_OWN_KEY.search(line)) and not _KEY_MATERIAL.search(line)
+    for m in _WRITE_VERB.finditer(line):
+        clause = _SENTENCE_END.split(line[m.end():])[0]
+        for word in clause.split()[:10]:
+            path = word.strip("`'\",.()")
+            if "/" in path and PERSISTENT.search(path) and not (
+                    own_key and "authorized_keys" in path):
+                yield PERSIST, place(path), m.start()
+                break
+    for m in _PERSIST.finditer(line):
+        if not (own_key and "authorized_keys" in m.group(0).lower()):
+            yield PERSIST, _persist_place(m.group(0)), m.start()
+    for m in _RUN_PROSE.finditer(line):
+        yield RUN_FETCHED, "fetched content", m.start()
+    for m in _SHELL_PROSE.finditer(line):
+        yield OPEN_SHELL, "a network port", m.start()
+
+
+def _last_words(text: str) -> str:
+    return " ".join(text.lower().split()[-2:])
+
+
+def _credential(noun: str) -> str:
+    low = noun.lower().strip("${}")
+    for key, name in (("ssh", "ssh keys"), ("id_", "ssh keys"), ("private", "ssh keys"),
+                      ("aws", "aws credentials"), ("netrc", ".netrc"), ("keychain", "keychain"),
+                      ("env", "environment"), ("cookie", "cookies"), ("password", "passwords")):
+        if key in low:
+            return ".env" if low.startswith(".env") else name
+    return "tokens and keys"
+
+
+def _persist_place(text: str) -> str:
+    low = text.lower()
+    for key in ("authorized_keys", "sudoers", "nopasswd", "crontab", "cron", "systemd", "launch",
+                "hook", "login", "start"):
+        if key in low:
+            return {"nopasswd": "sudoers", "cron": "crontab"}.get(key, key)
+    return "shell start-up file"

@@ -1,0 +1,57 @@
+"""Provenance: what the night may take as already granted.
+
+A capability is legitimate only where it already is: in the skill, or in the user's OWN
+typed requests. Tool output, fetched pages, files read and the assistant's answers are
+never a source, since anyone who controls a page or a file could plant a host or a
+command there and have a night write it into a skill."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from skillopt_sleep.firewall.capabilities import REACH_HOST, Capability, capabilities
+from skillopt_sleep.firewall.normalise import read
+from skillopt_sleep.records import Task
+
+
+def found_in(text: str) -> list[Capability]:
+    """Capabilities ``text`` grants, read as an agent would read it."""
+    return capabilities(read(text).text)
+
+
+@dataclass(frozen=True)
+class Context:
+    """Capabilities (class, target) the skill or the user's own typed text already has."""
+
+    allowed: frozenset[tuple[str, str]] = frozenset()
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], skill: str = "") -> Context:
+        """From texts the user typed (never tool output, files or answers) and the skill."""
+        keys = {c.key for text in texts for c in found_in(text)}
+        keys |= {c.key for c in found_in(skill)} if skill else set()
+        return cls(frozenset(keys))
+
+    def with_text(self, text: str) -> Context:
+        """This context and what ``text`` (already trusted) grants."""
+        return Context(self.allowed | {c.key for c in found_in(text)})
+
+    @property
+    def allowed_hosts(self) -> frozenset[str]:
+        return frozenset(t for k, t in self.allowed if k == REACH_HOST)
+
+    def permits(self, cap: Capability) -> bool:
+        return cap.key in self.allowed
+
+
+def user_typed(tasks: Iterable[Task]) -> list[str]:
+    """The words the user typed behind ``tasks``: the requests (not model-written
+    paraphrases) and the user's corrections. ``Task.context`` is left out: it may hold
+    a tool's output or a file."""
+    out: list[str] = []
+    for task in tasks:
+        if not task.synthetic:
+            out.append(task.intent)
+        out.extend(str(c) for c in task.meta.get("corrections", []) or [])
+    return out

