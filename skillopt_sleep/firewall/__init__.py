@@ -10,7 +10,7 @@ Seams: ``normalise`` (what an agent reads), ``shell`` (commands parsed with bash
 from skillopt_sleep.firewall.capabilities import CLASSES, Capability, capabilities
 from skillopt_sleep.firewall.lint import MAX_SKILL_TOKENS, SEVERITIES, lint_document
 from skillopt_sleep.firewall.normalise import normalise
-from skillopt_sleep.firewall.provenance import Context, found_in, user_typed
+from skillopt_sleep.firewall.provenance import Context, found_in, granted_by_user, user_typed
 from skillopt_sleep.firewall.rules import MAX_ENTRY_CHARS, check_edit, check_proposal, scan_text
 
 NOTES = frozenset({"size", "frontmatter_shape"})
@@ -28,6 +28,7 @@ __all__ = [
     "check_edit",
     "check_proposal",
     "found_in",
+    "granted_by_user",
     "lint_document",
     "normalise",
     "scan_text",

@@ -55,3 +55,12 @@ def user_typed(tasks: Iterable[Task]) -> list[str]:
             out.append(task.intent)
         out.extend(str(c) for c in task.meta.get("corrections", []) or [])
     return out
+
+
+def granted_by_user(before: str, after: str, ctx: Context) -> list[list[str]]:
+    """``[class, target]`` of what ``after`` can do that ``before`` could not and ``ctx``
+    (the user's own typed requests) grants: the provenance a staged proposal carries to
+    its adoption, sorted, each once."""
+    had = {c.key for c in found_in(before)}
+    fresh = {c.key for c in found_in(after) if c.key not in had and ctx.permits(c)}
+    return [list(key) for key in sorted(fresh)]

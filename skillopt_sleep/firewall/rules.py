@@ -89,7 +89,8 @@ def check_proposal(before: str, after: str, ctx: Context | None = None
     at all. The text as the proposal leaves it, all edits together (a payload split over
     several entries reads whole), may grant no capability that neither ``before`` nor
     ``ctx`` (the user's own typed requests) already grants; nor hide characters or hold a
-    secret ``before`` did not. Adoption calls this with no ``ctx``: only the skill counts.
+    secret ``before`` did not. Adoption passes what the staged night recorded the user's
+    requests granted (``NightResult.granted``), so it writes what the night validated.
     """
     findings = _frontmatter_changes(before, after)
     try:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from skillopt_sleep.errors import BudgetExceeded
-from skillopt_sleep.firewall import Context, check_edit, user_typed
+from skillopt_sleep.firewall import Context, check_edit, granted_by_user, user_typed
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
 from skillopt_sleep.night import candidates, carry, gate, retire, slow_update, whole
 from skillopt_sleep.night.budget import edit_budget, idle
@@ -364,6 +364,7 @@ class Night:
             except BudgetExceeded:
                 r.after_val = r.baseline_val if after.hash == before.hash else r.after_val
         r.notes.extend([*self.own.notes, *self.cross.notes])
+        r.granted = granted_by_user(before.text, after.text, self.firewall)
         r.counts = decision_counts(r)
         if self.refused:
             r.counts["refused_proposal"] = self.refused

@@ -29,7 +29,7 @@ from skillopt_sleep.archive.versions import (
     versions,
 )
 from skillopt_sleep.errors import StaleSkillError, StoreError
-from skillopt_sleep.firewall import check_proposal
+from skillopt_sleep.firewall import Context, check_proposal
 from skillopt_sleep.publish.staging import load_manifest, proposal
 from skillopt_sleep.publish.transaction import (
     Change,
@@ -207,7 +207,8 @@ def adopt(archive: Archive, night_dir: Path, skill: str, roots: list[Path]) -> i
             raise StaleSkillError(_stale_message(archive, manifest.night_id, skill, snap.path,
                                                  key in staged.live))
     live = next((_text(s) for s in before if s.data is not None), None)
-    if live is not None and (refused := check_proposal(live, text)):
+    granted = Context(frozenset((str(k), str(t)) for k, t in staged.granted))
+    if live is not None and (refused := check_proposal(live, text, granted)):
         # The whole text again, as it will be written: frontmatter, the user's own words,
         # hidden text, secrets, and capabilities the live skill does not already grant.
         why = "; ".join(f"{f.rule}: {f.excerpt}" for f in refused[:3])

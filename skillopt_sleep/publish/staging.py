@@ -38,6 +38,9 @@ class StagedSkill:
     proposal_sha256: str
     changed: bool
     accepted: int
+    granted: list[list[str]] = field(default_factory=list)
+    """Capabilities the proposal may bring because the user's own requests did
+    (``NightResult.granted``): adoption's re-check grants these and nothing else new."""
 
 
 @dataclass
@@ -123,6 +126,7 @@ def stage(
                 sha256_text(r.skill_after),
                 r.changed,
                 len(r.accepted),
+                r.granted,
             )
         )
     return _publish(tmp, final, results, manifest, html)

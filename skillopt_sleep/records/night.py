@@ -289,6 +289,10 @@ class NightResult:
     last_used, status`` (filled by whoever keeps the usage: the pipeline, the proof)."""
     loads: dict[str, Any] = field(default_factory=dict)
     """When the agents loaded the skill and how those sessions' turns went (harvest)."""
+    granted: list[list[str]] = field(default_factory=list)
+    """``[class, target]`` of each capability the skill after the night has that the skill
+    before did not, granted by the user's own typed requests (``firewall.provenance``):
+    staged with the proposal, so adoption's re-check grants exactly these again."""
     buffered: list[GateDecision] = field(default_factory=list, metadata={"transient": True})
     """Tonight's rejections for the rejected-edit buffer (the gate's and the firewall's, the
     slow update's included); kept by the caller, never stored with the result."""
