@@ -8,8 +8,10 @@ better descriptions; it is shown the train tasks only. After a round whose propo
 accepted, a second round asks again if the picks still show misses (a partial description
 accepted first need not wait for the next night's draw). Each
 proposal must stay within bounds (one line, at most ``max_chars``), pass the edit
-firewall's content rules, and change only the ``description`` value (``set_description``:
-never ``name``, never another key, never a byte of the body). It is then gated on the
+firewall's content rules, and change only the ``description`` value, in the style the user
+wrote it (``edit_description``: never ``name``, never another key, never a byte of the
+body; a style that cannot hold the value refuses it with the reason, and a plain one's
+limits are told to the optimizer). It is then gated on the
 trigger score over the validation tasks (own and other skills'), paired with the
 incumbent's answers by (task, sample): recall must rise (or, when it ties, the candidate
 must only add words of the skill's own document: ``own_growth``) and false triggers must
@@ -32,6 +34,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
+from skillopt_sleep import frontmatter
 from skillopt_sleep.errors import AuthError, BudgetExceeded, HandoffPending, ModelError
 from skillopt_sleep.firewall import Context, check_edit
 from skillopt_sleep.models.base import LLM, tag
@@ -51,8 +54,8 @@ from skillopt_sleep.night.trigger import (
     score,
 )
 from skillopt_sleep.night.usage import terms
-from skillopt_sleep.records import Edit, Message, Split, Task
-from skillopt_sleep.skilldoc import SkillDoc, set_description
+from skillopt_sleep.records import Edit, EditOutcome, Message, Split, Task
+from skillopt_sleep.skilldoc import SkillDoc, edit_description
 
 DESCRIBE_SYSTEM = """You improve the frontmatter description of a skill that a coding agent
 loads only when the description fits the task. You see the skill, the other installed
@@ -130,11 +133,23 @@ def describe_messages(doc: SkillDoc, others: Sequence[SkillCard], missed: Sequen
         f"<false_triggers>\n{rows(false_hits, 'owner')}\n</false_triggers>",
         "<rejected>\n" + json.dumps([{"description": r} for r in rejected], ensure_ascii=False)
         + "\n</rejected>",
+        *_style_hint(doc),
     ])
     return [
         {"role": "system", "content": tag(DESCRIBE_SYSTEM.format(n=n, max_chars=max_chars))},
         {"role": "user", "content": tag(body)},
     ]
+
+
+PLAIN_HINT = ("<style>The description is an unquoted YAML value and keeps that style: "
+              "write no ': ' and no ' #', and do not start it with a quote, '-', '[' or '{'."
+              "</style>")
+
+
+def _style_hint(doc: SkillDoc) -> list[str]:
+    """A plain description cannot hold every value (``frontmatter.replace_description``
+    refuses rather than add quotes), so the optimizer is told what it cannot hold."""
+    return [PLAIN_HINT] if frontmatter.description_style(doc.text) == "plain" else []
 
 
 def parse_descriptions(text: str) -> list[str]:
@@ -261,11 +276,13 @@ class Describer:
             if stage:
                 decisions.append(DescriptionDecision(text, False, why, stage))
                 continue
-            candidate, outcome = set_description(doc, text)
-            if outcome.value != "applied":
-                decisions.append(DescriptionDecision(text, False, f"not applied: "
-                                                     f"{outcome.value}", "apply"))
+            done = edit_description(doc, text)
+            if done.outcome is not EditOutcome.APPLIED:
+                decisions.append(DescriptionDecision(
+                    text, False, f"not applied: {done.reason or done.outcome.value}",
+                    "apply"))
                 continue
+            candidate = done.doc
             grows = own_growth(candidate.description, doc.description, doc)
             if test.replays and (why := self._futile(doc, candidate, grows)):
                 decisions.append(DescriptionDecision(candidate.description, False, why, "gate"))
