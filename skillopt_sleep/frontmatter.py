@@ -178,7 +178,8 @@ def _value_notes(values: dict[str, object]) -> list[Note]:
             # A missing name is ordinary (the folder names the skill; instruction files
             # have none); a missing description leaves routing nothing to read.
             notes.append(Note("no_description", "the frontmatter has no description"))
-        elif not isinstance(value, str | int | float) or isinstance(value, bool):
+        elif value is not None and (not isinstance(value, str | int | float)
+                                    or isinstance(value, bool)):
             notes.append(Note(f"{key}_not_string",
                               f"{key} is a {type(value).__name__}, not text; "
                               + ("the folder name is used" if key == "name" else "not read")))
