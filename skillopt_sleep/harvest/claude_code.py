@@ -267,9 +267,19 @@ def _replay(b: SessionBuilder, live: Iterator[tuple[Events, str | None]],
     """
     slash_turns: list[Any] = []
     local: set[int] = set()
+    rejected: tuple[Any, ...] | None = None
     for events, when in live:
         for event in events:
             tag = event[0]
+            if rejected is not None and tag != "int":
+                _result(b, rejected)
+            elif rejected is not None:
+                # "[Request interrupted by user…]" right after a "doesn't want to proceed"
+                # result: the user's Esc cut the call off; nothing was refused, it never ran.
+                b.signal(Signal.INTERRUPTED)
+                rejected = None
+                continue
+            rejected = None
             if tag in ("req", "slash"):
                 turn = b.start_turn(event[1], to_utc(when))
                 if tag == "slash" and turn is not None:
@@ -285,8 +295,12 @@ def _replay(b: SessionBuilder, live: Iterator[tuple[Events, str | None]],
                 b.answer(event[1])
             elif tag == "tool":
                 _tool(b, event)
+            elif tag == "res" and event[4]:
+                rejected = event  # a refusal, unless the user's interrupt comes next
             elif tag == "res":
                 _result(b, event)
+    if rejected is not None:
+        _result(b, rejected)
     for turn in slash_turns:
         # A local command (/clear, /model…) is handled by the CLI itself: no request.
         name = turn.request.split(maxsplit=1)[0].lstrip("/")
