@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from skillopt_sleep import frontmatter
-from skillopt_sleep.mine.skills import read_skill
+from skillopt_sleep.cli import doctor
+from skillopt_sleep.mine.skills import read_skill, skill_notes
 from skillopt_sleep.night import catalogue
 from skillopt_sleep.records import EditOutcome
 from skillopt_sleep.skilldoc import edit_description, parse
@@ -149,3 +150,21 @@ def test_the_catalogue_is_cut_only_when_over_its_budget() -> None:
     fitted = catalogue.fit(cards, own="s0", budget_tokens=2_000)
     assert fitted[0] == cards[0][1] and all(t.endswith("…") for t in fitted[1:])
     assert catalogue.size(list(zip([n for n, _ in cards], fitted, strict=True))) <= 8_000
+
+
+def test_doctor_notes_odd_frontmatter_and_never_fails_on_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / ".claude" / "skills"
+    for rel in ("HoangNguyen0403__agent-skills-standard/scheduling/SKILL.md",
+                "UiPath__skills/uipath-human-in-the-loop/SKILL.md"):
+        target = root / rel.split("/")[1] / "SKILL.md"
+        target.parent.mkdir(parents=True)
+        target.write_bytes((FIXTURES / rel).read_bytes())
+    notes = skill_notes([root])
+    assert {(Path(p).parent.name, n.split(":")[0]) for p, n in notes} == {
+        ("scheduling", "frontmatter_not_yaml"), ("scheduling", "name_differs_from_folder"),
+        ("uipath-human-in-the-loop", "no_frontmatter")}
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / ".claude"))
+    skills = doctor._skill_check()  # what `doctor` shows under "skills", never a failure
+    assert skills["found"] == 2 and len(skills["notes"]) == 3

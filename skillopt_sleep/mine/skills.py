@@ -49,3 +49,20 @@ def discover_skills(roots: Iterable[Path] | None = None) -> list[SkillInfo]:
             if skill is not None:
                 found.setdefault(skill.folder, skill)
     return list(found.values())
+
+
+def skill_notes(roots: Iterable[Path] | None = None) -> list[tuple[str, str]]:
+    """``(SKILL.md path, note)`` for each odd frontmatter in ``roots`` (``doctor`` shows
+    them): none stops a night, they say what the agents and the nights read instead."""
+    found = []
+    for root in default_roots() if roots is None else roots:
+        for path in sorted(root.glob("*/SKILL.md")) if root.is_dir() else []:
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError as exc:
+                found.append((str(path), f"unreadable: {exc.strerror or exc}"))
+                continue
+            fields = frontmatter.read(text)
+            notes = [*fields.notes, *frontmatter.folder_notes(fields, path.parent.name)]
+            found += [(str(path), str(note)) for note in notes]
+    return found
