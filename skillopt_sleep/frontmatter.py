@@ -242,6 +242,9 @@ def replace_description(text: str, value: str) -> ValueEdit:
     found = [(s, e) for key, s, e in _entries(lines) if key == "description"]
     if len(found) > 1:
         return ValueEdit(None, "the frontmatter has two description keys")
+    if not found and "description" in read(text).values:
+        return ValueEdit(None, "the description key is written in a form this edit does not "
+                               "rewrite (quoted or inside a flow map); not edited")
     if not found:
         new_lines = [*lines, f"description: {_plain_or_quoted(value)}{eol}"]
     else:
@@ -347,4 +350,5 @@ def _wrap(scalar: str, width: int, first: str, indent: str) -> list[str]:
     whole), the first line after ``first``, the others after ``indent``."""
     return textwrap.wrap(scalar, width=max(width, len(first) + 1), initial_indent=first,
                          subsequent_indent=indent, break_long_words=False,
-                         break_on_hyphens=False, drop_whitespace=True) or [first.rstrip()]
+                         break_on_hyphens=False, drop_whitespace=True, expand_tabs=False,
+                         replace_whitespace=False) or [first.rstrip()]

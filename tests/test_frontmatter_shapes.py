@@ -121,6 +121,7 @@ def test_each_style_writes_the_new_value_its_own_way(entry: str, value: str,
     ("description: Old words\n", "plain value cannot hold"),
     ("description: Old # a comment\n", "comment follows"),
     ("description: &d Old\n", "anchor"),
+    ('"description": Old\n', "form this edit does not rewrite"),
 ])
 def test_a_style_that_cannot_hold_the_value_is_not_edited_and_says_why(entry: str,
                                                                        why: str) -> None:
