@@ -6,21 +6,20 @@ When the train tasks show misses (own tasks routed elsewhere or nowhere) or fals
 (other skills' tasks routed here), or the validation tasks do, the optimizer is asked for
 better descriptions; it is shown the train tasks only. After a round whose proposal was
 accepted, a second round asks again if the picks still show misses (a partial description
-accepted first need not wait for the next night's draw). Each
-proposal must stay within bounds (one line, at most ``max_chars``), pass the edit
-firewall's content rules, and change only the ``description`` value, in the style the user
-wrote it (``edit_description``: never ``name``, never another key, never a byte of the
-body; a style that cannot hold the value refuses it with the reason, and a plain one's
-limits are told to the optimizer). It is then gated on the
-trigger score over the validation tasks (own and other skills'), paired with the
-incumbent's answers by (task, sample): recall must rise (or, when it ties, the candidate
-must only add words of the skill's own document: ``own_growth``) and false triggers must
-not rise beyond noise. Most proposals win nothing, so each first routes one sample of each
-of the skill's own validation tasks (``_futile``) and is dropped there when it routes no
-more of them to the skill than it loses (for one that only grows by the skill's own words,
-when it loses more): a drop never accepts, so it costs power on near-misses only. An
-accepted description is the incumbent for the next proposal and for the rest of the
-night; after an accept, the next comparison draws fresh samples.
+accepted first need not wait for the next night's draw). Each proposal must stay within
+bounds (one line, at most ``max_chars``), pass the edit firewall's content rules, and
+change only the ``description`` value, in the style the user wrote it
+(``edit_description``: never ``name``, never another key, never a byte of the body; a style
+that cannot hold the value refuses it with the reason, shown in the report). It is then
+gated on the trigger score over the validation tasks (own and other skills'), paired with
+the incumbent's answers by (task, sample): recall must rise (or, when it ties, the
+candidate must only add words of the skill's own document: ``own_growth``) and false
+triggers must not rise beyond noise. Most proposals win nothing, so each first routes one
+sample of each of the skill's own validation tasks (``_futile``) and is dropped there when
+it routes no more of them to the skill than it loses (for one that only grows by the
+skill's own words, when it loses more): a drop never accepts, so it costs power on near-
+misses only. An accepted description is the incumbent for the next proposal and for the
+rest of the night; after an accept, the next comparison draws fresh samples.
 
 This is the one place a night changes text outside the learned region; the staged proposal
 carries the new description, and adoption and rollback treat it like any edit.
@@ -34,7 +33,6 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
-from skillopt_sleep import frontmatter
 from skillopt_sleep.errors import AuthError, BudgetExceeded, HandoffPending, ModelError
 from skillopt_sleep.firewall import Context, check_edit
 from skillopt_sleep.models.base import LLM, tag
@@ -133,23 +131,11 @@ def describe_messages(doc: SkillDoc, others: Sequence[SkillCard], missed: Sequen
         f"<false_triggers>\n{rows(false_hits, 'owner')}\n</false_triggers>",
         "<rejected>\n" + json.dumps([{"description": r} for r in rejected], ensure_ascii=False)
         + "\n</rejected>",
-        *_style_hint(doc),
     ])
     return [
         {"role": "system", "content": tag(DESCRIBE_SYSTEM.format(n=n, max_chars=max_chars))},
         {"role": "user", "content": tag(body)},
     ]
-
-
-PLAIN_HINT = ("<style>The description is an unquoted YAML value and keeps that style: "
-              "write no ': ' and no ' #', and do not start it with a quote, '-', '[' or '{'."
-              "</style>")
-
-
-def _style_hint(doc: SkillDoc) -> list[str]:
-    """A plain description cannot hold every value (``frontmatter.replace_description``
-    refuses rather than add quotes), so the optimizer is told what it cannot hold."""
-    return [PLAIN_HINT] if frontmatter.description_style(doc.text) == "plain" else []
 
 
 def parse_descriptions(text: str) -> list[str]:
