@@ -5,7 +5,8 @@ with all of them installed at once. Required under ``SKILLOPT_SLEEP_REQUIRE_ALL=
 skipped with the reason otherwise; ``tests/fixtures/skills-public`` keeps one file of each
 frontmatter shape for the default suite (``test_frontmatter_shapes.py``).
 
-One module fixture does the work for all files (about two seconds); the tests read it.
+One module fixture does the work for all files (about 20 s, most of it the 354 adoption
+writes and their rollbacks); the tests read it.
 """
 
 from __future__ import annotations
