@@ -22,13 +22,14 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from skillopt_sleep import frontmatter
 from skillopt_sleep.errors import SkillDocError
+from skillopt_sleep.frontmatter import DESCRIPTION_MAX_CHARS, Note
 from skillopt_sleep.records import Edit, EditOp, EditOutcome, sha256_text
 
 REGIONS = ("learned", "slow")
 MARKER_PREFIX = "skillopt-sleep:"
 _MARKER = re.compile(r"<!--\s*skillopt-sleep:(learned|slow):(start|end)\s*-->")
-_FRONTMATTER = re.compile(r"\A---\r?\n(.*?)\r?\n---\r?\n", re.DOTALL)
 _HEADERS = {
     "learned": "Learned from your sessions (managed by skillopt-sleep; edit above this block)",
     "slow": "Durable guidance (managed by skillopt-sleep)",
@@ -61,6 +62,8 @@ class SkillDoc:
     name: str = ""
     description: str = ""
     regions: dict[str, Region] = field(default_factory=dict)
+    notes: tuple[Note, ...] = ()
+    """What was odd in the frontmatter (``frontmatter.read``): shown by lint and doctor."""
 
     @property
     def hash(self) -> str:
@@ -81,8 +84,11 @@ class SkillDoc:
 
 
 def parse(text: str) -> SkillDoc:
-    """Parse a skill document; raise ``SkillDocError`` for broken frontmatter or markers."""
-    name, description = _frontmatter(text)
+    """Parse a skill document; raise ``SkillDocError`` for broken markers only: odd or
+    missing frontmatter is read as far as it can be and noted (``SkillDoc.notes``)."""
+    fields = frontmatter.read(text)
+    # A block scalar's value ends in a line break (``|``, ``>``): not part of what routes.
+    name, description = fields.text("name"), fields.text("description").strip()
     regions: dict[str, Region] = {}
     opened: dict[str, int] = {}
     for match in _MARKER.finditer(text):
@@ -104,20 +110,8 @@ def parse(text: str) -> SkillDoc:
             f"the {region} region has a start marker but no end marker; refusing to guess "
             f"where it ends (add '{end_marker(region)}')"
         )
-    return SkillDoc(text=text, name=name, description=description, regions=regions)
-
-
-def _frontmatter(text: str) -> tuple[str, str]:
-    match = _FRONTMATTER.match(text)
-    if not match:
-        return "", ""
-    try:
-        data = yaml.safe_load(match.group(1)) or {}
-    except yaml.YAMLError as exc:
-        raise SkillDocError(f"frontmatter is not valid YAML: {exc}") from exc
-    if not isinstance(data, dict):
-        raise SkillDocError("frontmatter must be a YAML mapping")
-    return str(data.get("name", "") or ""), str(data.get("description", "") or "")
+    return SkillDoc(text=text, name=name, description=description, regions=regions,
+                    notes=fields.notes)
 
 
 def _entries(body: str) -> tuple[str, ...]:
@@ -241,54 +235,48 @@ def apply_edit(
 
 # --- the description: the one frontmatter value a night may change -----------------------
 
-DESCRIPTION_MAX_CHARS = 1024
-"""The Agent Skills limit on a frontmatter ``description``; a night's own cap is lower."""
-_KEY_LINE = re.compile(r"^(?P<key>[A-Za-z0-9_-]+)\s*:")
+@dataclass(frozen=True)
+class DescriptionEdit:
+    """The outcome of a description edit, with the reason when it was not applied."""
+
+    doc: SkillDoc
+    outcome: EditOutcome
+    reason: str = ""
+
+
+def edit_description(doc: SkillDoc, description: str) -> DescriptionEdit:
+    """The document with its frontmatter ``description`` value replaced, nothing else.
+
+    The value keeps the style the user wrote it in (``frontmatter.replace_description``);
+    ``name``, every other key and everything after the frontmatter stay byte-identical.
+    A value with a line break or over ``DESCRIPTION_MAX_CHARS``, a document without
+    frontmatter, or a style that cannot hold the value is ``INVALID`` with the reason;
+    the same value is ``NO_CHANGE``."""
+    value = description.strip()
+    if not value or "\n" in value or len(value) > DESCRIPTION_MAX_CHARS:
+        return DescriptionEdit(doc, EditOutcome.INVALID,
+                               f"a description is one line of 1 to {DESCRIPTION_MAX_CHARS} "
+                               "characters")
+    if value == doc.description.strip():
+        return DescriptionEdit(doc, EditOutcome.NO_CHANGE, "the description is unchanged")
+    edited = frontmatter.replace_description(doc.text, value)
+    if edited.text is None:
+        return DescriptionEdit(doc, EditOutcome.INVALID, edited.reason)
+    try:
+        new = parse(edited.text)
+    except SkillDocError as exc:
+        return DescriptionEdit(doc, EditOutcome.INVALID, f"the edited document: {exc}")
+    if new.name != doc.name or new.user_text()[frontmatter.body_start(new.text):] != \
+            doc.user_text()[frontmatter.body_start(doc.text):]:
+        return DescriptionEdit(doc, EditOutcome.INVALID, "the edit would change more than "
+                                                         "the description")
+    return DescriptionEdit(new, EditOutcome.APPLIED)
 
 
 def set_description(doc: SkillDoc, description: str) -> tuple[SkillDoc, EditOutcome]:
-    """The document with its frontmatter ``description`` value replaced, nothing else.
-
-    Only the ``description:`` entry's lines (with any continuation lines of a folded or
-    block value) are rewritten, as one plain or quoted YAML scalar; ``name``, every other
-    key and everything after the frontmatter stay byte-identical, and the result is parsed
-    again to prove it. A document without frontmatter, a value with a line break, or one
-    over ``DESCRIPTION_MAX_CHARS`` is ``INVALID``; the same value is ``NO_CHANGE``."""
-    value = description.strip()
-    match = _FRONTMATTER.match(doc.text)
-    if not match or not value or "\n" in value or len(value) > DESCRIPTION_MAX_CHARS:
-        return doc, EditOutcome.INVALID
-    if value == doc.description.strip():
-        return doc, EditOutcome.NO_CHANGE
-    lines = match.group(1).split("\n")
-    line = f"description: {yaml_scalar(value)}"
-    start = next((i for i, ln in enumerate(lines) if (m := _KEY_LINE.match(ln))
-                  and m.group("key") == "description"), None)
-    if start is None:
-        lines.append(line)
-    else:
-        end = start + 1
-        while end < len(lines) and (not lines[end].strip() or lines[end][:1] in " \t"):
-            end += 1
-        lines[start:end] = [line]
-    head_start, head_end = match.start(1), match.end(1)
-    text = doc.text[:head_start] + "\n".join(lines) + doc.text[head_end:]
-    try:
-        new = parse(text)
-    except SkillDocError:
-        return doc, EditOutcome.INVALID
-    before, after = _frontmatter_map(doc.text), _frontmatter_map(text)
-    before.pop("description", None)
-    after.pop("description", None)
-    if new.description != value or new.name != doc.name or before != after:
-        return doc, EditOutcome.INVALID
-    return new, EditOutcome.APPLIED
-
-
-def _frontmatter_map(text: str) -> dict[str, object]:
-    match = _FRONTMATTER.match(text)
-    data = yaml.safe_load(match.group(1)) if match else {}
-    return dict(data) if isinstance(data, dict) else {}
+    """``edit_description`` as ``(doc, outcome)``."""
+    done = edit_description(doc, description)
+    return done.doc, done.outcome
 
 
 def approx_tokens(text: str) -> int:

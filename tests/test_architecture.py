@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "skillopt_sleep"
 
 STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("_codec", "errors", "records", "paths", "secrets", "atomic", "config",
-                    "tables", "skilldoc", "skill_names", "firewall", "resources")),
+                    "tables", "frontmatter", "skilldoc", "skill_names", "firewall", "resources")),
     ("harvest", ("harvest",)),
     ("archive", ("archive",)),
     ("models", ("models",)),

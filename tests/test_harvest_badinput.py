@@ -70,8 +70,7 @@ EXPECTED_FIRST = {
 @pytest.mark.parametrize("name", sorted(EXPECTED_FIRST))
 def test_junk_lines_are_skipped_and_counted(tmp_path: Path, name: str) -> None:
     root, path = _layouts(tmp_path)[name]
-    # An op-log is replayed up to its first bad line, so its junk goes at the end only.
-    added = _damage(path, head=name != "copilot-vscode")
+    added = _damage(path)
     stats = HarvestStats()
     sessions = list(harvest(Archive(archive_path()), [make_source(name, root, stats=stats)],
                             None))
@@ -83,10 +82,11 @@ def test_junk_lines_are_skipped_and_counted(tmp_path: Path, name: str) -> None:
     # user/assistant records of the wrong shape are skipped (6 a block). Codex and Copilot
     # CLI lines have one ({type, payload} / {type, data}): any line without it is skipped
     # (10 and 11 a block; the invalid-UTF-8 line decodes leniently and lacks it too).
-    # An op-log replay stops at its first bad line. The truncated tail counts once.
-    expected = {"claude-code": 13, "codex": 21, "copilot-cli": 23, "copilot-vscode": 1}
+    # An op-log replay skips each bad line and goes on (every junk line counted). The
+    # truncated tail counts once.
+    expected = {"claude-code": 13, "codex": 21, "copilot-cli": 23, "copilot-vscode": 23}
     assert stats.lines_skipped == expected[name]
-    assert added == (12 if name == "copilot-vscode" else 23)
+    assert added == 23
     assert stats.files_failed == 0
 
 

@@ -299,8 +299,8 @@ def _keyword_router(request: RecordedRequest) -> Text:
     body = json.dumps(request.body)
     if "<mode>description</mode>" in body:
         return Text(json.dumps({"descriptions": [
-            "Use it for everything: changelog, pull requests, reviews.",
-            "Release work for this project: changelog updates and release notes.",
+            "Use it for everything - changelog, pull requests, reviews.",
+            "Release work for this project, changelog updates and release notes.",
         ]}))
     text = body.replace("\\n", "\n")
     cards = json.loads(text.split("<installed_skills>\n", 1)[1].split("\n</installed_skills>")[0]
@@ -361,9 +361,9 @@ def test_a_second_round_follows_an_accepted_partial_description() -> None:
         body = messages[-1]["content"]
         if "<mode>description</mode>" in body:
             current = body.split("description: ", 1)[1].split("\n", 1)[0]
-            full = "Release work: changelog updates and version bumps."
+            full = "Release work - changelog updates and version bumps."
             return json.dumps({"descriptions": [full if "changelog" in current
-                                                else "Release work: changelog updates."]})
+                                                else "Release work - changelog updates."]})
         cards = json.loads(body.split("<installed_skills>\n", 1)[1]
                            .split("\n</installed_skills>")[0])
         task = body.split("<task>\n", 1)[1].split("\n</task>")[0].lower()
@@ -388,8 +388,8 @@ def test_a_second_round_follows_an_accepted_partial_description() -> None:
                 NightConfig(val_repeats=1, score_test=False), pool, Context())
             return describer.run(start)[0].description
 
-    assert night(1) == "Release work: changelog updates."
-    assert night(2) == "Release work: changelog updates and version bumps."
+    assert night(1) == "Release work - changelog updates."
+    assert night(2) == "Release work - changelog updates and version bumps."
 
 
 def test_a_proposal_that_routes_no_more_own_tasks_is_dropped_after_one_sample() -> None:

@@ -135,6 +135,14 @@ def _sources() -> tuple[dict[str, int], dict[str, list[str]]]:
     return found, folders
 
 
+def _skill_check() -> dict[str, Any]:
+    """The installed skills and what is odd in their frontmatter (notes: never an error)."""
+    from skillopt_sleep.mine.skills import discover_skills, skill_notes
+
+    return {"found": len(discover_skills()),
+            "notes": [{"path": path, "note": note} for path, note in skill_notes()]}
+
+
 def doctor_cmd(
     live: Annotated[bool, typer.Option("--live", help="also make one tiny model call per "
                                        "configured role (costs a few tokens)")] = False,
@@ -157,6 +165,7 @@ def doctor_cmd(
         "embedding_model": _embedder_check(settings.embedder),
         "lock": _lock_check(),
         "archive": _archive_check(),
+        "skills": _skill_check(),
     }
     failing = [role for role, row in checks["backends"].items()
                if row["status"].startswith("error")]
@@ -188,6 +197,10 @@ def _print(checks: dict[str, Any]) -> None:
         if "live" in row:
             out.print(f"  live call: {row['live']}")
     out.print(f"embedding_model: {checks['embedding_model']}\nlock: {checks['lock']}")
+    skills = checks["skills"]
+    out.print(f"skills: {skills['found']} installed, {len(skills['notes'])} note(s)")
+    for row in skills["notes"]:
+        out.print(f"  note: {escape(row['path'])}: {escape(row['note'])}", highlight=False)
     archive = checks["archive"]
     colour = "red" if archive["status"].startswith("error") else "green"
     out.print(f"archive: {escape(archive['path'])} (schema {archive['schema']}, this version "

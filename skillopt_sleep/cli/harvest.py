@@ -11,6 +11,7 @@ from skillopt_sleep.cli._json import emit
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.paths import archive_path
 from skillopt_sleep.records import Session, to_dict
+from skillopt_sleep.secrets import redact
 from skillopt_sleep.tables import SOURCES
 
 if TYPE_CHECKING:  # the harvesters load only when the command runs (fast --help)
@@ -134,8 +135,21 @@ def _print_summary(stats: HarvestStats, as_json: bool, listed: int, next_night: 
         f"skipped {summary['lines_skipped']}; secrets redacted {summary['secrets_redacted']}",
         err=True,
     )
+    for error in _failed_files(stats):
+        typer.echo(f"failed: {error}", err=True)
     for hint in hints:
         typer.echo(f"hint: {hint}", err=True)
+
+
+FAILED_SHOWN = 10
+
+
+def _failed_files(stats: HarvestStats) -> list[str]:
+    """Each file the summary counts as failed, named with why (redacted: an error can quote
+    what it read), at most ``FAILED_SHOWN`` and a count of the rest."""
+    shown = [redact(error)[0] for error in stats.errors[:FAILED_SHOWN]]
+    rest = max(stats.files_failed, len(stats.errors)) - len(shown)
+    return shown + ([f"{rest} more (--json lists up to 20)"] if rest > 0 else [])
 
 
 def _hints(stats: HarvestStats, listed: int, next_night: bool) -> list[str]:

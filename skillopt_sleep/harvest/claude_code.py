@@ -267,26 +267,25 @@ def _replay(b: SessionBuilder, live: Iterator[tuple[Events, str | None]],
     """
     slash_turns: list[Any] = []
     local: set[int] = set()
-    for events, when in live:
-        for event in events:
-            tag = event[0]
-            if tag in ("req", "slash"):
-                turn = b.start_turn(event[1], to_utc(when))
-                if tag == "slash" and turn is not None:
-                    slash_turns.append(turn)
-            elif tag == "int":
-                b.signal(Signal.INTERRUPTED)
-            elif tag == "local":
-                if open_slash is not None and open_slash is b.current:
-                    raise CannotResume
-                if slash_turns and slash_turns[-1] is b.current:
-                    local.add(id(b.current))
-            elif tag == "text":
-                b.answer(event[1])
-            elif tag == "tool":
-                _tool(b, event)
-            elif tag == "res":
-                _result(b, event)
+    for event, when in _interrupts_read(live):
+        tag = event[0]
+        if tag in ("req", "slash"):
+            turn = b.start_turn(event[1], to_utc(when))
+            if tag == "slash" and turn is not None:
+                slash_turns.append(turn)
+        elif tag == "int":
+            b.signal(Signal.INTERRUPTED)
+        elif tag == "local":
+            if open_slash is not None and open_slash is b.current:
+                raise CannotResume
+            if slash_turns and slash_turns[-1] is b.current:
+                local.add(id(b.current))
+        elif tag == "text":
+            b.answer(event[1])
+        elif tag == "tool":
+            _tool(b, event)
+        elif tag == "res":
+            _result(b, event)
     for turn in slash_turns:
         # A local command (/clear, /model…) is handled by the CLI itself: no request.
         name = turn.request.split(maxsplit=1)[0].lstrip("/")
@@ -298,6 +297,25 @@ def _replay(b: SessionBuilder, live: Iterator[tuple[Events, str | None]],
     if slash_turns and slash_turns[-1] is last:
         return "slash" if last.request else "dropped"
     return ""
+
+
+def _interrupts_read(live: Iterator[tuple[Events, str | None]]
+                     ) -> Iterator[tuple[tuple[Any, ...], str | None]]:
+    """The live records' events one by one, with a "doesn't want to proceed" result that
+    the user's ``[Request interrupted by user…]`` follows dropped: the user's Esc cut that
+    call off (it stays unfinished), nothing was refused; the interrupt is kept."""
+    held: tuple[tuple[Any, ...], str | None] | None = None
+    for events, when in live:
+        for event in events:
+            if held is not None and event[0] != "int":
+                yield held
+            held = None
+            if event[0] == "res" and event[4]:  # refused by its text: wait for what follows
+                held = (event, when)
+            else:
+                yield event, when
+    if held is not None:
+        yield held
 
 
 def _tool(b: SessionBuilder, event: tuple[Any, ...]) -> None:

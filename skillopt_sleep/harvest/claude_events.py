@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from skillopt_sleep.harvest.build import SessionBuilder, small_args
+from skillopt_sleep.harvest.terminal import plain
 from skillopt_sleep.records import SENTINEL
 
 __all__ = ["FILE_TOOLS", "LOCAL_COMMANDS", "Events", "events_of", "snapshot_files"]
@@ -105,7 +106,7 @@ def _result_event(block: dict[str, Any], extra: Any) -> tuple[Any, ...]:
     if isinstance(content, list):
         content = " ".join(c.get("text", "") for c in content
                            if isinstance(c, dict) and c.get("type") == "text")
-    text = content if isinstance(content, str) else ""
+    text = plain(content) if isinstance(content, str) else ""
     failed = block.get("is_error") is True or (
         isinstance(extra, str) and extra.startswith("Error:"))
     # Whole: the builder redacts the head before it cuts it (a cut first can split a secret).

@@ -36,6 +36,7 @@ from skillopt_sleep.harvest.resume import (
     digest,
     saved_state,
 )
+from skillopt_sleep.harvest.terminal import plain
 from skillopt_sleep.records import SENTINEL, Session, Signal
 
 __all__ = ["CodexSource", "default_root"]
@@ -49,6 +50,9 @@ _INJECTED = ("<environment_context", "<user_instructions", "# AGENTS.md instruct
 _IDE_MARK = "## My request for Codex:"
 _EXIT_TEXT = re.compile(r"(?:Exit code|Process exited with code):?\s*(-?\d+)")
 _ABORTED = re.compile(r"aborted(?: by user)?\.?$", re.IGNORECASE)
+_ABORT_LINES = 6
+"""Lines of an output searched for the abort text: newer Codex opens every output with a
+header (``Chunk ID: …``, ``Wall time: 12.0 seconds``) before it."""
 _HEADLESS_ORIGINATORS = ("codex_exec", "codex_sdk_ts")
 _UUID_TAIL = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
 
@@ -98,6 +102,8 @@ class _Reader:
         self.b = builder
         self.last_user = ""
         self.last_answer = ""
+        self.cut_off: set[str] = set()
+        """Calls an interrupt cut off: no later output may mark them finished."""
 
     def line(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -153,6 +159,8 @@ class _Reader:
         elif kind == "turn_aborted":
             self.b.signal(Signal.INTERRUPTED)
             self.last_user = ""  # the same words typed again after an abort are a new turn
+        elif kind == "item_completed" and isinstance(p.get("item"), dict):
+            self.completed(p["item"])
         elif kind == "exec_command_end":
             code = p.get("exit_code")
             call_id = str(p.get("call_id", ""))
@@ -161,7 +169,7 @@ class _Reader:
             elif isinstance(code, int):
                 head = p.get("stderr") or p.get("aggregated_output") or ""
                 self.b.tool_result(call_id, False,
-                                   f"exit {code}: {self.b.tail(str(head), 400)}",
+                                   f"exit {code}: {self.b.tail(plain(str(head)), 400)}",
                                    Signal.NONZERO_EXIT, code)
 
     def user(self, text: str, when: datetime | None) -> None:
@@ -200,12 +208,35 @@ class _Reader:
     def output(self, call_id: str, output: Any) -> None:
         code, text = _exit_of(output)
         if code is not None and code != 0:
-            self.b.tool_result(call_id, False, f"exit {code}: {self.b.tail(text, 400)}",
+            self.b.tool_result(call_id, False,
+                               f"exit {code}: {self.b.tail(plain(text), 400)}",
                                Signal.NONZERO_EXIT, code)
-        elif code is not None or not _ABORTED.match(text.strip()):
-            # Any other output is a completion, except the one Codex writes for a call the
-            # user's interrupt cut off ("aborted", "aborted by user"): it never finished.
+        elif code is None and _aborted(text):
+            # The output Codex writes for a call the user's interrupt cut off ("aborted by
+            # user", after the wall time in newer versions): it never finished.
+            self.unfinished(call_id)
+        elif call_id not in self.cut_off:
             self.b.tool_result(call_id, True)
+
+    def completed(self, item: dict[str, Any]) -> None:
+        """``item_completed`` (0.1xx): a command's final status. ``failed`` with no exit
+        code is a call the user cut off, whatever its output said before."""
+        if item.get("type") != "CommandExecution":
+            return
+        call_id, code = str(item.get("id") or ""), item.get("exit_code")
+        if item.get("status") == "failed" and not isinstance(code, int):
+            self.unfinished(call_id)
+
+    def unfinished(self, call_id: str) -> None:
+        self.cut_off.add(call_id)
+        call = self.b.calls.get(call_id)
+        if call is not None and call.ok is True:
+            call.ok = None
+
+
+def _aborted(text: str) -> bool:
+    return any(_ABORTED.match(line.strip())
+               for line in text.strip().splitlines()[:_ABORT_LINES])
 
 
 def _exit_of(output: Any) -> tuple[int | None, str]:

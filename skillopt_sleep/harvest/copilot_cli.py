@@ -33,6 +33,7 @@ from skillopt_sleep.harvest.resume import (
     check_same_session,
     saved_state,
 )
+from skillopt_sleep.harvest.terminal import plain
 from skillopt_sleep.records import SENTINEL, Session, Signal
 
 __all__ = ["CopilotCliSource", "default_root"]
@@ -154,6 +155,7 @@ class _Reader:
             head = str(result.get("content") or result.get("message") or "")
         elif isinstance(result, str):
             head = result
+        head = plain(head)
         if exited and data.get("success") is not False:
             self.b.tool_result(call_id, False, f"exit {code}: {head}", Signal.NONZERO_EXIT,
                                code if isinstance(code, int) else None)

@@ -2,8 +2,11 @@
 
 Three shapes, told apart by content: the current operation log (``{"kind": 0, "v": state}``
 then set / splice / delete operations on paths), the legacy single JSON document, and an
-"Export Chat" document (no id, no dates). The op-log is replayed up to the first bad line
-(a later operation depends on every earlier one; a live writer leaves a truncated tail).
+"Export Chat" document (no id, no dates). The op-log is replayed past a damaged line: the
+line is counted and skipped, and an operation that depended on it fails alone (counted),
+so one bad line before a request's ``result`` no longer loses the session (a live writer's
+truncated tail is the same case, at the end). A ``.json`` document that does not parse
+keeps every request that still reads on its own (``_salvage``) and counts the rest.
 The project is the folder named by ``workspace.json`` next to ``chatSessions``.
 Stable, Insiders, VSCodium, portable and remote-server roots are all searched.
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +33,7 @@ from skillopt_sleep.harvest.base import (
     to_utc,
 )
 from skillopt_sleep.harvest.build import SessionBuilder
+from skillopt_sleep.harvest.terminal import plain
 from skillopt_sleep.records import SENTINEL, Session, Signal
 
 __all__ = ["CopilotVSCodeSource", "default_roots"]
@@ -122,17 +127,55 @@ def _load(path: Path, stats: HarvestStats) -> Any:
         stats.files_read += 1
         raw = path.read_bytes()
         stats.bytes_read += len(raw)
+        text = raw.decode("utf-8", errors="replace")
         try:
-            return json.loads(raw.decode("utf-8", errors="replace"))
+            return json.loads(text)
+        except ValueError:
+            return _salvage(text, stats)
+    return _replay(path, stats)
+
+
+_REQUESTS = re.compile(r'"requests"\s*:\s*\[')
+_REQUEST_START = re.compile(r'\{\s*"requestId"')
+_HEAD_FIELD = re.compile(
+    r'"(sessionId|version|creationDate|lastMessageDate)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
+
+
+def _salvage(text: str, stats: HarvestStats) -> dict[str, Any] | None:
+    """The requests of a damaged JSON document that still parse one by one; each damaged
+    one is counted as a skipped line. Reading goes on at the next ``{"requestId"`` (how
+    every request of a document starts); the id and dates before the requests are kept."""
+    opened = _REQUESTS.search(text)
+    if opened is None:
+        stats.lines_skipped += 1
+        return None
+    decoder, requests, pos = json.JSONDecoder(), [], opened.end()
+    while pos < len(text):
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            break
+        try:
+            value, pos = decoder.raw_decode(text, pos)
         except ValueError:
             stats.lines_skipped += 1
-            return None
-    return _replay(path, stats)
+            found = _REQUEST_START.search(text, pos + 1)
+            if found is None:
+                break
+            pos = found.start()
+            continue
+        if isinstance(value, dict) and value:
+            requests.append(value)
+    if not requests:
+        return None
+    head = {m.group(1): json.loads(m.group(2)) for m in _HEAD_FIELD.finditer(text, 0,
+                                                                          opened.start())}
+    return {**head, "requests": requests}
 
 
 def _replay(path: Path, stats: HarvestStats) -> Any:
     state: Any = None
-    for op in iter_json_lines(path, stats, stop_at_bad=True):
+    for op in iter_json_lines(path, stats):
         kind = op.get("kind")
         try:
             if kind == 0:
@@ -270,7 +313,9 @@ def _tool(b: SessionBuilder, part: dict[str, Any], position: int) -> None:
     details = part.get("resultDetails")
     if isinstance(details, dict) and details.get("isError") is True:
         output = details.get("output")
-        head = json.dumps(output, ensure_ascii=False) if output is not None else ""
+        # Whole: the session's redaction cuts it after reading it (a cut here could split
+        # a secret past the shape that finds it).
+        head = plain(json.dumps(output, ensure_ascii=False)) if output is not None else ""
         b.tool_result(call_id, False, head)
     elif part.get("isComplete") is True:
         b.tool_result(call_id, True)

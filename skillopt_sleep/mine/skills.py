@@ -2,9 +2,9 @@
 
 Read from the agents' skill roots (Claude Code's ``$CLAUDE_CONFIG_DIR/skills``, default
 ``~/.claude/skills``; Codex and Copilot's ``~/.agents/skills``) or from folders given.
-An unreadable or malformed skill is skipped, never fatal, and so is a folder no night
-could write (``names.is_folder_name``). Each skill keeps its folder name beside its
-``name:``, since the two may differ and a night writes the folder.
+An unreadable file is skipped, never fatal (odd frontmatter is read as far as it can
+be), and so is a folder no night could write (``names.is_folder_name``). Each skill
+keeps its folder name beside its ``name:``, since the two may differ and a night writes the folder.
 """
 
 from __future__ import annotations
@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-import yaml
-
-from skillopt_sleep import paths
+from skillopt_sleep import frontmatter, paths
 from skillopt_sleep.mine.route import SkillInfo
 from skillopt_sleep.skill_names import is_folder_name
 
@@ -24,22 +22,18 @@ def default_roots() -> list[Path]:
 
 
 def read_skill(path: Path) -> SkillInfo | None:
-    """The skill in ``path`` (a SKILL.md), or None when it has no readable frontmatter."""
+    """The skill in ``path`` (a SKILL.md), or None when it cannot be read at all.
+
+    Frontmatter is read as the agents read it (``frontmatter.read``): invalid YAML key by
+    key, a ``name`` that is not text or is missing gives way to the folder, and a file
+    without frontmatter is a skill with no description."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    if not text.startswith("---"):
-        return None
-    head, _, _ = text[3:].partition("\n---")
-    try:
-        meta = yaml.safe_load(head)
-    except yaml.YAMLError:
-        return None
-    if not isinstance(meta, dict):
-        return None
-    name = str(meta.get("name") or path.parent.name)
-    return SkillInfo(name=name, description=str(meta.get("description") or ""), text=text,
+    fields = frontmatter.read(text)
+    return SkillInfo(name=fields.text("name").strip() or path.parent.name,
+                     description=fields.text("description").strip(), text=text,
                      folder=path.parent.name)
 
 
@@ -55,3 +49,20 @@ def discover_skills(roots: Iterable[Path] | None = None) -> list[SkillInfo]:
             if skill is not None:
                 found.setdefault(skill.folder, skill)
     return list(found.values())
+
+
+def skill_notes(roots: Iterable[Path] | None = None) -> list[tuple[str, str]]:
+    """``(SKILL.md path, note)`` for each odd frontmatter in ``roots`` (``doctor`` shows
+    them): none stops a night, they say what the agents and the nights read instead."""
+    found = []
+    for root in default_roots() if roots is None else roots:
+        for path in sorted(root.glob("*/SKILL.md")) if root.is_dir() else []:
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError as exc:
+                found.append((str(path), f"unreadable: {exc.strerror or exc}"))
+                continue
+            fields = frontmatter.read(text)
+            notes = [*fields.notes, *frontmatter.folder_notes(fields, path.parent.name)]
+            found += [(str(path), str(note)) for note in notes]
+    return found

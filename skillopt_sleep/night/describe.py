@@ -6,19 +6,20 @@ When the train tasks show misses (own tasks routed elsewhere or nowhere) or fals
 (other skills' tasks routed here), or the validation tasks do, the optimizer is asked for
 better descriptions; it is shown the train tasks only. After a round whose proposal was
 accepted, a second round asks again if the picks still show misses (a partial description
-accepted first need not wait for the next night's draw). Each
-proposal must stay within bounds (one line, at most ``max_chars``), pass the edit
-firewall's content rules, and change only the ``description`` value (``set_description``:
-never ``name``, never another key, never a byte of the body). It is then gated on the
-trigger score over the validation tasks (own and other skills'), paired with the
-incumbent's answers by (task, sample): recall must rise (or, when it ties, the candidate
-must only add words of the skill's own document: ``own_growth``) and false triggers must
-not rise beyond noise. Most proposals win nothing, so each first routes one sample of each
-of the skill's own validation tasks (``_futile``) and is dropped there when it routes no
-more of them to the skill than it loses (for one that only grows by the skill's own words,
-when it loses more): a drop never accepts, so it costs power on near-misses only. An
-accepted description is the incumbent for the next proposal and for the rest of the
-night; after an accept, the next comparison draws fresh samples.
+accepted first need not wait for the next night's draw). Each proposal must stay within
+bounds (one line, at most ``max_chars``), pass the edit firewall's content rules, and
+change only the ``description`` value, in the style the user wrote it
+(``edit_description``: never ``name``, never another key, never a byte of the body; a style
+that cannot hold the value refuses it with the reason, shown in the report). It is then
+gated on the trigger score over the validation tasks (own and other skills'), paired with
+the incumbent's answers by (task, sample): recall must rise (or, when it ties, the
+candidate must only add words of the skill's own document: ``own_growth``) and false
+triggers must not rise beyond noise. Most proposals win nothing, so each first routes one
+sample of each of the skill's own validation tasks (``_futile``) and is dropped there when
+it routes no more of them to the skill than it loses (for one that only grows by the
+skill's own words, when it loses more): a drop never accepts, so it costs power on near-
+misses only. An accepted description is the incumbent for the next proposal and for the
+rest of the night; after an accept, the next comparison draws fresh samples.
 
 This is the one place a night changes text outside the learned region; the staged proposal
 carries the new description, and adoption and rollback treat it like any edit.
@@ -51,8 +52,8 @@ from skillopt_sleep.night.trigger import (
     score,
 )
 from skillopt_sleep.night.usage import terms
-from skillopt_sleep.records import Edit, Message, Split, Task
-from skillopt_sleep.skilldoc import SkillDoc, set_description
+from skillopt_sleep.records import Edit, EditOutcome, Message, Split, Task
+from skillopt_sleep.skilldoc import SkillDoc, edit_description
 
 DESCRIBE_SYSTEM = """You improve the frontmatter description of a skill that a coding agent
 loads only when the description fits the task. You see the skill, the other installed
@@ -261,11 +262,13 @@ class Describer:
             if stage:
                 decisions.append(DescriptionDecision(text, False, why, stage))
                 continue
-            candidate, outcome = set_description(doc, text)
-            if outcome.value != "applied":
-                decisions.append(DescriptionDecision(text, False, f"not applied: "
-                                                     f"{outcome.value}", "apply"))
+            done = edit_description(doc, text)
+            if done.outcome is not EditOutcome.APPLIED:
+                decisions.append(DescriptionDecision(
+                    text, False, f"not applied: {done.reason or done.outcome.value}",
+                    "apply"))
                 continue
+            candidate = done.doc
             grows = own_growth(candidate.description, doc.description, doc)
             if test.replays and (why := self._futile(doc, candidate, grows)):
                 decisions.append(DescriptionDecision(candidate.description, False, why, "gate"))

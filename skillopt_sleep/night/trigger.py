@@ -57,6 +57,7 @@ from skillopt_sleep.errors import (
 )
 from skillopt_sleep.models.base import LLM, tag
 from skillopt_sleep.models.cache import call_key
+from skillopt_sleep.night import catalogue
 from skillopt_sleep.night.gate import GateTest
 from skillopt_sleep.records import Message, Task
 
@@ -225,8 +226,11 @@ def route_one(target: LLM, cards: Sequence[SkillCard], task: Task, sample: int, 
 
 def installed(skill: str, description: str, others: Sequence[SkillCard]) -> list[SkillCard]:
     """The cards a routing prompt shows: ``skill`` with ``description`` beside ``others``
-    (any card of ``skill`` among them left out), by name."""
-    return sorted([*(c for c in others if c.name != skill), SkillCard(skill, description)],
+    (any card of ``skill`` among them left out), by name, fitted to the target's context
+    (``catalogue.fit``: cut, never dropped)."""
+    cards = [*(c for c in others if c.name != skill), SkillCard(skill, description)]
+    fitted = catalogue.fit([(c.name, c.description) for c in cards], own=skill)
+    return sorted((SkillCard(c.name, text) for c, text in zip(cards, fitted, strict=True)),
                   key=lambda c: c.name)
 
 
