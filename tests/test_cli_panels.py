@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from skillopt_sleep.cli.app import PANELS, app, plain_help
-from skillopt_sleep.cli.reference import EXIT_CODES
+from skillopt_sleep.cli.exit_codes import EXIT_CODES
 
 
 def _help(*args: str) -> str:

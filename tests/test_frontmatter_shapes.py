@@ -17,7 +17,7 @@ from skillopt_sleep.records import EditOutcome
 from skillopt_sleep.skilldoc import edit_description, parse
 
 FIXTURES = Path(__file__).parent / "fixtures" / "skills-public"
-FILES = sorted(p for p in FIXTURES.rglob("*.md") if p.name != "SOURCES.md")
+FILES = sorted(p for p in FIXTURES.rglob("*.md") if not p.name.endswith("SOURCES.md"))
 NEW = "Use when the tests check that this skill keeps its style, and only then"
 # The notes each shape must give (code sets), by file.
 NOTES = {

@@ -12,7 +12,7 @@ import typer
 from typer.core import TyperOption
 
 from skillopt_sleep.cli import MODULES
-from skillopt_sleep.cli.reference import EXIT_CODES
+from skillopt_sleep.cli.exit_codes import EXIT_CODES
 from skillopt_sleep.errors import SkillOptError
 
 _value_type = TyperOption.display_type_rich

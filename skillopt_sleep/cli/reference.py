@@ -17,25 +17,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from skillopt_sleep import config, errors, tables
+from skillopt_sleep import config, tables
+from skillopt_sleep.cli.exit_codes import EXIT_CODES
 
 __all__ = ["EXIT_CODES", "cli_reference", "config_reference", "exit_codes_table", "write"]
 
-EXIT_CODES: tuple[tuple[int, str, str], ...] = (
-    (0, "success", "success; `run`: the night ran, or there was nothing new"),
-    (1, "error", "an error the command reports in one line (a damaged archive, a failed "
-        "proof, a skill that cannot be read); `lint`: an error-level finding; `doctor`: a "
-        "check failed"),
-    (errors.ConfigError.exit_code, "usage or configuration",
-     "bad configuration or usage: an unknown option or key, a value out of range, a backend "
-     "that cannot run here"),
-    (errors.HandoffPending.exit_code, "waiting for hand-off answers",
-     "`run` with the `handoff` backend: waiting for answers (a state, not an error; the "
-     "next `run` resumes)"),
-    (errors.RoleUnavailable.exit_code, "a model stopped answering",
-     "a model role stopped answering mid-night; nothing was staged or adopted"),
-)
-"""Every exit status the CLI uses, with when; ``--help``'s epilog and the docs quote it."""
 
 # Where a string key's valid values live, so the page lists them as the checks do.
 _CHOICES: dict[str, Any] = {
