@@ -1,0 +1,163 @@
+"""Assignments whose key names a secret, in every format a developer's files and tools use.
+
+One reader covers them by their shared shape, a key then a separator then a value:
+shell and ``.env`` (``export DB_PASSWORD=…``), YAML (``password: …``), JSON
+(``"password": "…"``, also JSON-escaped inside JSON), TOML, INI, tfvars, HCL and
+properties (``key = "…"``), Java options (``-Djavax.net.ssl.keyStorePassword=…``), URL
+query parameters (``&X-Amz-Signature=…``), connection strings (``…;Password=…;``), HTTP
+headers (``Authorization: Bearer …``), XML elements (``<password>…</password>``),
+name/value pairs (``<add key="ApiKey" value="…"/>``, ``{"name": "DB_PASSWORD", "value":
+"…"}``), ``.netrc`` (``machine h login u password …``) and ``.pgpass`` lines.
+
+Detection starts from a secret word (``pass``, ``token``, ``key``, …) found in the
+lower-cased text, widens it to the whole key, and only then reads what follows: most text
+holds no such word, and a word that is not a key costs one dictionary look-up.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from skillopt_sleep.secrets.values import Name, looks_random, name_of, plausible_secret
+
+__all__ = ["HINTS", "find", "find_pgpass"]
+
+Span = tuple[int, int, str]
+
+HINTS = ("pass", "pwd", "secret", "token", "key", "auth", "credential", "sig", "cookie",
+         "session", "salt", "bearer", "sas", "pat")
+_HIT = re.compile("|".join(HINTS))
+_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_MAX_VALUE = 1024
+
+# After the key: an optional closing quote (JSON-escaped or not), then the separator.
+_SEP = re.compile(r"(?P<close>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|=(?!=)|:(?![/:])|[ \t]+)[ \t]*")
+# ``Authorization: Bearer …``: the scheme word stays readable, the credential goes.
+_SCHEME = re.compile(r"(?i)(?:basic|bearer|token|digest|negotiate|ntlm|apikey|sso-key|ssws"
+                     r"|splunk|geniekey|aws4-hmac-sha256|key)[ \t]+")
+# ``key="ApiKey" value="…"``, ``"name": "DB_PASSWORD", "value": "…"``.
+_PAIR_VALUE = re.compile(r"\\{0,3}[\"'][ \t]*[,;]?[ \t]*\\{0,3}[\"']?"
+                         r"(?:[Vv]alue|VALUE|ParameterValue|SecretString|secretValue)"
+                         r"\\{0,3}[\"']?[ \t]*[:=][ \t]*")
+_XML_VALUE = re.compile(r"(?:[ \t][^>\n]{0,200})?>(?P<v>[^<\n]{1,512})</")
+_QUOTE = re.compile(r"\\{0,3}[\"']")
+# An unquoted value ends at white space or a quote; inside it, a shell operator, the next
+# ``;Key=`` of a connection string, ``&key=`` of a query or a JSON escape ends it too.
+_BARE = re.compile(r"[^\s\"'`<>]+")
+_BARE_STOP = re.compile(r"&&|\|\||\||;(?=[\w .\-]*=)|&(?=[\w.\-]+=)|\\[nrt\"']|\\$")
+_PGPASS = re.compile(r"(?m)^[^\s:#]+:(?:[0-9]{1,5}|\*):[^\s:]+:[^\s:]+:(?P<v>[^\s:]{4,})$")
+_NETRC = re.compile(r"\b(?:machine|login|default)\b")
+_WS_LEAD = re.compile(r"(?:(?:is|was|set to)[ \t]+)?")
+
+
+def find(text: str, low: str) -> list[Span]:
+    """Every value in ``text`` given after a key that names a secret (``low`` is
+    ``text.lower()`` when that keeps positions, else ``text`` itself)."""
+    found: list[Span] = []
+    edge = 0
+    for hit in _HIT.finditer(low):
+        if hit.start() < edge:
+            continue
+        start, end = _widen(text, hit.start(), hit.end())
+        edge = end
+        if start and text[start - 1] in "$%{":  # ``$DB_PASSWORD``, ``%TOKEN%``: a reference
+            continue
+        name = name_of(text[start:end])
+        if name is Name.NONE:
+            continue
+        span = _value_after(text, start, end, name)
+        if span is not None:
+            found.append(span)
+            edge = max(edge, span[1])
+    return found
+
+
+_PORT_FIELD = re.compile(r":(?:[0-9]{1,5}|\*):")
+
+
+def find_pgpass(text: str) -> list[Span]:
+    """The password field of ``.pgpass`` lines (``host:port:database:user:password``)."""
+    if not _PORT_FIELD.search(text):
+        return []
+    return [(m.start("v"), m.end("v"), "pgpass") for m in _PGPASS.finditer(text)
+            if plausible_secret(m.group("v"), Name.STRONG)]
+
+
+def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+    while start and text[start - 1] in _KEY_CHARS:
+        start -= 1
+    while end < len(text) and text[end] in _KEY_CHARS:
+        end += 1
+    while start < end and text[start] in ".-":  # ``--password``, ``-Dkey``: option dashes
+        start += 1
+    return start, end
+
+
+def _value_after(text: str, start: int, end: int, name: Name) -> Span | None:
+    """The secret value given to the key at ``text[start:end]``, if one is."""
+    if start and text[start - 1] == "<":
+        xml = _XML_VALUE.match(text, end)
+        if xml:
+            return _judged(text, xml.start("v"), xml.end("v"), name)
+    pair = _PAIR_VALUE.match(text, end)
+    if pair:
+        return _value_at(text, pair.end(), name, strict=False)
+    sep = _SEP.match(text, end)
+    if sep is None:
+        return None
+    pos = sep.end()
+    strict = sep.group("sep").strip() == ""
+    if strict:
+        if _NETRC.search(text, max(0, start - 200), start):
+            strict = False  # ``.netrc``: ``password`` and its value are separated by a space
+        else:
+            lead = _WS_LEAD.match(text, pos)
+            pos = lead.end() if lead else pos
+    if text[start:end].lower().endswith(("authorization", "auth")) or strict:
+        scheme = _SCHEME.match(text, pos)
+        pos = scheme.end() if scheme else pos
+    return _value_at(text, pos, name, strict)
+
+
+def _value_at(text: str, pos: int, name: Name, strict: bool) -> Span | None:
+    quote = _QUOTE.match(text, pos)
+    if quote:
+        body = _quoted(quote.group(0)).match(text, quote.end())
+        if not body:
+            return None
+        return _judged(text, body.start(1), body.end(1), name, strict)
+    bare = _BARE.match(text, pos)
+    if not bare:
+        return None
+    value_end = bare.end()
+    stop = _BARE_STOP.search(text, pos, value_end)
+    if stop:
+        value_end = stop.start()
+    while value_end > pos and text[value_end - 1] in ".,;:)]}":
+        value_end -= 1
+    return _judged(text, pos, min(value_end, pos + _MAX_VALUE), name, strict)
+
+
+@functools.lru_cache(maxsize=16)
+def _quoted(quote: str) -> re.Pattern[str]:
+    """The body of a value opened by ``quote`` (``"``, ``'``, ``\\"``, …), up to its close."""
+    if quote in ('"', "'"):
+        return re.compile(r"((?:[^%s\\\n]|\\.){1,%d})%s" % (quote, _MAX_VALUE, quote))
+    return re.compile(r"((?:(?!%s)[^\n]){1,%d})%s" % (re.escape(quote), _MAX_VALUE,
+                                                      re.escape(quote)))
+
+
+def _judged(text: str, start: int, end: int, name: Name, strict: bool = False) -> Span | None:
+    value = text[start:end]
+    if not plausible_secret(value, name, text[end : end + 1], text[max(0, start - 2) : start]):
+        return None
+    if strict and not (looks_random(value) or _password_like(value)):
+        return None
+    return (start, end, "password_pair")
+
+
+def _password_like(value: str) -> bool:
+    """Prose gives a secret after a space only if it mixes letters with digits or signs."""
+    return (len(value) >= 6 and bool(re.search(r"[A-Za-z]", value))
+            and bool(re.search(r"[0-9!@#$%^&*+=?~]", value)))

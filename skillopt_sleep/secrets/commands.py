@@ -1,0 +1,188 @@
+"""Secrets on command lines, read with a shell lexer (``shlex``) the way the shell reads them.
+
+Options whose name names a secret (``--password X``, ``--password=X``, ``-storepass X``),
+the short flags of well-known clients (``mysql -pX``, ``sshpass -p X``, ``redis-cli -a X``,
+``docker login -p X``), ``user:pass`` arguments (``curl -u``, ``smbclient -U user%pass``),
+header and cookie options (``-H 'Authorization: Bearer …'``, ``-H 'X-API-Key: …'``,
+``-b 'session=…'``), the positional secrets of login, configure and set commands (``vault
+login TOKEN``, ``aws configure set aws_secret_access_key X``, ``ngrok config add-authtoken
+X``, ``poetry config http-basic.pypi user PASS``) and a value echoed into
+``--password-stdin``. Assignments inside arguments (``-e API_TOKEN=…``) are the
+assignment reader's.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+
+from skillopt_sleep.secrets.values import Name, looks_random, name_of, plausible_secret
+
+__all__ = ["HINTS", "find"]
+
+Span = tuple[int, int, str]
+
+# Short flags that take a secret, per client (a flag's meaning depends on the program).
+_SHORT: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow",
+                     "mariadb", "mariadb-dump", "mariadb-admin"), frozenset({"-p"})),
+    **dict.fromkeys(("mongo", "mongosh", "mongodump", "mongorestore", "mongoimport",
+                     "mongoexport", "sshpass", "twine", "az", "helm", "oras"),
+                    frozenset({"-p"})),
+    **dict.fromkeys(("docker", "podman", "buildah", "skopeo", "nerdctl", "crane"),
+                    frozenset({"-p"})),
+    "redis-cli": frozenset({"-a"}), "sqlcmd": frozenset({"-P"}), "bcp": frozenset({"-P"}),
+    "zip": frozenset({"-P"}), "7z": frozenset({"-p"}), "7za": frozenset({"-p"}),
+    "unrar": frozenset({"-p"}), "rar": frozenset({"-p"}), "ssh-keygen": frozenset({"-N", "-P"}),
+    "doctl": frozenset({"-t"}), "codecov": frozenset({"-t"}), "influx": frozenset({"-t"}),
+    "ldapsearch": frozenset({"-w"}), "ldapadd": frozenset({"-w"}),
+    "ldapmodify": frozenset({"-w"}), "ldapdelete": frozenset({"-w"}),
+    "mosquitto_pub": frozenset({"-P"}), "mosquitto_sub": frozenset({"-P"}),
+    "openssl": frozenset({"-k", "-pass", "-passin", "-passout"}),
+    "psql": frozenset(), "vault": frozenset(),
+}
+# Flags whose value is ``user:password`` (or ``user%password``, ``user,password``).
+_USER_PASS: dict[str, frozenset[str]] = {
+    "curl": frozenset({"-u", "--user", "--proxy-user", "-U"}),
+    "wget": frozenset(), "smbclient": frozenset({"-U", "--user"}),
+    "lftp": frozenset({"-u"}), "rpcclient": frozenset({"-U"}), "http": frozenset({"-a", "--auth"}),
+}
+_HEADER_FLAGS = frozenset({"-H", "--header", "--headers", "--proxy-header"})
+_COOKIE_FLAGS = frozenset({"-b", "--cookie"})
+_LOGIN_WORDS = frozenset({"login", "auth", "authenticate", "authtoken", "add-authtoken",
+                          "activate", "token"})
+_SET_WORDS = frozenset({"set", "put", "add", "config:set", "secrets:set", "set-credentials"})
+_HEADER = re.compile(r"(?P<name>[A-Za-z0-9_\-]+)[ \t]*:[ \t]*(?:(?i:basic|bearer|token|digest"
+                     r"|apikey|ssws)[ \t]+)?(?P<value>\S.*)")
+# A line is lexed only if it could carry one of these (a client name, an option sign).
+HINTS = ("-", "login", "auth", "config")
+_SPLIT = re.compile(r"&&|\|\||[;|\n]")
+
+
+def find(text: str) -> list[Span]:
+    """Every secret on a command line in ``text``."""
+    found: list[Span] = []
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        if "-" in line or "login" in line or "auth" in line or " set " in line:
+            found.extend((offset + s, offset + e, k) for s, e, k in _line(line))
+        offset += len(line)
+    return found
+
+
+def _line(line: str) -> list[Span]:
+    spans: list[Span] = []
+    cursor = 0
+    echoed: str | None = None
+    for piece in _SPLIT.split(line):
+        words = _lex(piece.strip().strip("`$()"))
+        secrets = list(_secrets_of(words))
+        if echoed and any(w.endswith("-stdin") for w in words):
+            secrets.append(echoed)
+        echoed = words[1] if len(words) == 2 and words[0] in ("echo", "printf") else None
+        for value in secrets:
+            found = line.find(value, cursor)
+            if found < 0:
+                found = line.find(value)
+            if found >= 0:
+                spans.append((found, found + len(value), "cli_password"))
+                cursor = found + len(value)
+    return spans
+
+
+def _lex(piece: str) -> list[str]:
+    try:
+        return shlex.split(piece, comments=False, posix=True)
+    except ValueError:  # an unbalanced quote in prose around the command
+        return [w.strip("\"'`") for w in piece.split()]
+
+
+def _secrets_of(words: list[str]) -> list[str]:
+    """The values in one simple command's ``words`` that are secrets."""
+    if not words:
+        return []
+    program = _program(words)
+    short = _SHORT.get(program, frozenset())
+    user_pass = _USER_PASS.get(program, frozenset()) | {"--user", "--proxy-user"}
+    out: list[str] = []
+    for i, word in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        out.extend(_option_secret(word, nxt, short, user_pass))
+        if i and not word.startswith("-"):
+            out.extend(_positional_secret(words, i))
+    return [v for v in out if v]
+
+
+def _program(words: list[str]) -> str:
+    for word in words:
+        if "=" in word and not word.startswith("-"):
+            continue  # ``PGPASSWORD=x psql``: an environment prefix
+        name = os.path.basename(word)
+        if name in ("sudo", "env", "exec", "npx", "uvx", "pipx", "time", "nohup"):
+            continue
+        return name
+    return ""
+
+
+def _option_secret(word: str, nxt: str, short: frozenset[str],
+                   user_pass: frozenset[str]) -> list[str]:
+    if not word.startswith("-") or word == "-":
+        return []
+    flag, eq, attached = word.partition("=")
+    value = attached if eq else nxt
+    for sflag in short:  # ``-pSECRET`` attached, ``-p SECRET`` apart
+        if word == sflag and not word.startswith("--"):
+            return [_passin(nxt)] if plausible_secret(_passin(nxt), Name.STRONG) else []
+        if word.startswith(sflag) and len(sflag) == 2 and len(word) > 2 and not eq:
+            return [word[2:]] if plausible_secret(word[2:], Name.STRONG) else []
+    if flag in user_pass:
+        pair = re.match(r"[^:%,]*[:%,](.+)", value)
+        return [pair.group(1)] if pair and plausible_secret(pair.group(1), Name.STRONG) else []
+    if flag in _HEADER_FLAGS or flag in _COOKIE_FLAGS:
+        return _header_secret(value, cookie=flag in _COOKIE_FLAGS)
+    if flag.startswith("--") or len(flag) > 2:
+        name = name_of(flag)
+        if name is not Name.NONE and plausible_secret(_passin(value), name):
+            return [_passin(value)]
+    return []
+
+
+def _passin(value: str) -> str:
+    """``pass:SECRET`` (openssl's form) gives ``SECRET``; ``env:VAR``/``file:path`` do not."""
+    return value[5:] if value.startswith("pass:") else value
+
+
+def _header_secret(value: str, cookie: bool) -> list[str]:
+    if cookie or value.lower().startswith("cookie"):
+        body = value.split(":", 1)[1] if not cookie and ":" in value else value
+        return [v for _, _, v in (p.strip().partition("=") for p in body.split(";"))
+                if v and looks_random(v)]
+    match = _HEADER.match(value)
+    if not match:
+        return []
+    name = name_of(match.group("name"))
+    secret = match.group("value").strip()
+    if name is Name.NONE and not match.group("name").lower().endswith(("auth", "key")):
+        return []
+    return [secret] if plausible_secret(secret, max(name, Name.WEAK, key=_rank)) else []
+
+
+def _rank(name: Name) -> int:
+    return name.value
+
+
+def _positional_secret(words: list[str], i: int) -> list[str]:
+    """``vault login TOKEN``, ``config set NAME VALUE``, ``add-authtoken VALUE``."""
+    prev = words[i - 1]
+    word = words[i]
+    if prev in _LOGIN_WORDS and looks_random(word):
+        return [word]
+    if name_of(prev) is Name.STRONG and not prev.startswith("-") and i >= 2 \
+            and words[i - 2] in _SET_WORDS | {"config", "configure"} | _LOGIN_WORDS:
+        return [word] if plausible_secret(word, Name.STRONG) else []
+    if prev.startswith("http-basic.") and i + 1 < len(words):  # poetry: NAME USER PASS
+        return [words[i + 1]] if plausible_secret(words[i + 1], Name.STRONG) else []
+    if name_of(prev) is Name.STRONG and prev in _LOGIN_WORDS | {"add-authtoken"}:
+        return [word] if plausible_secret(word, Name.STRONG) else []
+    return []

@@ -1,0 +1,37 @@
+"""Credentials inside URLs: the password of ``scheme://user:password@host`` and a token
+given as the whole userinfo (``https://ghp_…@github.com``, ``https://TOKEN@host``).
+
+Signature and token query parameters (``X-Amz-Signature``, ``X-Goog-Signature``, Azure
+SAS ``sig``, ``access_token``, ``key``) are read by the assignment reader, whose key
+words cover them; a query value ends at ``&``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from skillopt_sleep.secrets.values import Name, looks_random, plausible_secret
+
+__all__ = ["find"]
+
+Span = tuple[int, int, str]
+
+_USERINFO = re.compile(
+    r"\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://(?P<user>[^\s:/@\"'<>`]{0,256})"
+    r"(?::(?P<password>[^\s@/\"'<>`]{1,512}))?@(?=[A-Za-z0-9\[])"
+)
+
+
+def find(text: str) -> list[Span]:
+    """Every secret in the userinfo of a URL in ``text``."""
+    found: list[Span] = []
+    for match in _USERINFO.finditer(text):
+        password = match.group("password")
+        if password is not None:
+            if plausible_secret(password, Name.STRONG) or looks_random(password):
+                found.append((*match.span("password"), "connection_string"))
+            elif looks_random(match.group("user")):  # ``TOKEN:x-oauth-basic@``
+                found.append((*match.span("user"), "connection_string"))
+        elif looks_random(match.group("user")):
+            found.append((*match.span("user"), "connection_string"))
+    return found

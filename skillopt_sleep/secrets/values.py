@@ -1,0 +1,179 @@
+"""What a key's name says and what a value looks like: the judgement every detector shares.
+
+A *key* (a variable, option, header, attribute or query parameter) names a secret when
+its last word is one (``DB_PASSWORD``, ``--api-key``, ``X-Amz-Security-Token``,
+``client-key-data``); ``token_limit``, ``max_tokens`` or ``password_policy`` do not.
+
+A *value* after such a key is a secret unless it is a reference to one (``$DB_PASSWORD``,
+``os.environ["X"]``, ``secrets.GITHUB_TOKEN``, ``{{ .Values.password }}``), a placeholder
+(``<token>``, ``your-api-key``, ``xxxx``, ``changeme``, ``***``), code (``get_token()``),
+a number, a type or a word documentation uses (``string``, ``required``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from enum import Enum
+
+__all__ = ["Name", "entropy", "looks_random", "name_of", "plausible_secret", "split_words"]
+
+
+class Name(Enum):
+    """How strongly a key's name says its value is a secret."""
+
+    NONE = 0
+    WEAK = 1  # ``key``, ``sig``, ``cookie``: only a random-looking value is a secret
+    STRONG = 2  # ``password``, ``token``: any value that is not a reference or placeholder
+
+
+# Last words of a key that hold a secret whatever the value looks like.
+_STRONG_LAST = frozenset({
+    "password", "passwd", "pass", "pwd", "passphrase", "passcode", "secret", "token",
+    "apikey", "credential", "credentials", "auth", "authorization", "pat", "sas",
+    "privatekey", "secretkey", "accesskey", "authtoken", "storepass", "keypass", "pin",
+})
+# Suffixes of a key run together (``identitytoken``, ``keyStorePassword``, ``npmAuthToken``).
+_STRONG_SUFFIX = ("password", "passwd", "passphrase", "secret", "token", "apikey",
+                  "secretkey", "privatekey", "accesskey", "credentials", "storepass",
+                  "keypass")
+# ``key`` is a secret only when qualified: ``api_key``, ``secret-access-key``, ``AccountKey``.
+_KEY_QUALIFIERS = frozenset({
+    "api", "access", "secret", "private", "signing", "encryption", "master", "auth",
+    "client", "account", "service", "license", "app", "application", "consumer",
+    "subscription", "storage", "shared", "webhook", "session", "admin", "deploy", "ssh",
+    "gpg", "pgp", "hmac", "jwt", "encrypt", "crypt", "primary", "secondary", "sas",
+    "write", "read", "root", "user", "x", "function", "host", "instrumentation", "ingest",
+})
+_WEAK_LAST = frozenset({
+    "key", "sig", "signature", "cookie", "session", "sessionid", "sid", "salt", "nonce",
+    "code", "hash", "otp", "bearer", "dsn",
+})
+# ``client-key-data`` (kubeconfig), ``private_key_pem``, ``api_key_value``: a key word
+# followed by a word that only says how it is stored.
+_STORAGE_WORDS = frozenset({"data", "pem", "value", "b64", "base64", "hex", "raw", "str"})
+# Words after a secret word that make the key about the secret, not the secret
+# (``token_limit``, ``password_file``); they are simply not secret last words.
+
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def split_words(key: str) -> list[str]:
+    """``X-Amz-Security-Token`` → ``["x", "amz", "security", "token"]``."""
+    words: list[str] = []
+    for part in re.split(r"[^A-Za-z0-9]+", key):
+        words.extend(w.lower() for w in _CAMEL.findall(part))
+    return words
+
+
+def name_of(key: str) -> Name:
+    """How strongly ``key`` names a secret."""
+    words = split_words(key)
+    if not words:
+        return Name.NONE
+    last = words[-1]
+    if last in _STORAGE_WORDS and len(words) > 1:
+        words, last = words[:-1], words[-2]
+    joined = "".join(words)
+    if last in _STRONG_LAST or joined.endswith(_STRONG_SUFFIX):
+        return Name.STRONG
+    if last == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS:
+        return Name.STRONG
+    if last in _WEAK_LAST or joined.endswith(("signature", "sessionid", "cookie")):
+        return Name.WEAK
+    return Name.NONE
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy of ``value`` in bits per character."""
+    if not value:
+        return 0.0
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+RANDOM_MIN_LENGTH = 16
+"""Shortest value judged random on its looks alone (measured: see docs-draft/redact.md)."""
+RANDOM_MIN_ENTROPY = 3.0
+"""Bits per character a random-looking value reaches (hex of 16 chars ≈ 3.5, a word ≈ 2.8)."""
+
+
+def looks_random(value: str) -> bool:
+    """A value shaped like a generated token: long, letters and digits mixed, high entropy."""
+    core = value.strip("=")
+    if len(core) < RANDOM_MIN_LENGTH or _CODE.fullmatch(core) or _UUID.fullmatch(core):
+        return False
+    if not re.search(r"[0-9]", core) or not re.search(r"[A-Za-z]", core):
+        # A long value of one class: base64 of 40+ characters seldom lacks a digit.
+        return len(core) >= 40 and entropy(core) >= 4.0
+    return entropy(core) >= RANDOM_MIN_ENTROPY
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+# References and code: ``os.environ``, ``settings.api_key``, ``secrets.GITHUB_TOKEN``,
+# ``get_token``, ``DB_PASSWORD`` (an environment variable's name), ``user_password``.
+_CODE = re.compile(
+    r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"  # dotted attribute path
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"  # an environment variable's name
+    r"|[a-z][a-z0-9]*(?:_[a-z0-9]+)+"  # a snake_case name
+)
+_PLACEHOLDER_WORDS = (
+    "your", "example", "placeholder", "changeme", "change_me", "change-me", "replace",
+    "insert", "dummy", "redacted", "xxxx", "here", "sample", "todo", "fixme", "fake",
+    "<", ">", "...", "…", "enter_", "enter-", "foobar", "notreal", "not-a-", "not_a_",
+)
+# Words a document or schema puts where a value goes: types, switches, auth modes.
+_WORDS = frozenset({
+    "true", "false", "none", "null", "nil", "yes", "no", "on", "off", "required",
+    "optional", "string", "str", "int", "integer", "bool", "boolean", "number", "float",
+    "object", "array", "list", "dict", "map", "bytes", "text", "any", "secret", "secretstr",
+    "password", "token", "key", "env", "file", "path", "basic", "bearer", "digest",
+    "oauth", "oauth2", "saml", "sso", "ldap", "jwt", "session", "cookie", "header",
+    "query", "enabled", "disabled", "enable", "disable", "auto", "default", "empty",
+    "hidden", "masked", "unset", "undefined", "string?", "str?", "test", "testing",
+    "sensitive", "prompt", "stdin", "ask", "inherit", "keyring", "vault", "kms",
+    "aws", "gcp", "azure", "iam", "kerberos", "ntlm", "negotiate", "anonymous", "public",
+})
+
+
+def plausible_secret(value: str, name: Name, after: str = "", before: str = "") -> bool:
+    """Whether ``value`` (unquoted), given after a key of strength ``name``, is a secret.
+
+    ``after`` and ``before`` are the characters around it: ``(`` or ``[`` after makes it a
+    call or subscript (code), ``$`` or ``{`` before makes it an interpolation.
+    """
+    if name is Name.NONE or "[REDACTED:" in value:
+        return False
+    if name is Name.WEAK:
+        return looks_random(value) and not _placeholder(value)
+    stripped = value.strip()
+    if len(stripped) < 4 or after[:1] in ("(", "[") or before[-1:] in ("$", "{", "%"):
+        return False
+    low = stripped.lower()
+    if stripped[0] in "$%<{[*@!&|(`#" or low in _WORDS or _placeholder(stripped):
+        return False
+    if re.fullmatch(r"[-+]?[0-9][0-9_.,]*[a-z]{0,2}", low):  # 4000, 1.5, 30s, 10k
+        return False
+    if _CODE.fullmatch(stripped) and not looks_random(stripped):
+        return False
+    if "(" in stripped and re.search(r"[A-Za-z_]\w*\(", stripped):  # get_token()
+        return False
+    if " " in stripped and _prose(stripped):
+        return False
+    return not (low.isalpha() and low.islower() and len(low) < 5)
+
+
+def _placeholder(value: str) -> bool:
+    low = value.lower()
+    if len(set(low) - set("x*•.-_ 0#?")) == 0:  # xxxx, ****, ••••, 0000
+        return True
+    return any(word in low for word in _PLACEHOLDER_WORDS)
+
+
+def _prose(value: str) -> bool:
+    """A label or sentence (``Forgot password?``, ``The token to use``), not a passphrase."""
+    words = value.split()
+    if not all(re.fullmatch(r"[A-Za-z'’,.:;!?()-]+", w) for w in words):
+        return False
+    return value[:1].isupper() or value[-1:] in ".?!:" or len(words) > 6

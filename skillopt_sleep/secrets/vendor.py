@@ -1,0 +1,100 @@
+"""Vendor token shapes, from a maintained rule set, plus the class they share.
+
+The per-vendor regexes (AWS key ids, GitHub, GitLab, Slack, Stripe, npm, PyPI, SendGrid,
+Twilio, Telegram, Discord, Mailchimp, OpenAI, JWT, Azure storage keys, …) are
+``detect-secrets``' own (``detect_secrets.plugins.*.denylist``), imported on first need:
+the package pulls in ``requests``, a third of a second that a command which never sees a
+long token should not pay. Its keyword, entropy, IP and basic-auth plugins are left out
+(this package reads context itself, see ``assignments`` and ``urls``).
+
+Vendors that detect-secrets has no rule for share one shape, which is detected as a class:
+a short lower-case prefix and separators (``sk-ant-api03-``, ``hf_``, ``dop_v1_``,
+``shpat_``, ``hvs.``, ``AGE-SECRET-KEY-1``) before a long random body.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+
+from skillopt_sleep.secrets.values import looks_random
+
+__all__ = ["LONG_RUN", "PREFIXED", "find"]
+
+Span = tuple[int, int, str]
+
+# Every vendor token is, or holds, a run this long of token characters.
+LONG_RUN = re.compile(r"(?<![\w\-.])[A-Za-z0-9][\w\-.]{19,}")
+PREFIXED = re.compile(
+    r"(?P<prefix>[A-Za-z][A-Za-z0-9]{0,11}(?:[_\-.][A-Za-z0-9]{1,12}){0,3}[_\-.])"
+    r"(?P<body>[A-Za-z0-9][A-Za-z0-9_\-]{19,})"
+)
+# Prefixes of things that look random and are not secrets: digests, ids, checksums.
+_NOT_SECRET_PREFIX = ("sha1", "sha224", "sha256", "sha384", "sha512", "md5", "uuid",
+                      "blake", "crc", "xxh", "git", "commit", "node", "chunk", "msg", "req",
+                      "toolu", "call", "run", "session", "file", "resp", "chatcmpl", "evt",
+                      "cs", "ch", "id", "rs", "fc", "item", "thread", "asst")
+_PLUGINS = ("artifactory", "aws", "azure_storage_key", "discord", "github_token",
+            "gitlab_token", "jwt", "mailchimp", "npm", "openai", "pypi_token", "sendgrid",
+            "slack", "square_oauth", "stripe", "telegram_token", "twilio", "ibm_cloud_iam",
+            "ibm_cos_hmac", "softlayer", "cloudant")
+
+
+@functools.cache
+def vendor_rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """``(kind, regex)`` for every detect-secrets vendor rule, ``kind`` from its plugin."""
+    rules: list[tuple[str, re.Pattern[str]]] = []
+    for module_name in _PLUGINS:
+        module = importlib.import_module(f"detect_secrets.plugins.{module_name}")
+        for value in vars(module).values():
+            denylist = getattr(value, "denylist", None)
+            if isinstance(value, type) and isinstance(denylist, (list, tuple)):
+                rules.extend((module_name, rule) for rule in denylist
+                             if isinstance(rule, re.Pattern))
+    return tuple(rules)
+
+
+def find(text: str) -> list[Span]:
+    """Every vendor token in ``text``: detect-secrets' rules, then the prefixed class."""
+    found: list[Span] = []
+    for run in LONG_RUN.finditer(text):
+        token = run.group(0)
+        if not (re.search(r"[0-9]", token) and re.search(r"[A-Za-z]", token)):
+            continue
+        start = max(0, run.start() - 16)
+        window = text[start : run.end() + 2]
+        span = _vendor(window) or _prefixed(token, run.start() - start)
+        if span is not None:
+            found.append((start + span[0], start + span[1], span[2]))
+    return found
+
+
+def _vendor(window: str) -> Span | None:
+    for kind, rule in vendor_rules():
+        match = rule.search(window)
+        if match is None:
+            continue
+        group = next((g for g in range(rule.groups, 0, -1) if match.group(g)), 0)
+        start, end = match.span(group)
+        while start < end and not window[start].isalnum():  # rules that eat a delimiter
+            start += 1
+        while end > start and not window[end - 1].isalnum() and window[end - 1] not in "=_-":
+            end -= 1
+        secret = window[start:end]
+        if len(secret) >= 16 and re.search(r"[0-9]", secret) and re.search("[A-Za-z]", secret):
+            return (start, end, kind)
+    return None
+
+
+def _prefixed(token: str, offset: int) -> Span | None:
+    match = PREFIXED.match(token)
+    if match is None or match.end() != len(token):
+        return None
+    prefix = match.group("prefix").lower()
+    if prefix.rstrip("_-.").split("_")[0].split("-")[0] in _NOT_SECRET_PREFIX:
+        return None
+    body = match.group("body")
+    if not looks_random(body.replace("_", "").replace("-", "")):
+        return None
+    return (offset, offset + len(token), "prefixed_token")
