@@ -54,12 +54,6 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
 )
 
 MARKER = re.compile(r"\[REDACTED:[A-Za-z0-9_]+\]")
-# A command line is lexed only if one of these is in the text: a client with secret
-# flags, a login/config verb, or a word an option that takes a secret contains.
-_COMMAND_HINTS = tuple(sorted({*commands._SHORT, *commands._USER_PASS, "login", "config",
-                               " set ", "-h", "--header", "echo"}))
-
-
 def _lower(text: str) -> str:
     """``text`` lower-cased position for position (a few characters grow when lowered)."""
     low = text.lower()
@@ -81,8 +75,7 @@ def _spans(text: str) -> list[Span]:
     has_hint = any(hint in low for hint in assignments.HINTS)
     if has_hint:
         found += assignments.find(text, low)
-    if has_hint or any(hint in low for hint in _COMMAND_HINTS):
-        found += commands.find(text)
+    found += commands.find(text, low)
     return _merged(found, text)
 
 
@@ -114,7 +107,7 @@ def may_hold_secrets(texts: list[str]) -> bool:
     low = joined.lower()
     if any(hint in low for hint in assignments.HINTS) or "://" in low:
         return True
-    if "-----begin" in low or "putty" in low or any(h in low for h in _COMMAND_HINTS):
+    if "-----begin" in low or "putty" in low or any(h in low for h in commands.HINTS):
         return True
     return any(re.search(r"[0-9]", m.group(0)) for m in vendor.LONG_RUN.finditer(joined))
 

@@ -46,8 +46,11 @@ _QUOTE = re.compile(r"\\{0,3}[\"']")
 # ``;Key=`` of a connection string, ``&key=`` of a query or a JSON escape ends it too.
 _BARE = re.compile(r"[^\s\"'`<>]+")
 _BARE_STOP = re.compile(r"&&|\|\||\||;(?=[\w .\-]*=)|&(?=[\w.\-]+=)|\\[nrt\"']|\\$")
-_PGPASS = re.compile(r"(?m)^[^\s:#]+:(?:[0-9]{1,5}|\*):[^\s:]+:[^\s:]+:(?P<v>[^\s:]{4,})$")
-_NETRC = re.compile(r"\b(?:machine|login|default)\b")
+# ``host:port:database:user:password``, the host at a line's start or after a space.
+_PGPASS_HOST = re.compile(r"(?:^|(?<=[\s\"'])|(?<=\\[nr]))[^\s:#\\\"'=]+$", re.M)
+_PGPASS_REST = re.compile(
+    r"[^\s:\\\"']+:[^\s:\\\"']+:(?P<v>[^\s:\\\"']{4,})(?=$|[\s\"']|\\[nr])", re.M)
+_NETRC = re.compile(r"\b(?:machine[ \t]+\S+|default)[ \t]+(?:login[ \t]+\S+[ \t]+)?")
 _WS_LEAD = re.compile(r"(?:(?:is|was|set to)[ \t]+)?")
 
 
@@ -77,11 +80,15 @@ _PORT_FIELD = re.compile(r":(?:[0-9]{1,5}|\*):")
 
 
 def find_pgpass(text: str) -> list[Span]:
-    """The password field of ``.pgpass`` lines (``host:port:database:user:password``)."""
-    if not _PORT_FIELD.search(text):
-        return []
-    return [(m.start("v"), m.end("v"), "pgpass") for m in _PGPASS.finditer(text)
-            if plausible_secret(m.group("v"), Name.STRONG)]
+    """The password field of ``.pgpass`` lines (``host:port:database:user:password``),
+    read outward from the port field (a search that starts with a literal is fast)."""
+    found: list[Span] = []
+    for port in _PORT_FIELD.finditer(text):
+        host = _PGPASS_HOST.search(text, max(0, port.start() - 255), port.start())
+        rest = _PGPASS_REST.match(text, port.end())
+        if host and rest and plausible_secret(rest.group("v"), Name.STRONG):
+            found.append((rest.start("v"), rest.end("v"), "pgpass"))
+    return found
 
 
 def _widen(text: str, start: int, end: int) -> tuple[int, int]:
@@ -89,6 +96,8 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
         start -= 1
     while end < len(text) and text[end] in _KEY_CHARS:
         end += 1
+    if start and text[start - 1] == "\\" and text[start] in "nrt":  # after a JSON ``\\n``
+        start += 1
     while start < end and text[start] in ".-":  # ``--password``, ``-Dkey``: option dashes
         start += 1
     return start, end
@@ -109,7 +118,8 @@ def _value_after(text: str, start: int, end: int, name: Name) -> Span | None:
     pos = sep.end()
     strict = sep.group("sep").strip() == ""
     if strict:
-        if _NETRC.search(text, max(0, start - 200), start):
+        line_start = max(text.rfind("\n", 0, start), text.rfind("\\n", 0, start), 0)
+        if _NETRC.search(text, line_start, start):
             strict = False  # ``.netrc``: ``password`` and its value are separated by a space
         else:
             lead = _WS_LEAD.match(text, pos)

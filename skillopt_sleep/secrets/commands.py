@@ -55,20 +55,56 @@ _LOGIN_WORDS = frozenset({"login", "auth", "authenticate", "authtoken", "add-aut
 _SET_WORDS = frozenset({"set", "put", "add", "config:set", "secrets:set", "set-credentials"})
 _HEADER = re.compile(r"(?P<name>[A-Za-z0-9_\-]+)[ \t]*:[ \t]*(?:(?i:basic|bearer|token|digest"
                      r"|apikey|ssws)[ \t]+)?(?P<value>\S.*)")
-# A line is lexed only if it could carry one of these (a client name, an option sign).
-HINTS = ("-", "login", "auth", "config")
 _SPLIT = re.compile(r"&&|\|\||[;|\n]")
+# Lexing is the costly step: a line is lexed only when it holds a trigger, found by
+# substring search (fast, in C) rather than by one regex tried at every position.
+_PROGRAMS = tuple(sorted({*_SHORT, *_USER_PASS} - {"http", "az", "zip", "7z", "rar", "bcp"}))
+_VERBS = ("login", "auth", "config", " set ", "secrets", "echo", "zip ", "7z ", "rar ",
+          "az ", "http ", "bcp ")
+HINTS = (*_PROGRAMS, *_VERBS)
+_OPTION = re.compile(r"-[\w.-]*?(?:pass|pwd|secret|token|key|auth|cred|user|header|cookie"
+                     r"|body)|-[hbu] ")
+_MAX_LINE = 4096
+"""Longest command line read: a longer run without a line break is data, not a command."""
 
 
-def find(text: str) -> list[Span]:
-    """Every secret on a command line in ``text``."""
+def find(text: str, low: str) -> list[Span]:
+    """Every secret on a command line in ``text`` (``low``: ``text`` lower-cased, same length)."""
     found: list[Span] = []
-    offset = 0
-    for line in text.splitlines(keepends=True):
-        if "-" in line or "login" in line or "auth" in line or " set " in line:
-            found.extend((offset + s, offset + e, k) for s, e, k in _line(line))
-        offset += len(line)
+    for start in _line_starts(text, _triggers(low)):
+        end = _line_end(text, start)
+        found.extend((start + s, start + e, k) for s, e, k in _line(text[start:end]))
     return found
+
+
+def _triggers(low: str) -> list[int]:
+    hits: list[int] = []
+    for word in HINTS:
+        at = low.find(word)
+        while at >= 0:
+            hits.append(at)
+            at = low.find(word, at + len(word))
+    if "-" in low:
+        hits.extend(m.start() for m in _OPTION.finditer(low))
+    return hits
+
+
+def _line_starts(text: str, hits: list[int]) -> list[int]:
+    """The start of each line (real, or JSON-escaped ``\\n``) holding a hit, once each."""
+    starts: set[int] = set()
+    for hit in hits:
+        floor = max(0, hit - _MAX_LINE)
+        newline = text.rfind("\n", floor, hit)
+        escaped = text.rfind("\\n", floor, hit)
+        starts.add(max(floor, newline + 1, escaped + 2 if escaped >= 0 else 0))
+    return sorted(starts)
+
+
+def _line_end(text: str, start: int) -> int:
+    limit = min(len(text), start + _MAX_LINE)
+    ends = [at for at in (text.find("\n", start, limit), text.find("\\n", start, limit),
+                          text.find("\\r", start, limit)) if at >= 0]
+    return min(ends, default=limit)
 
 
 def _line(line: str) -> list[Span]:
@@ -76,7 +112,7 @@ def _line(line: str) -> list[Span]:
     cursor = 0
     echoed: str | None = None
     for piece in _SPLIT.split(line):
-        words = _lex(piece.strip().strip("`$()"))
+        words = _lex(piece.strip().strip("`$()").replace('\\"', '"'))
         secrets = list(_secrets_of(words))
         if echoed and any(w.endswith("-stdin") for w in words):
             secrets.append(echoed)
@@ -106,12 +142,21 @@ def _secrets_of(words: list[str]) -> list[str]:
     short = _SHORT.get(program, frozenset())
     user_pass = _USER_PASS.get(program, frozenset()) | {"--user", "--proxy-user"}
     out: list[str] = []
+    if "set" in words and ({"secret", "secrets", "secrets:set"} & set(words)):
+        out.extend(_secret_store_values(words))
     for i, word in enumerate(words):
         nxt = words[i + 1] if i + 1 < len(words) else ""
         out.extend(_option_secret(word, nxt, short, user_pass))
         if i and not word.startswith("-"):
             out.extend(_positional_secret(words, i))
     return [v for v in out if v]
+
+
+def _secret_store_values(words: list[str]) -> list[str]:
+    """``gh secret set NAME --body V``, ``fly secrets set NAME=V``: every value is secret."""
+    out = [nxt for word, nxt in zip(words, words[1:]) if word in ("--body", "-b")]
+    out += [w.partition("=")[2] for w in words if "=" in w and not w.startswith("-")]
+    return [v for v in out if plausible_secret(v, Name.STRONG)]
 
 
 def _program(words: list[str]) -> str:
@@ -183,6 +228,6 @@ def _positional_secret(words: list[str], i: int) -> list[str]:
         return [word] if plausible_secret(word, Name.STRONG) else []
     if prev.startswith("http-basic.") and i + 1 < len(words):  # poetry: NAME USER PASS
         return [words[i + 1]] if plausible_secret(words[i + 1], Name.STRONG) else []
-    if name_of(prev) is Name.STRONG and prev in _LOGIN_WORDS | {"add-authtoken"}:
+    if prev in ("authtoken", "add-authtoken"):  # ngrok
         return [word] if plausible_secret(word, Name.STRONG) else []
     return []

@@ -104,10 +104,17 @@ def looks_random(value: str) -> bool:
     core = value.strip("=")
     if len(core) < RANDOM_MIN_LENGTH or _CODE.fullmatch(core) or _UUID.fullmatch(core):
         return False
-    if not re.search(r"[0-9]", core) or not re.search(r"[A-Za-z]", core):
+    digits = sum(c.isdigit() for c in core)
+    if not digits or digits == len(core) or not re.search(r"[A-Za-z]", core):
         # A long value of one class: base64 of 40+ characters seldom lacks a digit.
         return len(core) >= 40 and entropy(core) >= 4.0
-    return entropy(core) >= RANDOM_MIN_ENTROPY
+    if entropy(core) < RANDOM_MIN_ENTROPY:
+        return False
+    # Generated text has digits all through it or changes case often; words joined into a
+    # name or a slug (``agent-workflows-monorepo-v2``, ``DefaultAzureCredential2``) do not.
+    switches = sum(a.islower() != b.islower() for a, b in zip(core, core[1:])
+                   if a.isalpha() and b.isalpha())
+    return digits >= max(3, len(core) // 8) or switches >= len(core) // 5
 
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
@@ -145,23 +152,28 @@ def plausible_secret(value: str, name: Name, after: str = "", before: str = "") 
     """
     if name is Name.NONE or "[REDACTED:" in value:
         return False
-    if name is Name.WEAK:
-        return looks_random(value) and not _placeholder(value)
     stripped = value.strip()
-    if len(stripped) < 4 or after[:1] in ("(", "[") or before[-1:] in ("$", "{", "%"):
+    if after[:1] in ("(", "[") or before[-1:] in ("$", "{", "%") or _code(stripped):
+        return False
+    if name is Name.WEAK:
+        return looks_random(stripped) and not _placeholder(stripped)
+    if len(stripped) < 4:
         return False
     low = stripped.lower()
     if stripped[0] in "$%<{[*@!&|(`#" or low in _WORDS or _placeholder(stripped):
         return False
     if re.fullmatch(r"[-+]?[0-9][0-9_.,]*[a-z]{0,2}", low):  # 4000, 1.5, 30s, 10k
         return False
-    if _CODE.fullmatch(stripped) and not looks_random(stripped):
-        return False
-    if "(" in stripped and re.search(r"[A-Za-z_]\w*\(", stripped):  # get_token()
-        return False
     if " " in stripped and _prose(stripped):
         return False
     return not (low.isalpha() and low.islower() and len(low) < 5)
+
+
+def _code(value: str) -> bool:
+    """A reference or an expression: a name, an attribute path, a call or a subscript."""
+    if re.search(r"[A-Za-z_]\w*[(\[]", value):  # get_token(), os.environ["X"]
+        return True
+    return bool(_CODE.fullmatch(value)) and not looks_random(value)
 
 
 def _placeholder(value: str) -> bool:

@@ -18,16 +18,17 @@ import functools
 import importlib
 import re
 
-from skillopt_sleep.secrets.values import looks_random
+from skillopt_sleep.secrets.values import _UUID, looks_random
 
 __all__ = ["LONG_RUN", "PREFIXED", "find"]
 
 Span = tuple[int, int, str]
 
+# A vendor prefix is one case (``sk-``, ``AGE-``): a mixed-case start is a random blob's.
 # Every vendor token is, or holds, a run this long of token characters.
 LONG_RUN = re.compile(r"(?<![\w\-.])[A-Za-z0-9][\w\-.]{19,}")
 PREFIXED = re.compile(
-    r"(?P<prefix>[A-Za-z][A-Za-z0-9]{0,11}(?:[_\-.][A-Za-z0-9]{1,12}){0,3}[_\-.])"
+    r"(?P<prefix>(?:[a-z][a-z0-9]{0,9}|[A-Z][A-Z0-9]{0,9})(?:[_\-.][A-Za-z0-9]{1,12}){0,3}[_\-.])"
     r"(?P<body>[A-Za-z0-9][A-Za-z0-9_\-]{19,})"
 )
 # Prefixes of things that look random and are not secrets: digests, ids, checksums.
@@ -35,10 +36,11 @@ _NOT_SECRET_PREFIX = ("sha1", "sha224", "sha256", "sha384", "sha512", "md5", "uu
                       "blake", "crc", "xxh", "git", "commit", "node", "chunk", "msg", "req",
                       "toolu", "call", "run", "session", "file", "resp", "chatcmpl", "evt",
                       "cs", "ch", "id", "rs", "fc", "item", "thread", "asst")
-_PLUGINS = ("artifactory", "aws", "azure_storage_key", "discord", "github_token",
-            "gitlab_token", "jwt", "mailchimp", "npm", "openai", "pypi_token", "sendgrid",
-            "slack", "square_oauth", "stripe", "telegram_token", "twilio", "ibm_cloud_iam",
-            "ibm_cos_hmac", "softlayer", "cloudant")
+# Artifactory's ``AP[0-9A-F]…`` also matches words (``APDUResponse``); the IBM, SoftLayer
+# and Cloudant rules are keyword rules, which ``assignments`` reads for every key.
+_PLUGINS = ("aws", "azure_storage_key", "discord", "github_token", "gitlab_token", "jwt",
+            "mailchimp", "npm", "openai", "pypi_token", "sendgrid", "slack", "square_oauth",
+            "stripe", "telegram_token", "twilio")
 
 
 @functools.cache
@@ -60,7 +62,8 @@ def find(text: str) -> list[Span]:
     found: list[Span] = []
     for run in LONG_RUN.finditer(text):
         token = run.group(0)
-        if not (re.search(r"[0-9]", token) and re.search(r"[A-Za-z]", token)):
+        if not (re.search(r"[0-9]", token) and re.search(r"[A-Za-z]", token)) \
+                or _UUID.fullmatch(token):
             continue
         start = max(0, run.start() - 16)
         window = text[start : run.end() + 2]
@@ -89,7 +92,7 @@ def _vendor(window: str) -> Span | None:
 
 def _prefixed(token: str, offset: int) -> Span | None:
     match = PREFIXED.match(token)
-    if match is None or match.end() != len(token):
+    if match is None or match.end() != len(token) or _UUID.search(token):
         return None
     prefix = match.group("prefix").lower()
     if prefix.rstrip("_-.").split("_")[0].split("-")[0] in _NOT_SECRET_PREFIX:
