@@ -75,7 +75,7 @@ def _spans(text: str) -> list[Span]:
     has_hint = any(hint in low for hint in assignments.HINTS)
     if has_hint:
         found += assignments.find(text, low)
-    found += commands.find(text, low)
+    found += commands.find(text, low, has_hint)
     return _merged(found, text)
 
 
@@ -107,9 +107,10 @@ def may_hold_secrets(texts: list[str]) -> bool:
     low = joined.lower()
     if any(hint in low for hint in assignments.HINTS) or "://" in low:
         return True
-    if "-----begin" in low or "putty" in low or any(h in low for h in commands.HINTS):
+    if "-----begin" in low or "putty" in low or commands.may_hold(low):
         return True
-    return any(re.search(r"[0-9]", m.group(0)) for m in vendor.LONG_RUN.finditer(joined))
+    return vendor.has_long_run(joined) and any(
+        re.search(r"[0-9]", m.group(0)) for m in vendor.LONG_RUN.finditer(joined))
 
 
 def find_secrets(text: str) -> list[tuple[str, str]]:

@@ -68,9 +68,33 @@ _MAX_LINE = 4096
 """Longest command line read: a longer run without a line break is data, not a command."""
 
 
-def find(text: str, low: str) -> list[Span]:
-    """Every secret on a command line in ``text`` (``low``: ``text`` lower-cased, same length)."""
+# Every command-line secret sits after an option or a login/config verb; a text with
+# neither is skipped before the client names are looked for one by one. (Options whose
+# name says "pass", "token", "key", … are the assignment hints' and need no check here.)
+_OPTION_STARTS = (" -", "\t-", "\"-", "'-", "=-")
+_SHORT_LETTERS = frozenset("pauntwkbh-")
+
+
+def may_hold(low: str) -> bool:
+    """Whether lower-cased ``low`` could hold a command-line secret."""
+    if "login" in low or "config" in low:
+        return True
+    for start in _OPTION_STARTS:
+        at = low.find(start)
+        while at >= 0:
+            if low[at + 2 : at + 3] in _SHORT_LETTERS:
+                return any(hint in low for hint in _PROGRAMS) or "--user" in low \
+                    or "--header" in low
+            at = low.find(start, at + 2)
+    return False
+
+
+def find(text: str, low: str, hinted: bool = True) -> list[Span]:
+    """Every secret on a command line in ``text`` (``low``: ``text`` lower-cased, same
+    length; ``hinted``: ``low`` holds a word a secret option's name holds)."""
     found: list[Span] = []
+    if not hinted and not may_hold(low):
+        return found
     for start in _line_starts(text, _triggers(low)):
         end = _line_end(text, start)
         found.extend((start + s, start + e, k) for s, e, k in _line(text[start:end]))
