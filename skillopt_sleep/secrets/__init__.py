@@ -85,7 +85,9 @@ def _merged(found: list[Span], text: str) -> list[Span]:
         return []
     markers = [m.span() for m in MARKER.finditer(text)] if "[REDACTED:" in text else []
     out: list[Span] = []
-    for start, end, kind in sorted(found, key=lambda s: (s[0], -s[1])):
+    # On a tie a named shape (``github_token``) is reported before what its context says.
+    generic = ("password_pair", "cli_password", "connection_string", "prefixed_token")
+    for start, end, kind in sorted(found, key=lambda s: (s[0], -s[1], s[2] in generic)):
         if start >= end or any(s < end and start < e for s, e in markers):
             continue
         if out and start < out[-1][1]:

@@ -32,24 +32,24 @@ _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 _MAX_VALUE = 1024
 
 # After the key: an optional closing quote (JSON-escaped or not), then the separator.
-_SEP = re.compile(r"(?P<close>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|=(?!=)|:(?![/:])|[ \t]+)[ \t]*")
+_SEP = re.compile(r"(?P<close>\\{0,7}[\"'])?[ \t]*(?P<sep>:=|=>|=(?!=)|:(?![/:])|[ \t]+)[ \t]*")
 # ``Authorization: Bearer …``: the scheme word stays readable, the credential goes.
 _SCHEME = re.compile(r"(?i)(?:basic|bearer|token|digest|negotiate|ntlm|apikey|sso-key|ssws"
                      r"|splunk|geniekey|aws4-hmac-sha256|key)[ \t]+")
 # ``key="ApiKey" value="…"``, ``"name": "DB_PASSWORD", "value": "…"``.
-_PAIR_VALUE = re.compile(r"\\{0,3}[\"'][ \t]*[,;]?[ \t]*\\{0,3}[\"']?"
+_PAIR_VALUE = re.compile(r"\\{0,7}[\"'][ \t]*[,;]?[ \t]*\\{0,7}[\"']?"
                          r"(?:[Vv]alue|VALUE|ParameterValue|SecretString|secretValue)"
-                         r"\\{0,3}[\"']?[ \t]*[:=][ \t]*")
+                         r"\\{0,7}[\"']?[ \t]*[:=][ \t]*")
 _XML_VALUE = re.compile(r"(?:[ \t][^>\n]{0,200})?>(?P<v>[^<\n]{1,512})</")
-_QUOTE = re.compile(r"\\{0,3}[\"']")
+_QUOTE = re.compile(r"\\{0,7}[\"']")
 # An unquoted value ends at white space or a quote; inside it, a shell operator, the next
 # ``;Key=`` of a connection string, ``&key=`` of a query or a JSON escape ends it too.
 _BARE = re.compile(r"[^\s\"'`<>]+")
-_BARE_STOP = re.compile(r"&&|\|\||\||;(?=[\w .\-]*=)|&(?=[\w.\-]+=)|\\[nrt\"']|\\$")
+_BARE_STOP = re.compile(r"&&|\|\||\||;(?=[\w .\-]*=)|&(?=[\w.\-]+=)|\\+[nrt\"']|\\$")
 # ``host:port:database:user:password``, the host at a line's start or after a space.
 _PGPASS_HOST = re.compile(r"(?:^|(?<=[\s\"'])|(?<=\\[nr]))[^\s:#\\\"'=]+$", re.M)
 _PGPASS_REST = re.compile(
-    r"[^\s:\\\"']+:[^\s:\\\"']+:(?P<v>[^\s:\\\"']{4,})(?=$|[\s\"']|\\[nr])", re.M)
+    r"[^\s:\\\"']+:[^\s:\\\"']+:(?P<v>[^\s:\\\"']{4,})(?=$|[\s\"']|\\+[nr\"'])", re.M)
 _NETRC = re.compile(r"\b(?:machine[ \t]+\S+|default)[ \t]+(?:login[ \t]+\S+[ \t]+)?")
 _WS_LEAD = re.compile(r"(?:(?:is|was|set to)[ \t]+)?")
 

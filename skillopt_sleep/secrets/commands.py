@@ -55,7 +55,9 @@ _LOGIN_WORDS = frozenset({"login", "auth", "authenticate", "authtoken", "add-aut
 _SET_WORDS = frozenset({"set", "put", "add", "config:set", "secrets:set", "set-credentials"})
 _HEADER = re.compile(r"(?P<name>[A-Za-z0-9_\-]+)[ \t]*:[ \t]*(?:(?i:basic|bearer|token|digest"
                      r"|apikey|ssws)[ \t]+)?(?P<value>\S.*)")
-_SPLIT = re.compile(r"&&|\|\||[;|\n]")
+# Simple commands of one line: split at shell operators and at backticks (prose quotes a
+# command in backticks: ``ran `mysql -pX db` and it failed``).
+_SPLIT = re.compile(r"&&|\|\||[;|\n`]")
 # Lexing is the costly step: a line is lexed only when it holds a trigger, found by
 # substring search (fast, in C) rather than by one regex tried at every position.
 _PROGRAMS = tuple(sorted({*_SHORT, *_USER_PASS} - {"http", "az", "zip", "7z", "rar", "bcp"}))
@@ -134,21 +136,37 @@ def _line_end(text: str, start: int) -> int:
 def _line(line: str) -> list[Span]:
     spans: list[Span] = []
     cursor = 0
+    for value in _values(line, depth=2):
+        if value not in line:  # lexed out of a JSON string: ``X"}`` read as ``X}``
+            value = value.strip("\"'{}()[],;")
+        if len(value) < 4:
+            continue
+        found = line.find(value, cursor)
+        if found < 0:
+            found = line.find(value)
+        if found >= 0:
+            spans.append((found, found + len(value), "cli_password"))
+            cursor = found + len(value)
+    return spans
+
+
+def _values(line: str, depth: int) -> list[str]:
+    """The secret values of the commands on ``line``; a quoted word that is itself a
+    command (``bash -c "mysql -pX"``, a JSON string holding one) is read as one too."""
+    out: list[str] = []
     echoed: str | None = None
     for piece in _SPLIT.split(line):
-        words = _lex(piece.strip().strip("`$()").replace('\\"', '"'))
-        secrets = list(_secrets_of(words))
-        if echoed and any(w.endswith("-stdin") for w in words):
-            secrets.append(echoed)
-        echoed = words[1] if len(words) == 2 and words[0] in ("echo", "printf") else None
-        for value in secrets:
-            found = line.find(value, cursor)
-            if found < 0:
-                found = line.find(value)
-            if found >= 0:
-                spans.append((found, found + len(value), "cli_password"))
-                cursor = found + len(value)
-    return spans
+        words = _lex(piece.strip().strip("$()").replace('\\"', '"'))
+        out.extend(_secrets_of(words))
+        if echoed and any("-stdin" in w for w in words):
+            out.append(echoed)
+        # ``echo SECRET | login --password-stdin``: the last word echoed into the pipe.
+        echoed = words[-1] if len(words) >= 2 and words[-2] in ("echo", "printf") else None
+        if depth:
+            for word in words:
+                if " " in word.strip():
+                    out.extend(_values(word, depth - 1))
+    return out
 
 
 def _lex(piece: str) -> list[str]:
@@ -159,21 +177,33 @@ def _lex(piece: str) -> list[str]:
 
 
 def _secrets_of(words: list[str]) -> list[str]:
-    """The values in one simple command's ``words`` that are secrets."""
+    """The values in one simple command's ``words`` that are secrets. A known client's
+    short flags count from its name on: a line may hold prose or another command first
+    (``sudo``, ``bash -lc``, a label), or several commands a clip has joined."""
     if not words:
         return []
-    program = _program(words)
-    short = _SHORT.get(program, frozenset())
-    user_pass = _USER_PASS.get(program, frozenset()) | {"--user", "--proxy-user"}
     out: list[str] = []
     if "set" in words and ({"secret", "secrets", "secrets:set"} & set(words)):
         out.extend(_secret_store_values(words))
-    for i, word in enumerate(words):
-        nxt = words[i + 1] if i + 1 < len(words) else ""
-        out.extend(_option_secret(word, nxt, short, user_pass))
-        if i and not word.startswith("-"):
-            out.extend(_positional_secret(words, i))
+    program = _program(words)
+    clients = [i for i, w in enumerate(words) if i and _is_client(w)]
+    bounds = [0, *clients, len(words)]
+    for start, end in zip(bounds, bounds[1:]):
+        name = program if start == 0 else os.path.basename(words[start])
+        short = _SHORT.get(name, frozenset())
+        user_pass = _USER_PASS.get(name, frozenset()) | {"--user", "--proxy-user"}
+        part = words[start:end]
+        for i, word in enumerate(part):
+            nxt = part[i + 1] if i + 1 < len(part) else (words[end] if end < len(words) else "")
+            out.extend(_option_secret(word, nxt, short, user_pass))
+            if start + i and not word.startswith("-"):
+                out.extend(_positional_secret(words, start + i))
     return [v for v in out if v]
+
+
+def _is_client(word: str) -> bool:
+    name = os.path.basename(word)
+    return name in _SHORT or name in _USER_PASS
 
 
 def _secret_store_values(words: list[str]) -> list[str]:

@@ -1,9 +1,8 @@
 """PEM-style private key blocks, bounded by their footer.
 
-A header with no matching footer after it erases nothing (a document that names the
-format, a truncated paste): the key material, if any, is what lies between the two.
-Base64 lines of a key cut short by a clip are still caught by the entropy of their
-context elsewhere; here only whole blocks count.
+A header erases nothing by itself (a document that names the format): what is erased is
+the key material between it and its footer, or, when the footer is missing (a paste or an
+output cut short), the base64 lines that follow it up to the first line that is not one.
 """
 
 from __future__ import annotations
@@ -24,10 +23,27 @@ _PUTTY = re.compile(r"Private-Lines:\s*(?P<n>[0-9]{1,3})(?:\r?\n|\\n)")
 _PUTTY_LINE = re.compile(r"[A-Za-z0-9+/=]+(?:\r?\n|\\n)?")
 
 
+# A header whose footer is missing (a paste or an output cut short): what is erased is the
+# key material that does follow it, base64 lines up to the first line that is not one.
+_HEADER = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_NL = r"(?:\r?\n|\\+[nr])"
+_CUT_BODY = re.compile(
+    r"(?:" + _NL + r"[A-Za-z-]+: [^\n\\]*)*"  # Proc-Type:, DEK-Info:, Comment: headers
+    r"(?:" + _NL + r"?[ \t]*[A-Za-z0-9+/=]{16,})+[A-Za-z0-9+/=]*"
+    r"(?:" + _NL + r"[A-Za-z0-9+/=]{1,15}(?=$|" + _NL + r"|[\"'\\]|-----))?")  # a last, short line
+
+
 def find(text: str) -> list[Span]:
-    """Every whole private key block in ``text`` (its body; the header and footer stay)."""
+    """Every private key in ``text``: a block's body (its header and footer stay), or the
+    key material after a header whose footer was cut off. A header alone erases nothing."""
     found: list[Span] = [(m.start("body"), m.end("body"), "private_key")
                          for m in _BLOCK.finditer(text) if _has_key(m.group("body"))]
+    for header in _HEADER.finditer(text):
+        if any(s <= header.end() <= e for s, e, _ in found):
+            continue
+        body = _CUT_BODY.match(text, header.end())
+        if body and body.end() > body.start():
+            found.append((body.start(), body.end(), "private_key"))
     for match in _PUTTY.finditer(text):
         end = match.end()
         for _ in range(int(match.group("n"))):
@@ -42,4 +58,4 @@ def find(text: str) -> list[Span]:
 
 def _has_key(body: str) -> bool:
     """A body of base64 (or an encrypted block's headers and base64), not prose."""
-    return len(re.findall(r"[A-Za-z0-9+/=]{16,}", body)) > 0
+    return re.search(r"[A-Za-z0-9+/=]{8,}", body) is not None

@@ -56,6 +56,11 @@ _STORAGE_WORDS = frozenset({"data", "pem", "value", "b64", "base64", "hex", "raw
 # Words after a secret word that make the key about the secret, not the secret
 # (``token_limit``, ``password_file``); they are simply not secret last words.
 
+# Words after a key's name that only say which one: an environment, a generation.
+_VARIANT_WORDS = frozenset({"prod", "production", "dev", "development", "staging", "stage",
+                            "test", "qa", "uat", "old", "new", "main", "backup", "local",
+                            "live", "default", "alt", "next", "prev", "previous", "current"})
+
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
@@ -72,6 +77,9 @@ def name_of(key: str) -> Name:
     words = split_words(key)
     if not words:
         return Name.NONE
+    while len(words) > 1 and (words[-1] in _VARIANT_WORDS or words[-1].isdigit()
+                              or len(words[-1]) == 1):
+        words = words[:-1]  # ``GITHUB_TOKEN_PROD``, ``API_KEY_2``, ``TOKEN_X``
     last = words[-1]
     if last in _STORAGE_WORDS and len(words) > 1:
         words, last = words[:-1], words[-2]
@@ -128,7 +136,7 @@ _CODE = re.compile(
 _PLACEHOLDER_WORDS = (
     "your", "example", "placeholder", "changeme", "change_me", "change-me", "replace",
     "insert", "dummy", "redacted", "xxxx", "here", "sample", "todo", "fixme", "fake",
-    "<", ">", "...", "…", "enter_", "enter-", "foobar", "notreal", "not-a-", "not_a_",
+    "<", ">", "enter_", "enter-", "foobar", "notreal", "not-a-", "not_a_",
 )
 # Words a document or schema puts where a value goes: types, switches, auth modes.
 _WORDS = frozenset({
@@ -178,6 +186,8 @@ def _code(value: str) -> bool:
 
 def _placeholder(value: str) -> bool:
     low = value.lower()
+    if ("..." in low or "…" in low) and len(low.replace(".", "").replace("…", "")) < 6:
+        return True  # ``sk-...``, ``ghp_…``; a value a clip ended with ``…`` is longer
     if len(set(low) - set("x*•.-_ 0#?")) == 0:  # xxxx, ****, ••••, 0000
         return True
     return any(word in low for word in _PLACEHOLDER_WORDS)

@@ -26,7 +26,8 @@ Span = tuple[int, int, str]
 
 # A vendor prefix is one case (``sk-``, ``AGE-``): a mixed-case start is a random blob's.
 # Every vendor token is, or holds, a run this long of token characters.
-LONG_RUN = re.compile(r"(?<![\w\-.])[A-Za-z0-9][\w\-.]{19,}")
+# (A run starts after a non-token character, or after a JSON escape such as ``\\n``.)
+LONG_RUN = re.compile(r"(?:(?<=\\[nrt])|(?<![\w\-.\\]))[A-Za-z0-9][\w\-.]{19,}")
 PREFIXED = re.compile(
     r"(?P<prefix>(?:[a-z][a-z0-9]{0,9}|[A-Z][A-Z0-9]{0,9})(?:[_\-.][A-Za-z0-9]{1,12}){0,3}[_\-.])"
     r"(?P<body>[A-Za-z0-9][A-Za-z0-9_\-]{19,})"
@@ -43,6 +44,13 @@ _PLUGINS = ("aws", "azure_storage_key", "discord", "github_token", "gitlab_token
             "stripe", "telegram_token", "twilio")
 
 
+# The plugin's module name is the finding's kind, in the names this package always used.
+_KINDS = {"aws": "aws_access_key", "slack": "slack_token", "stripe": "stripe_key",
+          "openai": "openai_key", "npm": "npm_token", "telegram_token": "telegram_bot_token",
+          "discord": "discord_token", "mailchimp": "mailchimp_key", "sendgrid": "sendgrid_key",
+          "square_oauth": "square_oauth_secret", "twilio": "twilio_key"}
+
+
 @functools.cache
 def vendor_rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """``(kind, regex)`` for every detect-secrets vendor rule, ``kind`` from its plugin."""
@@ -52,8 +60,8 @@ def vendor_rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
         for value in vars(module).values():
             denylist = getattr(value, "denylist", None)
             if isinstance(value, type) and isinstance(denylist, (list, tuple)):
-                rules.extend((module_name, rule) for rule in denylist
-                             if isinstance(rule, re.Pattern))
+                kind = _KINDS.get(module_name, module_name)
+                rules.extend((kind, rule) for rule in denylist if isinstance(rule, re.Pattern))
     return tuple(rules)
 
 
@@ -82,8 +90,9 @@ def find(text: str) -> list[Span]:
         start = max(0, run.start() - 16)
         window = text[start : run.end() + 2]
         span = _vendor(window) or _prefixed(token, run.start() - start)
-        if span is not None:
-            found.append((start + span[0], start + span[1], span[2]))
+        if span is not None:  # the whole token run (a JWT's signature, a key's tail)
+            end = max(start + span[1], run.end()) if span[1] > run.start() - start else span[1]
+            found.append((start + span[0], end, span[2]))
     return found
 
 
@@ -92,7 +101,10 @@ def _vendor(window: str) -> Span | None:
         match = rule.search(window)
         if match is None:
             continue
-        group = next((g for g in range(rule.groups, 0, -1) if match.group(g)), 0)
+        # A rule's group is the secret when it is token-sized (AWS's secret after its
+        # key name); a short one only spells alternatives (``(ghp|gho)_``).
+        group = next((g for g in range(rule.groups, 0, -1)
+                      if len(match.group(g) or "") >= 16), 0)
         start, end = match.span(group)
         while start < end and not window[start].isalnum():  # rules that eat a delimiter
             start += 1
