@@ -232,7 +232,7 @@ def benign() -> list[str]:
         "git clone git@github.com:org/repo.git", "ssh://git@gitlab.com/group/p.git",
         "https://github.com/org/repo/pull/42", "commit 3f2a9c1d4e5b6a7f8091a2b3c4d5e6f708192a3b",
         "session 0199a1b2-0000-7000-8000-000000000001 resumed",
-        '"integrity": "sha512-9dTjGk1yEfWG3XWdMbTpLPgTvR1xgRpGhzGzD6yR2vXkL4q7HwZ3f8bN5cK1sAeJ0dQ=="',
+        '"integrity": "sha512-9dTjGk1yEfWG3XWdMbTpLPgTvR1xgRpGhzGzD6yR2vXkL4q7HwZ3f8bN5cK1sAe"',
         "image@sha256:4b1f7e2c9d8a6b5c3e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f",
         "Use the secrets module, never hard-code a password.",
         "Forgot password? Reset it from the login page.",

@@ -153,9 +153,9 @@ def _value_at(text: str, pos: int, name: Name, strict: bool) -> Span | None:
 def _quoted(quote: str) -> re.Pattern[str]:
     """The body of a value opened by ``quote`` (``"``, ``'``, ``\\"``, …), up to its close."""
     if quote in ('"', "'"):
-        return re.compile(r"((?:[^%s\\\n]|\\.){1,%d})%s" % (quote, _MAX_VALUE, quote))
-    return re.compile(r"((?:(?!%s)[^\n]){1,%d})%s" % (re.escape(quote), _MAX_VALUE,
-                                                      re.escape(quote)))
+        return re.compile(rf"((?:[^{quote}\\\n]|\\.){{1,{_MAX_VALUE}}}){quote}")
+    close = re.escape(quote)
+    return re.compile(rf"((?:(?!{close})[^\n]){{1,{_MAX_VALUE}}}){close}")
 
 
 def _judged(text: str, start: int, end: int, name: Name, strict: bool = False) -> Span | None:

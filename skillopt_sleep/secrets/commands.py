@@ -13,6 +13,7 @@ assignment reader's.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shlex
@@ -188,7 +189,7 @@ def _secrets_of(words: list[str]) -> list[str]:
     program = _program(words)
     clients = [i for i, w in enumerate(words) if i and _is_client(w)]
     bounds = [0, *clients, len(words)]
-    for start, end in zip(bounds, bounds[1:]):
+    for start, end in itertools.pairwise(bounds):
         name = program if start == 0 else os.path.basename(words[start])
         short = _SHORT.get(name, frozenset())
         user_pass = _USER_PASS.get(name, frozenset()) | {"--user", "--proxy-user"}
@@ -208,7 +209,7 @@ def _is_client(word: str) -> bool:
 
 def _secret_store_values(words: list[str]) -> list[str]:
     """``gh secret set NAME --body V``, ``fly secrets set NAME=V``: every value is secret."""
-    out = [nxt for word, nxt in zip(words, words[1:]) if word in ("--body", "-b")]
+    out = [nxt for word, nxt in itertools.pairwise(words) if word in ("--body", "-b")]
     out += [w.partition("=")[2] for w in words if "=" in w and not w.startswith("-")]
     return [v for v in out if plausible_secret(v, Name.STRONG)]
 

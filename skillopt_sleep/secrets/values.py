@@ -12,6 +12,7 @@ a number, a type or a word documentation uses (``string``, ``required``).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -120,7 +121,7 @@ def looks_random(value: str) -> bool:
         return False
     # Generated text has digits all through it or changes case often; words joined into a
     # name or a slug (``agent-workflows-monorepo-v2``, ``DefaultAzureCredential2``) do not.
-    switches = sum(a.islower() != b.islower() for a, b in zip(core, core[1:])
+    switches = sum(a.islower() != b.islower() for a, b in itertools.pairwise(core)
                    if a.isalpha() and b.isalpha())
     return digits >= max(3, len(core) // 8) or switches >= len(core) // 5
 
