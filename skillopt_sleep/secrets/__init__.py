@@ -111,6 +111,8 @@ def may_hold_secrets(texts: list[str]) -> bool:
         return True
     if "-----begin" in low or "putty" in low or commands.may_hold(low):
         return True
+    if ":" in joined and assignments._PORT_FIELD.search(joined):  # a .pgpass line
+        return True
     return vendor.has_long_run(joined) and any(
         re.search(r"[0-9]", m.group(0)) for m in vendor.LONG_RUN.finditer(joined))
 

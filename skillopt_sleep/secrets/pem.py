@@ -58,4 +58,5 @@ def find(text: str) -> list[Span]:
 
 def _has_key(body: str) -> bool:
     """A body of base64 (or an encrypted block's headers and base64), not prose."""
-    return re.search(r"[A-Za-z0-9+/=]{8,}", body) is not None
+    return any(not run.isalpha() or not run.islower()
+               for run in re.findall(r"[A-Za-z0-9+/=]{12,}", body))

@@ -123,7 +123,7 @@ def looks_random(value: str) -> bool:
     # name or a slug (``agent-workflows-monorepo-v2``, ``DefaultAzureCredential2``) do not.
     switches = sum(a.islower() != b.islower() for a, b in itertools.pairwise(core)
                    if a.isalpha() and b.isalpha())
-    return digits >= max(3, len(core) // 8) or switches >= len(core) // 5
+    return digits >= max(3, len(core) // 8) or switches >= len(core) // 3
 
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
