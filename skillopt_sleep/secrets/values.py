@@ -191,7 +191,14 @@ def _placeholder(value: str) -> bool:
         return True  # ``sk-...``, ``ghp_…``; a value a clip ended with ``…`` is longer
     if len(set(low) - set("x*•.-_ 0#?")) == 0:  # xxxx, ****, ••••, 0000
         return True
-    return any(word in low for word in _PLACEHOLDER_WORDS)
+    words = [word for word in _PLACEHOLDER_WORDS if word in low]
+    if not words:
+        return False
+    # A generated value that happens to hold a word (``…bPxRfiCYEXAMPLEKEY``) is kept a secret.
+    rest = value
+    for word in words:
+        rest = re.sub(re.escape(word), "", rest, flags=re.IGNORECASE)
+    return not (len(rest) >= RANDOM_MIN_LENGTH and entropy(rest) >= 3.5)
 
 
 def _prose(value: str) -> bool:
