@@ -166,7 +166,7 @@ PEM_LABELS = ["RSA PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY", "PRIVA
               "ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK", "DSA PRIVATE KEY"]
 PROSE = [
     "my key is {v}", "here's the token: {v}", "use {v} for the staging api",
-    "the bot token {v} stopped working", "{v}",
+    "the bot token {v} stopped working", "{v}", "Call the API with {v}.",
 ]
 PLACEMENTS: dict[str, str] = {
     "prompt": "Deploy is failing, here is what I have:\n{line}\nwhat's wrong?",

@@ -83,7 +83,7 @@ def find(text: str) -> list[Span]:
     if not has_long_run(text):
         return found
     for run in LONG_RUN.finditer(text):
-        token = run.group(0)
+        token = run.group(0).rstrip(".")  # a sentence's full stop is not the token's
         if not (re.search(r"[0-9]", token) and re.search(r"[A-Za-z]", token)) \
                 or _UUID.fullmatch(token):
             continue
@@ -91,7 +91,9 @@ def find(text: str) -> list[Span]:
         window = text[start : run.end() + 2]
         span = _vendor(window) or _prefixed(token, run.start() - start)
         if span is not None:  # the whole token run (a JWT's signature, a key's tail)
-            end = max(start + span[1], run.end()) if span[1] > run.start() - start else span[1]
+            run_end = run.start() + len(token)
+            end = max(start + span[1], run_end) if span[1] > run.start() - start \
+                else start + span[1]
             found.append((start + span[0], end, span[2]))
     return found
 
