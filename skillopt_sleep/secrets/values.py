@@ -75,6 +75,8 @@ def split_words(key: str) -> list[str]:
 
 def name_of(key: str) -> Name:
     """How strongly ``key`` names a secret."""
+    if "REDACTED" in key:  # a marker left by an earlier pass names nothing
+        return Name.NONE
     words = split_words(key)
     if not words:
         return Name.NONE
@@ -119,11 +121,20 @@ def looks_random(value: str) -> bool:
         return len(core) >= 40 and entropy(core) >= 4.0
     if entropy(core) < RANDOM_MIN_ENTROPY:
         return False
-    # Generated text has digits all through it or changes case often; words joined into a
-    # name or a slug (``agent-workflows-monorepo-v2``, ``DefaultAzureCredential2``) do not.
-    switches = sum(a.islower() != b.islower() for a, b in itertools.pairwise(core)
-                   if a.isalpha() and b.isalpha())
-    return digits >= max(3, len(core) // 8) or switches >= len(core) // 3
+    # Generated text has digits all through it, or changes character class every few
+    # characters; words joined into a name or a slug (``DefaultAzureCredential2``, the
+    # ``workflowsmonorepov2`` of ``agent-workflows-monorepo-v2``) keep a class for a word.
+    runs = 1 + sum(_class(a) != _class(b) for a, b in itertools.pairwise(core))
+    return digits >= max(3, len(core) // 8) or len(core) / runs <= RANDOM_MAX_RUN
+
+
+RANDOM_MAX_RUN = 3.0
+"""Longest mean run of one character class (upper, lower, digit) in a generated value
+(random base62 ≈ 1.7, a CamelCase name ≈ 3.3 and up)."""
+
+
+def _class(char: str) -> int:
+    return 0 if char.isdigit() else 1 if char.islower() else 2 if char.isupper() else 3
 
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
