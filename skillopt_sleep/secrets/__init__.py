@@ -72,7 +72,7 @@ def _spans(text: str) -> list[Span]:
     found += vendor.find(text)
     if ":" in text:
         found += assignments.find_pgpass(text)
-    has_hint = any(hint in low for hint in assignments.HINTS)
+    has_hint = assignments.hinted(low)
     if has_hint:
         found += assignments.find(text, low)
     found += commands.find(text, low, has_hint)
@@ -107,7 +107,7 @@ def may_hold_secrets(texts: list[str]) -> bool:
     """
     joined = "\0".join(texts)
     low = joined.lower()
-    if any(hint in low for hint in assignments.HINTS) or "://" in low:
+    if assignments.hinted(low) or "://" in low:
         return True
     if "-----begin" in low or "putty" in low or commands.may_hold(low):
         return True
