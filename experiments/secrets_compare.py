@@ -97,15 +97,15 @@ def detect_secrets_scan(files: list[str]) -> tuple[dict[str, list[str]], float]:
             found.setdefault(str(Path(filename).resolve()), []).append(
                 secret.secret_value or "")
         with tempfile.TemporaryDirectory() as tmp:
-            copies = []
+            copies: list[str] = []
             for i, text in enumerate(fixture_texts()):
-                copy = Path(tmp) / f"f{i}.jsonl"
-                copy.write_text(text, "utf-8")
-                copies.append(str(copy))
+                target = Path(tmp) / f"f{i}.jsonl"
+                target.write_text(text, "utf-8")
+                copies.append(str(target))
             start = time.process_time()
             timing = SecretsCollection()
-            for copy in copies:
-                timing.scan_file(copy)
+            for name in copies:
+                timing.scan_file(name)
             seconds = time.process_time() - start
     return {str(Path(p).resolve()): v for p, v in found.items()}, seconds
 

@@ -31,7 +31,7 @@ def _kept(tmp_path: Path, sources: list) -> str:
 
 @pytest.mark.xfail(strict=True, reason="choke point: an answer is cut at MAX_ANSWER before "
                                        "it is redacted, so a token at the limit keeps a head")
-def test_a_token_at_the_answer_limit_keeps_no_part_of_itself(tmp_path: Path):
+def test_a_token_at_the_answer_limit_keeps_no_part_of_itself(tmp_path: Path) -> None:
     answer = "x" * (MAX_ANSWER - 12) + " " + TOKEN + " done"
     folder = tmp_path / "projects" / "-w"
     folder.mkdir(parents=True)
@@ -53,7 +53,7 @@ def test_a_token_at_the_answer_limit_keeps_no_part_of_itself(tmp_path: Path):
 @pytest.mark.xfail(strict=True, reason="choke point: a VS Code tool part without a toolId "
                                        "stores its invocation message as the tool name, "
                                        "unredacted")
-def test_a_vscode_invocation_message_kept_as_a_tool_name_is_redacted(tmp_path: Path):
+def test_a_vscode_invocation_message_kept_as_a_tool_name_is_redacted(tmp_path: Path) -> None:
     source = FIXTURES / "copilot-vscode" / "oplog_cancelled.jsonl"
     lines = source.read_text("utf-8").splitlines()
     planted = []

@@ -34,7 +34,7 @@ TEXT_KEYS = {
 }
 
 
-def test_the_corpus_is_generated_from_classes_and_large_enough():
+def test_the_corpus_is_generated_from_classes_and_large_enough() -> None:
     labels = [label for label, _, _ in SHAPES]
     assert len(set(labels)) == len(labels) >= 150
     classes = {label.split("/")[0] for label in labels}
@@ -43,7 +43,7 @@ def test_the_corpus_is_generated_from_classes_and_large_enough():
 
 
 @pytest.mark.parametrize("placement", sorted(PLACEMENTS))
-def test_every_shape_in_every_placement_is_removed(placement: str):
+def test_every_shape_in_every_placement_is_removed(placement: str) -> None:
     """Each shape where a transcript carries it, as written and JSON-encoded (once, as a
     tool's arguments are, and twice, as a JSON string inside a JSON record)."""
     survivors = []
@@ -57,7 +57,7 @@ def test_every_shape_in_every_placement_is_removed(placement: str):
 
 
 @pytest.mark.parametrize("line", BENIGN)
-def test_benign_lines_are_kept_as_written(line: str):
+def test_benign_lines_are_kept_as_written(line: str) -> None:
     assert redact(line) == (line, 0)
     for placement in PLACEMENTS.values():
         text = placement.format(line=line)
@@ -65,7 +65,7 @@ def test_benign_lines_are_kept_as_written(line: str):
         assert redact(json.dumps(text)) == (json.dumps(text), 0)
 
 
-def test_the_firewall_refuses_every_shape():
+def test_the_firewall_refuses_every_shape() -> None:
     for label, line, _ in SHAPES:
         if "\n" in line:  # the firewall scans line by line; a block is one finding whole
             assert find_secrets(line), label
@@ -166,7 +166,7 @@ def _archive_text(path: Path) -> str:
     return "\n".join(parts)
 
 
-def test_secrets_planted_in_all_four_formats_never_reach_the_archive(tmp_path: Path):
+def test_secrets_planted_in_all_four_formats_never_reach_the_archive(tmp_path: Path) -> None:
     """Every shape, appended to every text field of every record of the four formats
     (prompts, tool commands and arguments, tool outputs, file contents, answers), in runs
     that rotate which shape lands in which field until each shape has landed whole."""
@@ -196,11 +196,11 @@ def test_secrets_planted_in_all_four_formats_never_reach_the_archive(tmp_path: P
     "token = get_token()", "headers = request.headers.get('x')", "token: data.token",
     "api_key = settings.api_key",
 ])
-def test_code_that_names_a_secret_is_not_a_secret(line: str):
+def test_code_that_names_a_secret_is_not_a_secret(line: str) -> None:
     assert redact(line) == (line, 0)
 
 
-def test_the_staged_reports_carry_no_secret_even_when_the_night_saw_one(tmp_path: Path):
+def test_the_staged_reports_carry_no_secret_even_when_the_night_saw_one(tmp_path: Path) -> None:
     _, line, value = SHAPES[0]
     result = NightResult(night_id="20261121-030000-abcdef12", skill="fix",
                          skill_before=f"old\n{line}\n", skill_after="new\n")
