@@ -113,6 +113,10 @@ FIXED: list[tuple[str, str, str]] = [
     ("header_private_token", "PRIVATE-TOKEN: {v}", "urlsafe"),
     ("cookie", "Cookie: theme=dark; session={v}", "alnum"),
     ("json_escaped", '{{\\"password\\": \\"{v}\\"}}', "password"),
+    ("netrc_lines", "machine api.heroku.com\n  login me@example.com\n  password {v}\n",
+     "password"),
+    ("my_cnf", "[client]\nuser = root\npassword = {v}\n", "password"),
+    ("told_in_prose", "the staging db password is {v} btw", "password"),
 ]
 COMMANDS: list[tuple[str, str, str]] = [
     ("long_option", "deploy --password {v} --host db", "password"),
@@ -144,6 +148,14 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("psql_url", 'psql "postgresql://app:{v}@db:5432/app"', "password"),
     ("git_token_url", "git clone https://x-access-token:{v}@github.com/o/r.git", "alnum"),
     ("mongo", "mongosh --username admin -p {v} mongodb://db", "password"),
+    ("sqlplus", "sqlplus scott/{v}@orcl", "password"),
+    ("add_user", "rabbitmqctl add_user deploy {v}", "password"),
+    ("change_password", "rabbitmqctl change_password deploy {v}", "alnum"),
+    ("sudo_stdin", "echo {v} | sudo -S systemctl restart app", "password"),
+    ("net_use", "net use \\\\files\\share /user:corp\\admin {v}", "password"),
+    ("rdp", "xfreerdp /v:10.0.0.5 /u:admin /p:{v}", "password"),
+    ("psql_keywords", "psql 'host=db user=app password={v} dbname=shop'", "password"),
+    ("wget_password", "wget --user=deploy --password={v} https://files.example.com/a", "password"),
 ]
 URLS: list[tuple[str, str, str]] = [
     ("userinfo_redis", "redis://default:{v}@cache:6379/0", "alnum"),
@@ -161,6 +173,9 @@ URLS: list[tuple[str, str, str]] = [
     ("api_key_param", "https://maps.example.com/api?api_key={v}&q=x", "hex"),
     ("google_key_param", "https://maps.googleapis.com/maps/api/geocode/json?key={v}", "urlsafe"),
     ("slack_style_webhook_token", "https://hooks.example.com/services?token={v}", "alnum"),
+    ("slack_webhook", "curl -X POST https://hooks.slack.com/services/T0AB12CD3/B0EF45GH6/{v}",
+     "alnum"),
+    ("discord_webhook", "https://discord.com/api/webhooks/112233445566778899/{v}", "urlsafe"),
 ]
 PEM_LABELS = ["RSA PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY", "PRIVATE KEY",
               "ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK", "DSA PRIVATE KEY"]
@@ -243,6 +258,17 @@ def benign() -> list[str]:
         "toolu_01A2b3C4d5E6f7G8h9J0kLmN", "call_AbC123dEf456GhI789jKl0",
         "node_modules/.pnpm/@types+node@20.11.5/node_modules/@types/node/index.d.ts",
         "aws configure set region eu-west-1",
+        '"jsonwebtoken": "^9.0.2"', '"next-auth": "~4.24.5"', '"@octokit/auth-token": "^4.0.0"',
+        "const token = await getToken(req)", "this.accessToken = accessToken",
+        "token: mfaCode,", "credentials: 'include',", "authToken: process.env.TURSO_AUTH_TOKEN!,",
+        "Pass: Pinned", "Pass: Least-privilege", "dotnet test /p:RunQuarantinedTests=true",
+        '"hash": "4b1f7e2c9d8a6b5c3e0f1a2b3c4d5e6f"', "RUN adduser -S appuser",
+        "cosign sign -key cosign.key myregistry.com/myapp:v1.0.0", "secretKey: username",
+        "anthropic.BetaMemoryTool20250818Param", 'API_KEY = "sk-ant-api03-..."',
+        'GITHUB_PAT=github_pat_11AAAAAA', "aws_secret_access_key = yyyyyyyyyyyyyyyyyyyy",
+        "see [memory](references/guide.md#cross-session-memory)", "Secret detected!",
+        "rabbitmqctl change_password deploy", "sqlplus / as sysdba", "sudo -u deploy ls",
+        "https://docs.github.com/en/webhooks/using-webhooks/creating-webhooks",
     ]
     return out
 

@@ -72,7 +72,7 @@ _BARE_STOP = re.compile(r"&&|\|\||\||;(?=[\w .\-]*=)|&(?=[\w.\-]+=)|\\+[nrt\"']|
 _PGPASS_HOST = re.compile(r"(?:^|(?<=[\s\"'])|(?<=\\[nr]))[^\s:#\\\"'=]+$", re.M)
 _PGPASS_REST = re.compile(
     r"[^\s:\\\"']+:[^\s:\\\"']+:(?P<v>[^\s:\\\"']{4,})(?=$|[\s\"']|\\+[nr\"'])", re.M)
-_NETRC = re.compile(r"\b(?:machine[ \t]+\S+|default)[ \t]+(?:login[ \t]+\S+[ \t]+)?")
+_NETRC = re.compile(r"(?:\b|(?<=\\[nrt]))(?:machine\s+\S+|default\s+login\b)")
 _WS_LEAD = re.compile(r"(?:(?:is|was|set to)[ \t]+)?")
 
 
@@ -139,26 +139,28 @@ def _value_after(text: str, start: int, end: int, name: Name) -> Span | None:
         return None
     pos = sep.end()
     strict = sep.group("sep").strip() == ""
+    told = False
     if strict:
-        line_start = max(text.rfind("\n", 0, start), text.rfind("\\n", 0, start), 0)
-        if _NETRC.search(text, line_start, start):
+        lead = _WS_LEAD.match(text, pos)
+        told = bool(lead and lead.end() > pos)
+        if told and lead:
+            pos = lead.end()
+        elif _NETRC.search(text, max(0, start - 300), start):
             strict = False  # ``.netrc``: ``password`` and its value are separated by a space
-        else:
-            lead = _WS_LEAD.match(text, pos)
-            pos = lead.end() if lead else pos
     if text[start:end].lower().endswith(("authorization", "auth")) or strict:
         scheme = _SCHEME.match(text, pos)
         pos = scheme.end() if scheme else pos
-    return _value_at(text, pos, name, strict)
+    return _value_at(text, pos, name, strict, told)
 
 
-def _value_at(text: str, pos: int, name: Name, strict: bool) -> Span | None:
+def _value_at(text: str, pos: int, name: Name, strict: bool, told: bool = False
+              ) -> Span | None:
     quote = _QUOTE.match(text, pos)
     if quote:
         body = _quoted(quote.group(0)).match(text, quote.end())
         if not body:
             return None
-        return _judged(text, body.start(1), body.end(1), name, strict)
+        return _judged(text, body.start(1), body.end(1), name, strict, told)
     bare = _BARE.match(text, pos)
     if not bare:
         return None
@@ -168,7 +170,7 @@ def _value_at(text: str, pos: int, name: Name, strict: bool) -> Span | None:
         value_end = stop.start()
     while value_end > pos and text[value_end - 1] in ".,;:)]}":
         value_end -= 1
-    return _judged(text, pos, min(value_end, pos + _MAX_VALUE), name, strict)
+    return _judged(text, pos, min(value_end, pos + _MAX_VALUE), name, strict, told)
 
 
 @functools.lru_cache(maxsize=16)
@@ -180,16 +182,21 @@ def _quoted(quote: str) -> re.Pattern[str]:
     return re.compile(rf"((?:(?!{close})[^\n]){{1,{_MAX_VALUE}}}){close}")
 
 
-def _judged(text: str, start: int, end: int, name: Name, strict: bool = False) -> Span | None:
+def _judged(text: str, start: int, end: int, name: Name, strict: bool = False,
+            told: bool = False) -> Span | None:
+    """A span if ``text[start:end]`` is a secret; ``strict``: it came after a space, so only
+    a generated value counts, or one that mixes signs in after ``is``/``was`` (``told``)."""
     value = text[start:end]
     if not plausible_secret(value, name, text[end : end + 1], text[max(0, start - 2) : start]):
         return None
-    if strict and not (looks_random(value) or _password_like(value)):
+    if strict and not (looks_random(value) or told and _password_like(value)):
         return None
     return (start, end, "password_pair")
 
 
 def _password_like(value: str) -> bool:
-    """Prose gives a secret after a space only if it mixes letters with digits or signs."""
+    """Prose gives a secret after a space only if it mixes letters with digits or signs
+    (markdown's emphasis around a word is not a sign)."""
+    value = value.strip("*_~`")
     return (len(value) >= 6 and bool(re.search(r"[A-Za-z]", value))
             and bool(re.search(r"[0-9!@#$%^&*+=?~]", value)))

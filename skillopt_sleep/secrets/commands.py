@@ -53,6 +53,13 @@ _HEADER_FLAGS = frozenset({"-H", "--header", "--headers", "--proxy-header"})
 _COOKIE_FLAGS = frozenset({"-b", "--cookie"})
 _LOGIN_WORDS = frozenset({"login", "auth", "authenticate", "authtoken", "add-authtoken",
                           "activate", "token"})
+# ``user/password@database`` as the first argument (Oracle's clients).
+_USER_SLASH = frozenset({"sqlplus", "sqlldr", "impdp", "expdp", "rman", "dgmgrl"})
+_SLASH_PAIR = re.compile(r"[^/\s@]+/([^/\s@]+)(?:@\S*)?")
+# Verbs followed by a user name and its password.
+_ADD_USER = frozenset({"add_user", "add-user", "user-add", "create-user", "user:create"})
+_PROGRAM_NAME = re.compile(r"(?:\S*/)?[a-z][\w.-]*")
+_VERB = re.compile(r"[a-z]+[_:-][\w:-]*")  # ``change_password``, ``add_user``, ``user:create``
 _SET_WORDS = frozenset({"set", "put", "add", "config:set", "secrets:set", "set-credentials"})
 _HEADER = re.compile(r"(?P<name>[A-Za-z0-9_\-]+)[ \t]*:[ \t]*(?:(?i:basic|bearer|token|digest"
                      r"|apikey|ssws)[ \t]+)?(?P<value>\S.*)")
@@ -61,26 +68,33 @@ _HEADER = re.compile(r"(?P<name>[A-Za-z0-9_\-]+)[ \t]*:[ \t]*(?:(?i:basic|bearer
 _SPLIT = re.compile(r"&&|\|\||[;|\n`]")
 # Lexing is the costly step: a line is lexed only when it holds a trigger, found by
 # substring search (fast, in C) rather than by one regex tried at every position.
-_PROGRAMS = tuple(sorted({*_SHORT, *_USER_PASS} - {"http", "az", "zip", "7z", "rar", "bcp"}))
+_PROGRAMS = tuple(sorted({*_SHORT, *_USER_PASS, "sudo"}
+                         - {"http", "az", "zip", "7z", "rar", "bcp"}))
 _VERBS = ("login", "auth", "config", " set ", "secrets", "echo", "zip ", "7z ", "rar ",
-          "az ", "http ", "bcp ")
-HINTS = (*_PROGRAMS, *_VERBS)
+          "az ", "http ", "bcp ", "/user:", "/p:", "/pass", "passw")
+HINTS = (*_PROGRAMS, *_VERBS, *_USER_SLASH, *_ADD_USER)
 _OPTION = re.compile(r"-[\w.-]*?(?:pass|pwd|secret|token|key|auth|cred|user|header|cookie"
                      r"|body)|-[hbu] ")
 _MAX_LINE = 4096
 """Longest command line read: a longer run without a line break is data, not a command."""
 
 
-# Every command-line secret sits after an option or a login/config verb; a text with
-# neither is skipped before the client names are looked for one by one. (Options whose
-# name says "pass", "token", "key", … are the assignment hints' and need no check here.)
+# Every command-line secret sits after an option, a login/config/add-user verb, a
+# ``user/password`` argument or a Windows ``/p:`` option; a text with none is skipped
+# before the client names are looked for one by one. (Options whose name says "pass",
+# "token", "key", … are the assignment hints' and need no check here.)
 _OPTION_STARTS = (" -", "\t-", "\"-", "'-", "=-")
-_SHORT_LETTERS = frozenset("pauntwkbh-")
+_SHORT_LETTERS = frozenset("pauntwkbhs-")
 
 
 def may_hold(low: str) -> bool:
     """Whether lower-cased ``low`` could hold a command-line secret."""
-    if "login" in low or "config" in low:
+    if "login" in low or "config" in low or "/p:" in low or "/pass" in low:
+        return True
+    if "user" in low and ("/user:" in low or any(verb in low for verb in _ADD_USER)):
+        return True
+    if ("sql" in low or "dp " in low or "rman" in low) and any(
+            name in low for name in _USER_SLASH):
         return True
     for start in _OPTION_STARTS:
         at = low.find(start)
@@ -159,7 +173,7 @@ def _values(line: str, depth: int) -> list[str]:
     for piece in _SPLIT.split(line):
         words = _lex(piece.strip().strip("$()").replace('\\"', '"'))
         out.extend(_secrets_of(words))
-        if echoed and any("-stdin" in w for w in words):
+        if echoed and (any("-stdin" in w for w in words) or _sudo_reads_stdin(words)):
             out.append(echoed)
         # ``echo SECRET | login --password-stdin``: the last word echoed into the pipe.
         echoed = words[-1] if len(words) >= 2 and words[-2] in ("echo", "printf") else None
@@ -168,6 +182,12 @@ def _values(line: str, depth: int) -> list[str]:
                 if " " in word.strip():
                     out.extend(_values(word, depth - 1))
     return out
+
+
+def _sudo_reads_stdin(words: list[str]) -> bool:
+    """``echo PASS | sudo -S …`` (or ``chpasswd``): the password comes from the pipe."""
+    return bool(words) and (words[0] == "chpasswd" or words[0] == "sudo" and any(
+        w.startswith("-") and not w.startswith("--") and "S" in w for w in words[1:3]))
 
 
 def _lex(piece: str) -> list[str]:
@@ -227,6 +247,12 @@ def _program(words: list[str]) -> str:
 
 def _option_secret(word: str, nxt: str, short: frozenset[str],
                    user_pass: frozenset[str]) -> list[str]:
+    if word[:1] == "/" and ":" in word[2:]:  # Windows: ``/password:X``, ``/p:X``
+        name, _, value = word[1:].partition(":")
+        strong = name.lower() in ("p", "pass", "pw") or name_of(name) is Name.STRONG
+        if "=" in value:  # MSBuild's ``/p:Name=Value`` sets a property
+            return []
+        return [value] if strong and plausible_secret(value, Name.STRONG) else []
     if not word.startswith("-") or word == "-":
         return []
     flag, eq, attached = word.partition("=")
@@ -273,9 +299,21 @@ def _rank(name: Name) -> int:
 
 
 def _positional_secret(words: list[str], i: int) -> list[str]:
-    """``vault login TOKEN``, ``config set NAME VALUE``, ``add-authtoken VALUE``."""
+    """``vault login TOKEN``, ``config set NAME VALUE``, ``add-authtoken VALUE``,
+    ``sqlplus user/PASS@db``, ``rabbitmqctl add_user NAME PASS``, ``change_password NAME
+    PASS``, ``net use … /user:NAME PASS``."""
     prev = words[i - 1]
     word = words[i]
+    if os.path.basename(prev) in _USER_SLASH:
+        pair = _SLASH_PAIR.fullmatch(word)
+        if pair and plausible_secret(pair.group(1), Name.STRONG):
+            return [pair.group(1)]
+    # ``PROGRAM VERB USER PASS``: the verb adds a user or changes a password.
+    verb = words[i - 2].lower() if i >= 3 and _PROGRAM_NAME.fullmatch(words[i - 3]) \
+        and _VERB.fullmatch(words[i - 2]) else ""
+    if prev.lower().startswith("/user:") or not prev.startswith("-") and (
+            verb in _ADD_USER or "password" in verb or "passwd" in verb):
+        return [word] if plausible_secret(word, Name.STRONG) else []
     if prev in _LOGIN_WORDS and looks_random(word):
         return [word]
     if name_of(prev) is Name.STRONG and not prev.startswith("-") and i >= 2 \

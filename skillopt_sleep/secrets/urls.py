@@ -22,9 +22,21 @@ _USERINFO = re.compile(
 )
 
 
+# A webhook URL is a credential by itself: whoever holds it can post. Its generated path
+# segments are the secret (``hooks.slack.com/services/T…/B…/SECRET``,
+# ``discord.com/api/webhooks/ID/SECRET``, ``…/webhook/SECRET``).
+_WEBHOOK = re.compile(r"https?://[^\s\"'<>`\\]*?(?:hook)[^\s\"'<>`?#\\]*", re.IGNORECASE)
+_SEGMENT = re.compile(r"[^/\s\"'<>`?#\\]{16,}")
+
+
 def find(text: str) -> list[Span]:
-    """Every secret in the userinfo of a URL in ``text``."""
+    """Every secret in the userinfo of a URL in ``text``, and webhook URLs' secrets."""
     found: list[Span] = []
+    if "hook" in text.lower():
+        for hook in _WEBHOOK.finditer(text):
+            found.extend((hook.start() + s.start(), hook.start() + s.end(), "webhook_url")
+                         for s in _SEGMENT.finditer(hook.group(0))
+                         if looks_random(s.group(0)) and "." not in s.group(0))
     for match in _USERINFO.finditer(text):
         password = match.group("password")
         if password is not None:

@@ -49,7 +49,7 @@ _KEY_QUALIFIERS = frozenset({
 })
 _WEAK_LAST = frozenset({
     "key", "sig", "signature", "cookie", "session", "sessionid", "sid", "salt", "nonce",
-    "code", "hash", "otp", "bearer", "dsn",
+    "code", "otp", "bearer", "dsn",
 })
 # ``client-key-data`` (kubeconfig), ``private_key_pem``, ``api_key_value``: a key word
 # followed by a word that only says how it is stored.
@@ -116,16 +116,32 @@ def looks_random(value: str) -> bool:
     if len(core) < RANDOM_MIN_LENGTH or _CODE.fullmatch(core) or _UUID.fullmatch(core):
         return False
     digits = sum(c.isdigit() for c in core)
+    runs = 1 + sum(_class(a) != _class(b) for a, b in itertools.pairwise(core))
     if not digits or digits == len(core) or not re.search(r"[A-Za-z]", core):
-        # A long value of one class: base64 of 40+ characters seldom lacks a digit.
-        return len(core) >= 40 and entropy(core) >= 4.0
+        # Letters only (or digits only): generated if long, in token characters (never
+        # prose or a path: ``memory](references/guide.md#cross-session``), changing case
+        # almost every other character (``sPUYVvpuNlhOftCWglkgQh``, not ``AzureCredential``).
+        return (len(core) >= 20 and entropy(core) >= 3.5 and _TOKEN_CHARS.fullmatch(core)
+                is not None and len(core) / runs <= 2.0 and not _wordy(core))
     if entropy(core) < RANDOM_MIN_ENTROPY:
         return False
-    # Generated text has digits all through it, or changes character class every few
+    # Generated text has digits all through it (in several places, not one date or
+    # version: ``BetaMemoryTool20250818Param``), or changes character class every few
     # characters; words joined into a name or a slug (``DefaultAzureCredential2``, the
     # ``workflowsmonorepov2`` of ``agent-workflows-monorepo-v2``) keep a class for a word.
-    runs = 1 + sum(_class(a) != _class(b) for a, b in itertools.pairwise(core))
-    return digits >= max(3, len(core) // 8) or len(core) / runs <= RANDOM_MAX_RUN
+    spread = len(re.findall(r"[0-9]+", core)) >= 2
+    if digits >= max(3, len(core) // 8) and spread:
+        return True
+    return len(core) / runs <= RANDOM_MAX_RUN and not _wordy(core)
+
+
+def _wordy(core: str) -> bool:
+    """CamelCase words: most lower-case runs are long (a random string's median is 1-2)."""
+    lower_runs = sorted(len(run) for run in re.findall(r"[a-z]+", core))
+    return bool(lower_runs) and lower_runs[len(lower_runs) // 2] > 2
+
+
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/=_\-~%]+")
 
 
 RANDOM_MAX_RUN = 3.0
@@ -145,6 +161,9 @@ _CODE = re.compile(
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"  # an environment variable's name
     r"|[a-z][a-z0-9]*(?:_[a-z0-9]+)+"  # a snake_case name
 )
+# A version or range a package manifest gives a package whose name holds "token" or "auth".
+_VERSION = re.compile(r"(?:[\^~>=<!]{1,2}|v)?[0-9]+(?:\.[0-9x*]+)+(?:[-+][\w.]+)?"
+                      r"|latest|next|\*|workspace:[\^~*]?|npm:\S+|link:\S+|file:\S+")
 _PLACEHOLDER_WORDS = (
     "your", "example", "placeholder", "changeme", "change_me", "change-me", "replace",
     "insert", "dummy", "redacted", "xxxx", "here", "sample", "todo", "fixme", "fake",
@@ -161,6 +180,9 @@ _WORDS = frozenset({
     "hidden", "masked", "unset", "undefined", "string?", "str?", "test", "testing",
     "sensitive", "prompt", "stdin", "ask", "inherit", "keyring", "vault", "kms",
     "aws", "gcp", "azure", "iam", "kerberos", "ntlm", "negotiate", "anonymous", "public",
+    # code: ``const token = await getToken()``, ``token = self._token``
+    "await", "async", "new", "this", "self", "yield", "typeof", "lambda", "function",
+    "return", "require", "import", "static", "final", "const", "readonly",
 })
 
 
@@ -173,10 +195,12 @@ def plausible_secret(value: str, name: Name, after: str = "", before: str = "") 
     if name is Name.NONE or "[REDACTED:" in value:
         return False
     stripped = value.strip()
-    if after[:1] in ("(", "[") or before[-1:] in ("$", "{", "%") or _code(stripped):
+    judged = stripped.rstrip(",.;!?)]}")  # ``process.env.X!``, ``mfa_secret_temp,``
+    if after[:1] in ("(", "[") or before[-1:] in ("$", "{", "%") or _code(judged):
         return False
-    if name is Name.WEAK:
-        return looks_random(stripped) and not _placeholder(stripped)
+    if name is Name.WEAK:  # a generated token, not a path, a name or prose
+        return (looks_random(stripped) and _TOKEN_CHARS.fullmatch(stripped) is not None
+                and not _placeholder(stripped))
     if len(stripped) < 4:
         return False
     low = stripped.lower()
@@ -184,9 +208,21 @@ def plausible_secret(value: str, name: Name, after: str = "", before: str = "") 
         return False
     if re.fullmatch(r"[-+]?[0-9][0-9_.,]*[a-z]{0,2}", low):  # 4000, 1.5, 30s, 10k
         return False
+    if _VERSION.fullmatch(stripped):  # "jsonwebtoken": "^9.0.2", "next-auth": "~4.24"
+        return False
     if " " in stripped and _prose(stripped):
         return False
-    return not (low.isalpha() and low.islower() and len(low) < 5)
+    return not _word(judged)
+
+
+def _word(value: str) -> bool:
+    """Letters only: a word (``include``, ``Pinned``, ``Least-privilege``) or a camelCase
+    name (``mfaCode``), not a passphrase (``correct-horse-battery-staple``)."""
+    if re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+)+", value):
+        return True
+    if not re.fullmatch(r"[A-Za-z][a-z]*(?:[-_ ][A-Za-z][a-z]*)*", value):
+        return False  # letters in mixed case (``QLtAweitCL``) look generated
+    return len(value) < 12 or value[0].isupper()
 
 
 def _code(value: str) -> bool:
@@ -198,8 +234,10 @@ def _code(value: str) -> bool:
 
 def _placeholder(value: str) -> bool:
     low = value.lower()
-    if ("..." in low or "…" in low) and len(low.replace(".", "").replace("…", "")) < 6:
-        return True  # ``sk-...``, ``ghp_…``; a value a clip ended with ``…`` is longer
+    if low.endswith("...") or "…" in low and len(low.replace(".", "").replace("…", "")) < 6:
+        return True  # ``sk-ant-api03-...``, ``ghp_…``; a value a clip ended with ``…`` is longer
+    if re.search(r"(.)\1{4,}", low) or len(set(low)) <= 2:
+        return True  # ``github_pat_11AAAAAA``, ``yyyyyyyy``, ``abab``
     if len(set(low) - set("x*•.-_ 0#?")) == 0:  # xxxx, ****, ••••, 0000
         return True
     words = [word for word in _PLACEHOLDER_WORDS if word in low]

@@ -125,7 +125,9 @@ def _prefixed(token: str, offset: int) -> Span | None:
     prefix = match.group("prefix").lower()
     if prefix.rstrip("_-.").split("_")[0].split("-")[0] in _NOT_SECRET_PREFIX:
         return None
-    body = match.group("body")
-    if not looks_random(body.replace("_", "").replace("-", "")):
+    # The body's longest piece between separators must look generated: a slug with an id
+    # in it (``claude-code-viewer__5c0375b4``) has short pieces and words.
+    longest = max(re.split(r"[-_]", match.group("body")), key=len)
+    if not looks_random(longest):
         return None
     return (offset, offset + len(token), "prefixed_token")
