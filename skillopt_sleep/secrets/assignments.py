@@ -189,7 +189,7 @@ def _judged(text: str, start: int, end: int, name: Name, strict: bool = False,
     value = text[start:end]
     if not plausible_secret(value, name, text[end : end + 1], text[max(0, start - 2) : start]):
         return None
-    if strict and not (looks_random(value) or told and _password_like(value)):
+    if strict and not (looks_random(value) or (told and _password_like(value))):
         return None
     return (start, end, "password_pair")
 

@@ -186,8 +186,8 @@ def _values(line: str, depth: int) -> list[str]:
 
 def _sudo_reads_stdin(words: list[str]) -> bool:
     """``echo PASS | sudo -S …`` (or ``chpasswd``): the password comes from the pipe."""
-    return bool(words) and (words[0] == "chpasswd" or words[0] == "sudo" and any(
-        w.startswith("-") and not w.startswith("--") and "S" in w for w in words[1:3]))
+    return bool(words) and (words[0] == "chpasswd" or (words[0] == "sudo" and any(
+        w.startswith("-") and not w.startswith("--") and "S" in w for w in words[1:3])))
 
 
 def _lex(piece: str) -> list[str]:
@@ -248,8 +248,8 @@ def _program(words: list[str]) -> str:
 def _option_secret(word: str, nxt: str, short: frozenset[str],
                    user_pass: frozenset[str]) -> list[str]:
     if word[:1] == "/" and ":" in word[2:]:  # Windows: ``/password:X``, ``/p:X``
-        name, _, value = word[1:].partition(":")
-        strong = name.lower() in ("p", "pass", "pw") or name_of(name) is Name.STRONG
+        option, _, value = word[1:].partition(":")
+        strong = option.lower() in ("p", "pass", "pw") or name_of(option) is Name.STRONG
         if "=" in value:  # MSBuild's ``/p:Name=Value`` sets a property
             return []
         return [value] if strong and plausible_secret(value, Name.STRONG) else []
@@ -311,8 +311,8 @@ def _positional_secret(words: list[str], i: int) -> list[str]:
     # ``PROGRAM VERB USER PASS``: the verb adds a user or changes a password.
     verb = words[i - 2].lower() if i >= 3 and _PROGRAM_NAME.fullmatch(words[i - 3]) \
         and _VERB.fullmatch(words[i - 2]) else ""
-    if prev.lower().startswith("/user:") or not prev.startswith("-") and (
-            verb in _ADD_USER or "password" in verb or "passwd" in verb):
+    if prev.lower().startswith("/user:") or (not prev.startswith("-") and (
+            verb in _ADD_USER or "password" in verb or "passwd" in verb)):
         return [word] if plausible_secret(word, Name.STRONG) else []
     if prev in _LOGIN_WORDS and looks_random(word):
         return [word]

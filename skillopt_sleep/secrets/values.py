@@ -234,7 +234,7 @@ def _code(value: str) -> bool:
 
 def _placeholder(value: str) -> bool:
     low = value.lower()
-    if low.endswith("...") or "…" in low and len(low.replace(".", "").replace("…", "")) < 6:
+    if low.endswith("...") or ("…" in low and len(low.replace(".", "").replace("…", "")) < 6):
         return True  # ``sk-ant-api03-...``, ``ghp_…``; a value a clip ended with ``…`` is longer
     if re.search(r"(.)\1{4,}", low) or len(set(low)) <= 2:
         return True  # ``github_pat_11AAAAAA``, ``yyyyyyyy``, ``abab``
