@@ -6,9 +6,10 @@ the short flags of well-known clients (``mysql -pX``, ``sshpass -p X``, ``redis-
 header and cookie options (``-H 'Authorization: Bearer …'``, ``-H 'X-API-Key: …'``,
 ``-b 'session=…'``), the positional secrets of login, configure and set commands (``vault
 login TOKEN``, ``aws configure set aws_secret_access_key X``, ``ngrok config add-authtoken
-X``, ``poetry config http-basic.pypi user PASS``) and a value echoed into
-``--password-stdin``. Assignments inside arguments (``-e API_TOKEN=…``) are the
-assignment reader's.
+X``, ``poetry config http-basic.pypi user PASS``, ``rabbitmqctl add_user NAME PASS``,
+``sqlplus user/PASS@db``, ``net use … /user:NAME PASS``, ``xfreerdp /p:PASS``) and a value
+echoed into ``--password-stdin`` or ``sudo -S``. Assignments inside arguments
+(``-e API_TOKEN=…``) are the assignment reader's.
 """
 
 from __future__ import annotations
