@@ -116,6 +116,10 @@ FIXED: list[tuple[str, str, str]] = [
     ("netrc_lines", "machine api.heroku.com\n  login me@example.com\n  password {v}\n",
      "password"),
     ("my_cnf", "[client]\nuser = root\npassword = {v}\n", "password"),
+    ("xml_entry", '<entry key="db.password">{v}</entry>', "password"),
+    ("jdbc_params", "jdbc:mysql://db:3306/app?user=root&password={v}&useSSL=false", "password"),
+    ("ado_pwd", "Data Source=db;Initial Catalog=app;User ID=sa;Pwd={v};", "password"),
+    ("ftp_userinfo", "ftp://deploy:{v}@ftp.example.com/upload/", "password"),
     ("told_in_prose", "the staging db password is {v} btw", "password"),
 ]
 COMMANDS: list[tuple[str, str, str]] = [
@@ -156,6 +160,13 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("rdp", "xfreerdp /v:10.0.0.5 /u:admin /p:{v}", "password"),
     ("psql_keywords", "psql 'host=db user=app password={v} dbname=shop'", "password"),
     ("wget_password", "wget --user=deploy --password={v} https://files.example.com/a", "password"),
+    ("here_string", "gh auth login --with-token <<< {v}", "alnum"),
+    ("ssh_add", "ssh-add - <<< '{v}'", "base64"),
+    ("seven_zip", "7z a -p{v} backup.7z data/", "password"),
+    ("zip_password", "zip -P {v} backup.zip report.csv", "password"),
+    ("ldap", "ldapsearch -x -D cn=admin,dc=corp -w {v} -b dc=corp", "password"),
+    ("openssl_k", "openssl enc -aes-256-cbc -k {v} -in a.txt -out a.enc", "password"),
+    ("account_key", "az storage blob upload --account-key {v} -f a.txt -c c", "base64"),
 ]
 URLS: list[tuple[str, str, str]] = [
     ("userinfo_redis", "redis://default:{v}@cache:6379/0", "alnum"),
@@ -269,6 +280,15 @@ def benign() -> list[str]:
         "see [memory](references/guide.md#cross-session-memory)", "Secret detected!",
         "rabbitmqctl change_password deploy", "sqlplus / as sysdba", "sudo -u deploy ls",
         "https://docs.github.com/en/webhooks/using-webhooks/creating-webhooks",
+        "passwordless login via magic link", "pip install keyrings.alt==5.0",
+        "tokenizer = AutoTokenizer.from_pretrained('gpt2')", "password: !vault |",
+        "secret_arn = aws_secretsmanager_secret.db.arn", "key: value",
+        "token_endpoint: https://auth.example.com/token", "password_reset_timeout: 3600",
+        "--password-file /run/secrets/db", "sshpass -f passfile ssh host",
+        "curl -H 'Authorization: Bearer $TOKEN' https://x", 'curl -u "$USER:$PASS" https://x',
+        "export GITHUB_TOKEN=$(gh auth token)", "token: ${{ github.token }}",
+        "git config --global credential.helper store", "signature: def handler(event, context)",
+        '  token: "{{ vault_token }}"', "password: \"{{ lookup('env', 'DB_PASS') }}\"",
     ]
     return out
 

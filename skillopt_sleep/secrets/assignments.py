@@ -62,6 +62,7 @@ _SCHEME = re.compile(r"(?i)(?:basic|bearer|token|digest|negotiate|ntlm|apikey|ss
 _PAIR_VALUE = re.compile(r"\\{0,7}[\"'][ \t]*[,;]?[ \t]*\\{0,7}[\"']?"
                          r"(?:[Vv]alue|VALUE|ParameterValue|SecretString|secretValue)"
                          r"\\{0,7}[\"']?[ \t]*[:=][ \t]*")
+_ATTR_TEXT = re.compile(r"\\{0,7}[\"'][^>\n]{0,100}>(?P<v>[^<\n]{1,512})</")
 _XML_VALUE = re.compile(r"(?:[ \t][^>\n]{0,200})?>(?P<v>[^<\n]{1,512})</")
 _QUOTE = re.compile(r"\\{0,7}[\"']")
 # An unquoted value ends at white space or a quote; inside it, a shell operator, the next
@@ -134,6 +135,9 @@ def _value_after(text: str, start: int, end: int, name: Name) -> Span | None:
     pair = _PAIR_VALUE.match(text, end)
     if pair:
         return _value_at(text, pair.end(), name, strict=False)
+    element = _ATTR_TEXT.match(text, end) if start and text[start - 1] in "\"'" else None
+    if element:  # ``<entry key="db.password">VALUE</entry>``
+        return _judged(text, element.start("v"), element.end("v"), name)
     sep = _SEP.match(text, end)
     if sep is None:
         return None
@@ -158,9 +162,9 @@ def _value_at(text: str, pos: int, name: Name, strict: bool, told: bool = False
     quote = _QUOTE.match(text, pos)
     if quote:
         body = _quoted(quote.group(0)).match(text, quote.end())
-        if not body:
-            return None
-        return _judged(text, body.start(1), body.end(1), name, strict, told)
+        if body:
+            return _judged(text, body.start(1), body.end(1), name, strict, told)
+        pos = quote.end()  # never closed (a clip cut it): the value runs to a space
     bare = _BARE.match(text, pos)
     if not bare:
         return None

@@ -72,7 +72,7 @@ _SPLIT = re.compile(r"&&|\|\||[;|\n`]")
 _PROGRAMS = tuple(sorted({*_SHORT, *_USER_PASS, "sudo"}
                          - {"http", "az", "zip", "7z", "rar", "bcp"}))
 _VERBS = ("login", "auth", "config", " set ", "secrets", "echo", "zip ", "7z ", "rar ",
-          "az ", "http ", "bcp ", "/user:", "/p:", "/pass", "passw")
+          "az ", "http ", "bcp ", "/user:", "/p:", "/pass", "passw", "<<<")
 HINTS = (*_PROGRAMS, *_VERBS, *_USER_SLASH, *_ADD_USER)
 _OPTION = re.compile(r"-[\w.-]*?(?:pass|pwd|secret|token|key|auth|cred|user|header|cookie"
                      r"|body)|-[hbu] ")
@@ -90,7 +90,9 @@ _SHORT_LETTERS = frozenset("pauntwkbhs-")
 
 def may_hold(low: str) -> bool:
     """Whether lower-cased ``low`` could hold a command-line secret."""
-    if "login" in low or "config" in low or "/p:" in low or "/pass" in low:
+    if "login" in low or "config" in low or "/p:" in low or "/pass" in low or "<<<" in low:
+        return True
+    if ("echo " in low and "|" in low) or ("printf " in low and "|" in low):
         return True
     if "user" in low and ("/user:" in low or any(verb in low for verb in _ADD_USER)):
         return True
@@ -101,7 +103,7 @@ def may_hold(low: str) -> bool:
         at = low.find(start)
         while at >= 0:
             if low[at + 2 : at + 3] in _SHORT_LETTERS:
-                return any(hint in low for hint in _PROGRAMS) or "--user" in low \
+                return any(hint in low for hint in HINTS) or "--user" in low \
                     or "--header" in low
             at = low.find(start, at + 2)
     return False
@@ -176,6 +178,9 @@ def _values(line: str, depth: int) -> list[str]:
         out.extend(_secrets_of(words))
         if echoed and (any("-stdin" in w for w in words) or _sudo_reads_stdin(words)):
             out.append(echoed)
+        out.extend(_here_string_secret(words))
+        if echoed and looks_random(echoed):  # a generated value piped on: a credential
+            out.append(echoed)
         # ``echo SECRET | login --password-stdin``: the last word echoed into the pipe.
         echoed = words[-1] if len(words) >= 2 and words[-2] in ("echo", "printf") else None
         if depth:
@@ -185,10 +190,25 @@ def _values(line: str, depth: int) -> list[str]:
     return out
 
 
+def _here_string_secret(words: list[str]) -> list[str]:
+    """``gh auth login --with-token <<< TOKEN``, ``ssh-add - <<< KEY``: a here-string fed
+    to a command that reads a secret from its input."""
+    if "<<<" not in words[:-1]:
+        return []
+    value = words[words.index("<<<") + 1]
+    reads = _sudo_reads_stdin(words) or "ssh-add" in words or any(
+        w.startswith("-") and any(k in w for k in ("token", "stdin", "pass", "secret"))
+        for w in words)
+    return [value] if reads and plausible_secret(value, Name.STRONG) else []
+
+
 def _sudo_reads_stdin(words: list[str]) -> bool:
     """``echo PASS | sudo -S …`` (or ``chpasswd``): the password comes from the pipe."""
-    return bool(words) and (words[0] == "chpasswd" or (words[0] == "sudo" and any(
-        w.startswith("-") and not w.startswith("--") and "S" in w for w in words[1:3])))
+    if "chpasswd" in words:
+        return True
+    at = words.index("sudo") if "sudo" in words else -1
+    return at >= 0 and any(w.startswith("-") and not w.startswith("--") and "S" in w
+                           for w in words[at + 1 : at + 3])
 
 
 def _lex(piece: str) -> list[str]:
