@@ -120,6 +120,9 @@ FIXED: list[tuple[str, str, str]] = [
     ("jdbc_params", "jdbc:mysql://db:3306/app?user=root&password={v}&useSSL=false", "password"),
     ("ado_pwd", "Data Source=db;Initial Catalog=app;User ID=sa;Pwd={v};", "password"),
     ("ftp_userinfo", "ftp://deploy:{v}@ftp.example.com/upload/", "password"),
+    ("hcl_variable", 'variable "db_password" {{ default = "{v}" }}', "password"),
+    ("yaml_block", "stringData:\n  secret: |\n    {v}\n", "base64"),
+    ("k8s_tls_key", "data:\n  tls.key: {v}\n", "base64"),
     ("told_in_prose", "the staging db password is {v} btw", "password"),
 ]
 COMMANDS: list[tuple[str, str, str]] = [
@@ -289,6 +292,9 @@ def benign() -> list[str]:
         "export GITHUB_TOKEN=$(gh auth token)", "token: ${{ github.token }}",
         "git config --global credential.helper store", "signature: def handler(event, context)",
         '  token: "{{ vault_token }}"', "password: \"{{ lookup('env', 'DB_PASS') }}\"",
+        "description: |\n  The token is used for auth.\n", "const password = req.body.password;",
+        "apiKey: string | undefined;", "password: hashedPassword,", '"password": "<redacted>"',
+        "Token: ghp_****************************", "The key insight is that the cache is cold.",
     ]
     return out
 

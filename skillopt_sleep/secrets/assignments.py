@@ -62,6 +62,11 @@ _SCHEME = re.compile(r"(?i)(?:basic|bearer|token|digest|negotiate|ntlm|apikey|ss
 _PAIR_VALUE = re.compile(r"\\{0,7}[\"'][ \t]*[,;]?[ \t]*\\{0,7}[\"']?"
                          r"(?:[Vv]alue|VALUE|ParameterValue|SecretString|secretValue)"
                          r"\\{0,7}[\"']?[ \t]*[:=][ \t]*")
+# ``variable "db_password" { default = "…" }`` (Terraform).
+_HCL_DEFAULT = re.compile(r"\\{0,7}[\"'][ \t]*\{[^}\n]{0,80}?\bdefault[ \t]*=[ \t]*")
+# A YAML block scalar (``secret: |`` then the value on indented lines).
+_YAML_BLOCK = re.compile(r"[|>][-+]?[ \t]*(?:\r?\n|\\+n)[ \t]+(?P<v>[^\s\\]+(?:(?:\r?\n|\\+n)"
+                         r"[ \t]+[^\s\\]+)*)")
 _ATTR_TEXT = re.compile(r"\\{0,7}[\"'][^>\n]{0,100}>(?P<v>[^<\n]{1,512})</")
 _XML_VALUE = re.compile(r"(?:[ \t][^>\n]{0,200})?>(?P<v>[^<\n]{1,512})</")
 _QUOTE = re.compile(r"\\{0,7}[\"']")
@@ -132,7 +137,7 @@ def _value_after(text: str, start: int, end: int, name: Name) -> Span | None:
         xml = _XML_VALUE.match(text, end)
         if xml:
             return _judged(text, xml.start("v"), xml.end("v"), name)
-    pair = _PAIR_VALUE.match(text, end)
+    pair = _PAIR_VALUE.match(text, end) or _HCL_DEFAULT.match(text, end)
     if pair:
         return _value_at(text, pair.end(), name, strict=False)
     element = _ATTR_TEXT.match(text, end) if start and text[start - 1] in "\"'" else None
@@ -159,6 +164,12 @@ def _value_after(text: str, start: int, end: int, name: Name) -> Span | None:
 
 def _value_at(text: str, pos: int, name: Name, strict: bool, told: bool = False
               ) -> Span | None:
+    block = _YAML_BLOCK.match(text, pos) if not strict else None
+    if block:
+        first = re.split(r"\r?\n|\\+n", block.group("v"))[0]
+        if plausible_secret(first.strip(), name):
+            return (block.start("v"), block.end("v"), "password_pair")
+        return None
     quote = _QUOTE.match(text, pos)
     if quote:
         body = _quoted(quote.group(0)).match(text, quote.end())

@@ -46,6 +46,7 @@ _KEY_QUALIFIERS = frozenset({
     "subscription", "storage", "shared", "webhook", "session", "admin", "deploy", "ssh",
     "gpg", "pgp", "hmac", "jwt", "encrypt", "crypt", "primary", "secondary", "sas",
     "write", "read", "root", "user", "x", "function", "host", "instrumentation", "ingest",
+    "tls", "ssl", "server", "role",
 })
 _WEAK_LAST = frozenset({
     "key", "sig", "signature", "cookie", "session", "sessionid", "sid", "salt", "nonce",
