@@ -2,12 +2,17 @@
 
     .venv/bin/python experiments/harvest_bench.py [--mb 200] [--big-mb 300] [--json]
     .venv/bin/python experiments/harvest_bench.py --source codex [--mb 200]
+    .venv/bin/python experiments/harvest_bench.py --redaction-cost [--mb 200] [--source codex]
 
 Builds ``--mb`` MB of session files (copies of the project's Claude Code transcripts in
 ``tests/fixtures/transcripts`` with fresh session ids), then times, each against the same
 archive: a full harvest, a second harvest with nothing new, and one after appending 1 % of
 the bytes to existing files. Then peak RSS of a fresh process harvesting one ``--big-mb``
 MB session file. Targets: full ≥ 120 MB/s, no-change ≤ 5 % of full, peak RSS ≤ 100 MB.
+``--redaction-cost`` instead times full harvests of one tree in-process, alternately with
+redaction and with it switched off (``secrets`` finds nothing, ``may_hold_secrets`` says
+no), three of each, each into a fresh archive, and reports the share of harvest time that
+redaction costs (target <= 15 %), by CPU time and by wall time.
 ``--source codex`` builds a ``CODEX_HOME`` of rollouts from the Codex fixtures instead (no
 big-file step): the same three passes. ``SKILLOPT_SLEEP_FIXTURES=DIR`` builds from another
 corpus laid out the same way (``<agent>/*.jsonl``), e.g. the shared public transcripts.
@@ -16,6 +21,7 @@ corpus laid out the same way (``<agent>/*.jsonl``), e.g. the shared public trans
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -23,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -236,6 +243,7 @@ def timed_harvest(root: Path, source: str = "claude-code") -> dict[str, float]:
 
 _RSS_CHILD = """
 import sys, resource
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from skillopt_sleep.harvest.claude_code import ClaudeCodeSource
@@ -306,6 +314,51 @@ def three_passes(tmp: Path, source: str, megabytes: int) -> dict[str, Any]:
     }
 
 
+@contextlib.contextmanager
+def redaction_off() -> Iterator[None]:
+    """Redaction switched off everywhere the harvest calls it, for the comparison only."""
+    import skillopt_sleep.archive.ingest  # noqa: F401  (bind the harvest's imports first)
+    import skillopt_sleep.secrets as secrets
+
+    spans, may_hold = secrets._spans, secrets.may_hold_secrets
+    bound = [(module, name) for module in list(sys.modules.values())
+             for name in ("may_hold_secrets",)
+             if getattr(module, name, None) is may_hold]
+    secrets._spans = lambda text: []
+    for module, name in bound:
+        setattr(module, name, lambda texts: False)
+    try:
+        yield
+    finally:
+        secrets._spans = spans
+        for module, name in bound:
+            setattr(module, name, may_hold)
+
+
+ROUNDS = 3
+"""Harvests of each kind in ``--redaction-cost``, alternated; the best of each is kept (the
+first pays one-time imports, and a shared machine's load comes and goes)."""
+
+
+def redaction_cost(tmp: Path, source: str, megabytes: int) -> dict[str, Any]:
+    """CPU and wall time of full in-process harvests with and without redaction."""
+    root = tmp / source
+    total = (build_codex_tree if source == "codex" else build_tree)(root, megabytes)
+    os.environ["SKILLOPT_SLEEP_HARVEST_WORKERS"] = "1"
+    runs: dict[str, list[dict[str, float]]] = {"with": [], "without": []}
+    for i, mode in enumerate(["with", "without"] * ROUNDS):
+        os.environ["SKILLOPT_SLEEP_HOME"] = str(tmp / f"home-{i}")
+        with redaction_off() if mode == "without" else contextlib.nullcontext():
+            runs[mode].append(timed_harvest(root, source))
+    best = {mode: {key: min(r[key] for r in rs) for key in ("seconds", "cpu_seconds")}
+            for mode, rs in runs.items()}
+    share = {key: round(100 * (best["with"][key] - best["without"][key])
+                        / best["with"][key], 1) for key in ("seconds", "cpu_seconds")}
+    return {"source": source, "tree_mb": round(total / 2**20, 1), "best": best,
+            "redaction_pct_of_harvest": share,
+            "sessions": runs["with"][0]["sessions"]}
+
+
 def report(result: dict[str, Any]) -> None:
     full, unchanged, appended = result["full"], result["no_change"], result["append_1pct"]
     mb = result["tree_mb"]
@@ -333,12 +386,24 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=0,
                         help="worker processes (default: the harvester's own choice)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--redaction-cost", action="store_true",
+                        help="time harvests with and without redaction (target <= 15 %%)")
     args = parser.parse_args()
     if args.workers:
         os.environ["SKILLOPT_SLEEP_HARVEST_WORKERS"] = str(args.workers)
     with tempfile.TemporaryDirectory(prefix="harvest-bench-") as tmp_name:
         tmp = Path(tmp_name)
         os.environ["SKILLOPT_SLEEP_HOME"] = str(tmp / "home")
+        if args.redaction_cost:
+            cost = redaction_cost(tmp, args.source, args.mb)
+            print(json.dumps(cost, indent=2) if args.json else
+                  f"{cost['source']} tree: {cost['tree_mb']:.0f} MB; best of {ROUNDS} full "
+                  f"in-process harvests: with redaction {cost['best']['with']['cpu_seconds']:.2f}"
+                  f" s CPU, without {cost['best']['without']['cpu_seconds']:.2f} s; redaction ="
+                  f" {cost['redaction_pct_of_harvest']['cpu_seconds']}% of harvest CPU time"
+                  f" ({cost['redaction_pct_of_harvest']['seconds']}% of wall time;"
+                  " target <= 15%)")
+            return
         result = three_passes(tmp, args.source, args.mb)
         if args.source == "claude-code":
             result["big_file"] = big_file_rss(tmp, args.big_mb)

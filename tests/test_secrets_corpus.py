@@ -1,5 +1,6 @@
-"""One secrets rule set: a generated corpus of shapes, planted in every text field of all
-four transcript formats, never reaches the archive; the benign lines stay as written."""
+"""One secrets engine: a generated corpus of shapes (formats x key names x values x
+placements), planted in every text field of all four transcript formats, never reaches
+the archive; the benign look-alikes stay as written."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from skillopt_sleep.records import NightResult
 from skillopt_sleep.secrets import find_secrets, redact
 
 from ._harvest_layout import claude_tree, codex_tree, copilot_tree, vscode_tree
-from ._secret_shapes import BENIGN, shapes
+from ._secret_shapes import BENIGN, PLACEMENTS, shapes
 
 SHAPES = shapes()
 TEXT_KEYS = {
@@ -33,23 +34,43 @@ TEXT_KEYS = {
 }
 
 
-def test_the_corpus_has_at_least_forty_shapes_and_each_is_found_and_removed():
-    assert len({label for label, _, _ in SHAPES}) >= 40
+def test_the_corpus_is_generated_from_classes_and_large_enough() -> None:
+    labels = [label for label, _, _ in SHAPES]
+    assert len(set(labels)) == len(labels) >= 150
+    classes = {label.split("/")[0] for label in labels}
+    assert len(classes) >= 60  # formats, commands, URLs, vendors, key blocks
+    assert len(set(BENIGN)) >= 60
+
+
+@pytest.mark.parametrize("placement", sorted(PLACEMENTS))
+def test_every_shape_in_every_placement_is_removed(placement: str) -> None:
+    """Each shape where a transcript carries it, as written and JSON-encoded (once, as a
+    tool's arguments are, and twice, as a JSON string inside a JSON record)."""
+    survivors = []
     for label, line, value in SHAPES:
-        for context in (line, f"ran `{line}` and it failed", json.dumps({"env": line})):
+        text = PLACEMENTS[placement].format(line=line)
+        for context in (text, json.dumps({"content": text}), json.dumps(json.dumps(text))):
             clean, count = redact(context)
-            assert count >= 1 and value not in clean, (label, clean)
-            assert find_secrets(context), label
+            if count < 1 or value in clean:
+                survivors.append((label, clean[:200]))
+    assert survivors == []
 
 
 @pytest.mark.parametrize("line", BENIGN)
-def test_benign_lines_are_kept_as_written(line: str):
+def test_benign_lines_are_kept_as_written(line: str) -> None:
     assert redact(line) == (line, 0)
+    for placement in PLACEMENTS.values():
+        text = placement.format(line=line)
+        assert redact(text) == (text, 0)
+        assert redact(json.dumps(text)) == (json.dumps(text), 0)
 
 
-def test_the_firewall_refuses_every_shape():
+def test_the_firewall_refuses_every_shape() -> None:
     for label, line, _ in SHAPES:
-        assert any(f.rule == "secret" for f in scan_text(line, Context())), label
+        if "\n" in line:  # the firewall scans line by line; a block is one finding whole
+            assert find_secrets(line), label
+        else:
+            assert any(f.rule == "secret" for f in scan_text(line, Context())), label
 
 
 class _Planter:
@@ -145,36 +166,41 @@ def _archive_text(path: Path) -> str:
     return "\n".join(parts)
 
 
-@pytest.mark.parametrize("offset", [0, 7, 19])
-def test_secrets_planted_in_all_four_formats_never_reach_the_archive(
-    tmp_path: Path, offset: int
-):
-    sources = _four_formats(tmp_path, offset)
-    archive = Archive(tmp_path / "state" / "archive.sqlite3")
-    sessions = list(harvest(archive, sources, Filter(include_headless=True)))
-    archive.close()
-    kept = _archive_text(tmp_path / "state" / "archive.sqlite3")
-    landed = {i for i in range(len(SHAPES)) if f"CANARY{i:03d}" in kept}
-    # Every shape reached the archive in some field (so its absence below means redaction).
-    assert landed == set(range(len(SHAPES)))
-    per_source = {s.source for s in sessions}
-    assert per_source == {"claude-code", "codex", "copilot-cli", "copilot-vscode"}
-    leaked = [SHAPES[i][0] for i in landed if SHAPES[i][2] in kept]
+def test_secrets_planted_in_all_four_formats_never_reach_the_archive(tmp_path: Path) -> None:
+    """Every shape, appended to every text field of every record of the four formats
+    (prompts, tool commands and arguments, tool outputs, file contents, answers), in runs
+    that rotate which shape lands in which field until each shape has landed whole."""
+    landed_all: set[int] = set()
+    leaked: list[tuple[str, str]] = []
+    for run, offset in enumerate(range(0, len(SHAPES), 31)):
+        root = tmp_path / f"run{run}"
+        sources = _four_formats(root, offset)
+        archive = Archive(root / "state" / "archive.sqlite3")
+        sessions = list(harvest(archive, sources, Filter(include_headless=True)))
+        archive.close()
+        kept = _archive_text(root / "state" / "archive.sqlite3")
+        landed = {i for i in range(len(SHAPES)) if f"CANARY{i:03d}" in kept}
+        landed_all |= landed
+        assert {s.source for s in sessions} == {
+            "claude-code", "codex", "copilot-cli", "copilot-vscode"}
+        leaked += [(SHAPES[i][0], "archive") for i in landed if SHAPES[i][2] in kept]
+        for session in sessions:
+            text = json.dumps([t.__dict__ for t in session.turns], default=str)
+            leaked += [(label, session.source) for label, _, value in SHAPES if value in text]
+    # Every shape reached the archive in some field (so its absence means redaction).
+    assert landed_all == set(range(len(SHAPES)))
     assert leaked == []
-    for session in sessions:
-        text = json.dumps([t.__dict__ for t in session.turns], default=str)
-        assert not [label for label, _, value in SHAPES if value in text], session.source
 
 
 @pytest.mark.parametrize("line", [
     "token = get_token()", "headers = request.headers.get('x')", "token: data.token",
     "api_key = settings.api_key",
 ])
-def test_code_that_names_a_secret_is_not_a_secret(line: str):
+def test_code_that_names_a_secret_is_not_a_secret(line: str) -> None:
     assert redact(line) == (line, 0)
 
 
-def test_the_staged_reports_carry_no_secret_even_when_the_night_saw_one(tmp_path: Path):
+def test_the_staged_reports_carry_no_secret_even_when_the_night_saw_one(tmp_path: Path) -> None:
     _, line, value = SHAPES[0]
     result = NightResult(night_id="20261121-030000-abcdef12", skill="fix",
                          skill_before=f"old\n{line}\n", skill_after="new\n")

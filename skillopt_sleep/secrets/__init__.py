@@ -1,0 +1,152 @@
+"""Secrets and their redaction: one engine for the harvest, every surface and the firewall.
+
+Everything kept from a transcript goes through ``redact`` before it reaches the archive;
+the firewall calls ``find_secrets`` so an edit can never carry a secret the harvest would
+have removed. A secret is found by its *context* first, as secret scanners read it:
+
+- ``assignments``: a value given to a key that names a secret, in every config format;
+- ``commands``: options, short flags, ``user:pass`` and positional secrets of command
+  lines, read with a shell lexer;
+- ``urls``: URL userinfo (signature and token query parameters are assignments);
+- ``pem``: private key blocks bounded by their footer;
+- ``vendor``: detect-secrets' vendor rules and the prefixed-random-token class.
+
+Each finding is replaced by ``[REDACTED:<kind>]``. Redaction is idempotent: a finding
+that touches a marker is dropped, and no detector reads a marker as a value, so
+redacting redacted text (a resumed session) changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from skillopt_sleep.secrets import assignments, commands, pem, urls, vendor
+
+__all__ = [
+    "SECRET_PATTERNS",
+    "SecretPattern",
+    "find_secrets",
+    "may_hold_secrets",
+    "redact",
+    "redact_tree",
+]
+
+Span = tuple[int, int, str]
+
+
+@dataclass(frozen=True)
+class SecretPattern:
+    """The regex a detector starts from; ``hints`` are lower-case substrings it needs."""
+
+    kind: str
+    regex: re.Pattern[str]
+    hints: tuple[str, ...]
+
+
+SECRET_PATTERNS: tuple[SecretPattern, ...] = (
+    SecretPattern("private_key", pem._BLOCK, pem.HINTS),
+    SecretPattern("password_pair", assignments._HIT, assignments.HINTS),
+    SecretPattern("bearer_token", re.compile(r"(?i)\bbearer\s+"), ("bearer",)),
+    SecretPattern("connection_string", urls._USERINFO, ("://",)),
+    SecretPattern("prefixed_token", vendor.PREFIXED, ()),
+)
+
+MARKER = re.compile(r"\[REDACTED:[A-Za-z0-9_]+\]")
+def _lower(text: str) -> str:
+    """``text`` lower-cased position for position (a few characters grow when lowered)."""
+    low = text.lower()
+    if len(low) == len(text):
+        return low
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
+def _spans(text: str) -> list[Span]:
+    low = _lower(text)
+    found: list[Span] = []
+    if "-----begin" in low or "putty" in low:
+        found += pem.find(text)
+    if "://" in text:
+        found += urls.find(text)
+    found += vendor.find(text)
+    if ":" in text:
+        found += assignments.find_pgpass(text)
+    has_hint = assignments.hinted(low)
+    if has_hint:
+        found += assignments.find(text, low)
+    found += commands.find(text, low, has_hint)
+    return _merged(found, text)
+
+
+def _merged(found: list[Span], text: str) -> list[Span]:
+    """Overlapping findings as one (the earliest's kind), none touching a marker."""
+    if not found:
+        return []
+    markers = [m.span() for m in MARKER.finditer(text)] if "[REDACTED:" in text else []
+    out: list[Span] = []
+    # On a tie a named shape (``github_token``) is reported before what its context says.
+    generic = ("password_pair", "cli_password", "connection_string", "prefixed_token")
+    for start, end, kind in sorted(found, key=lambda s: (s[0], -s[1], s[2] in generic)):
+        if start >= end or any(s < end and start < e for s, e in markers):
+            continue
+        if out and start < out[-1][1]:
+            last = out[-1]
+            out[-1] = (last[0], max(last[1], end), last[2])
+        else:
+            out.append((start, end, kind))
+    return out
+
+
+def may_hold_secrets(texts: list[str]) -> bool:
+    """False when no text of ``texts`` can hold a secret (so ``redact`` would keep each).
+
+    One test on the texts joined, far cheaper than a test per short text: a hint found in
+    the joined text lies inside one of them (the hints hold no NUL), and a long token run
+    that spans two texts only makes the answer True more often.
+    """
+    joined = "\0".join(texts)
+    low = joined.lower()
+    if assignments.hinted(low) or "://" in low:
+        return True
+    if "-----begin" in low or "putty" in low or commands.may_hold(low):
+        return True
+    if ":" in joined and assignments._PORT_FIELD.search(joined):  # a .pgpass line
+        return True
+    return vendor.has_long_run(joined) and any(
+        re.search(r"[0-9]", m.group(0)) for m in vendor.LONG_RUN.finditer(joined))
+
+
+def find_secrets(text: str) -> list[tuple[str, str]]:
+    """Every secret in ``text`` as ``(kind, matched text)``, in order of position."""
+    if not text:
+        return []
+    return [(kind, text[s:e]) for s, e, kind in _spans(text)]
+
+
+def redact(text: str) -> tuple[str, int]:
+    """``text`` with each secret replaced by ``[REDACTED:<kind>]``, and how many were replaced."""
+    if not text:
+        return text, 0
+    spans = _spans(text)
+    if not spans:
+        return text, 0
+    parts: list[str] = []
+    last = 0
+    for start, end, kind in spans:
+        parts.append(text[last:start])
+        parts.append(f"[REDACTED:{kind}]")
+        last = end
+    parts.append(text[last:])
+    return "".join(parts), len(spans)
+
+
+def redact_tree(node: Any) -> Any:
+    """``node`` (JSON-like: dicts, lists, strings) with every string redacted."""
+    if isinstance(node, str):
+        return redact(node)[0]
+    if isinstance(node, dict):
+        return {k: redact_tree(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [redact_tree(v) for v in node]
+    return node

@@ -1,0 +1,217 @@
+"""Assignments whose key names a secret, in every format a developer's files and tools use.
+
+One reader covers them by their shared shape, a key then a separator then a value:
+shell and ``.env`` (``export DB_PASSWORD=…``), YAML (``password: …``), JSON
+(``"password": "…"``, also JSON-escaped inside JSON), TOML, INI, tfvars, HCL and
+properties (``key = "…"``), Java options (``-Djavax.net.ssl.keyStorePassword=…``), URL
+query parameters (``&X-Amz-Signature=…``), connection strings (``…;Password=…;``), HTTP
+headers (``Authorization: Bearer …``), XML elements (``<password>…</password>``),
+name/value pairs (``<add key="ApiKey" value="…"/>``, ``{"name": "DB_PASSWORD", "value":
+"…"}``), ``.netrc`` (``machine h login u password …``) and ``.pgpass`` lines.
+
+Detection starts from a secret word (``pass``, ``token``, ``key``, …) found in the
+lower-cased text, widens it to the whole key, and only then reads what follows: most text
+holds no such word, and a word that is not a key costs one dictionary look-up.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from skillopt_sleep.secrets.values import Name, looks_random, name_of, plausible_secret
+
+__all__ = ["HINTS", "find", "find_pgpass", "hinted"]
+
+Span = tuple[int, int, str]
+
+# Substrings one of which every key that names a secret holds (lower-cased), grouped under
+# the word they refine: ``passes``, ``path``, ``signed`` and ``session`` fill ordinary text,
+# so a text with a word but none of its refinements is not read at all, and a text without
+# the word is not searched for its refinements.
+_HINT_GROUPS: dict[str, tuple[str, ...]] = {
+    "pass": ("passw", "passph", "passc", "_pass", "-pass", "pass=", "pass:", '"pass',
+             "storepass", "keypass"),
+    "sig": ("sig=", "signature"),
+    "session": ("session=", "session_", "sessionid", '"session"', "session:"),
+    "pat": ("pat=", "pat:", 'pat"'),
+    "pwd": (), "secret": (), "token": (), "key": (), "auth": (), "credential": (),
+    "cookie": (), "bearer": (),
+}
+HINTS = tuple(h for word, refined in _HINT_GROUPS.items() for h in (refined or (word,)))
+
+
+def hinted(low: str) -> bool:
+    """Whether lower-cased ``low`` holds a hint (a key naming a secret may be in it)."""
+    for word, refined in _HINT_GROUPS.items():
+        if word in low and (not refined or any(h in low for h in refined)):
+            return True
+    return False
+
+
+_HIT = re.compile("pass|pwd|secret|token|key|auth|credential|sig|cookie|session|bearer|pat")
+_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_MAX_VALUE = 1024
+
+# After the key: an optional closing quote (JSON-escaped or not), then the separator.
+_SEP = re.compile(r"(?P<close>\\{0,7}[\"'])?[ \t]*(?P<sep>:=|=>|=(?!=)|:(?![/:])|[ \t]+)[ \t]*")
+# ``Authorization: Bearer …``: the scheme word stays readable, the credential goes.
+_SCHEME = re.compile(r"(?i)(?:basic|bearer|token|digest|negotiate|ntlm|apikey|sso-key|ssws"
+                     r"|splunk|geniekey|aws4-hmac-sha256|key)[ \t]+")
+# ``key="ApiKey" value="…"``, ``"name": "DB_PASSWORD", "value": "…"``.
+_PAIR_VALUE = re.compile(r"\\{0,7}[\"'][ \t]*[,;]?[ \t]*\\{0,7}[\"']?"
+                         r"(?:[Vv]alue|VALUE|ParameterValue|SecretString|secretValue)"
+                         r"\\{0,7}[\"']?[ \t]*[:=][ \t]*")
+# ``variable "db_password" { default = "…" }`` (Terraform).
+_HCL_DEFAULT = re.compile(r"\\{0,7}[\"'][ \t]*\{[^}\n]{0,80}?\bdefault[ \t]*=[ \t]*")
+# A YAML block scalar (``secret: |`` then the value on indented lines).
+_YAML_BLOCK = re.compile(r"[|>][-+]?[ \t]*(?:\r?\n|\\+n)[ \t]+(?P<v>[^\s\\]+(?:(?:\r?\n|\\+n)"
+                         r"[ \t]+[^\s\\]+)*)")
+_ATTR_TEXT = re.compile(r"\\{0,7}[\"'][^>\n]{0,100}>(?P<v>[^<\n]{1,512})</")
+_XML_VALUE = re.compile(r"(?:[ \t][^>\n]{0,200})?>(?P<v>[^<\n]{1,512})</")
+_QUOTE = re.compile(r"\\{0,7}[\"']")
+# An unquoted value ends at white space or a quote; inside it, a shell operator, the next
+# ``;Key=`` of a connection string, ``&key=`` of a query or a JSON escape ends it too.
+_BARE = re.compile(r"[^\s\"'`<>]+")
+_BARE_STOP = re.compile(r"&&|\|\||\||;(?=[\w .\-]*=)|&(?=[\w.\-]+=)|\\+[nrt\"']|\\$")
+# ``host:port:database:user:password``, the host at a line's start or after a space.
+_PGPASS_HOST = re.compile(r"(?:^|(?<=[\s\"'])|(?<=\\[nr]))[^\s:#\\\"'=]+$", re.M)
+_PGPASS_REST = re.compile(
+    r"[^\s:\\\"']+:[^\s:\\\"']+:(?P<v>[^\s:\\\"']{4,})(?=$|[\s\"']|\\+[nr\"'])", re.M)
+_NETRC = re.compile(r"(?:\b|(?<=\\[nrt]))(?:machine\s+\S+|default\s+login\b)")
+_WS_LEAD = re.compile(r"(?:(?:is|was|set to)[ \t]+)?")
+
+
+def find(text: str, low: str) -> list[Span]:
+    """Every value in ``text`` given after a key that names a secret (``low`` is
+    ``text.lower()`` when that keeps positions, else ``text`` itself)."""
+    found: list[Span] = []
+    edge = 0
+    for hit in _HIT.finditer(low):
+        if hit.start() < edge:
+            continue
+        start, end = _widen(text, hit.start(), hit.end())
+        edge = end
+        if start and text[start - 1] in "$%{":  # ``$DB_PASSWORD``, ``%TOKEN%``: a reference
+            continue
+        name = name_of(text[start:end])
+        if name is Name.NONE:
+            continue
+        span = _value_after(text, start, end, name)
+        if span is not None:
+            found.append(span)
+            edge = max(edge, span[1])
+    return found
+
+
+_PORT_FIELD = re.compile(r":(?:[0-9]{1,5}|\*):")
+
+
+def find_pgpass(text: str) -> list[Span]:
+    """The password field of ``.pgpass`` lines (``host:port:database:user:password``),
+    read outward from the port field (a search that starts with a literal is fast)."""
+    found: list[Span] = []
+    for port in _PORT_FIELD.finditer(text):
+        host = _PGPASS_HOST.search(text, max(0, port.start() - 255), port.start())
+        rest = _PGPASS_REST.match(text, port.end())
+        if host and rest and plausible_secret(rest.group("v"), Name.STRONG):
+            found.append((rest.start("v"), rest.end("v"), "pgpass"))
+    return found
+
+
+def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+    while start and text[start - 1] in _KEY_CHARS:
+        start -= 1
+    while end < len(text) and text[end] in _KEY_CHARS:
+        end += 1
+    if start and text[start - 1] == "\\" and text[start] in "nrt":  # after a JSON ``\\n``
+        start += 1
+    while start < end and text[start] in ".-":  # ``--password``, ``-Dkey``: option dashes
+        start += 1
+    return start, end
+
+
+def _value_after(text: str, start: int, end: int, name: Name) -> Span | None:
+    """The secret value given to the key at ``text[start:end]``, if one is."""
+    if start and text[start - 1] == "<":
+        xml = _XML_VALUE.match(text, end)
+        if xml:
+            return _judged(text, xml.start("v"), xml.end("v"), name)
+    pair = _PAIR_VALUE.match(text, end) or _HCL_DEFAULT.match(text, end)
+    if pair:
+        return _value_at(text, pair.end(), name, strict=False)
+    element = _ATTR_TEXT.match(text, end) if start and text[start - 1] in "\"'" else None
+    if element:  # ``<entry key="db.password">VALUE</entry>``
+        return _judged(text, element.start("v"), element.end("v"), name)
+    sep = _SEP.match(text, end)
+    if sep is None:
+        return None
+    pos = sep.end()
+    strict = sep.group("sep").strip() == ""
+    told = False
+    if strict:
+        lead = _WS_LEAD.match(text, pos)
+        told = bool(lead and lead.end() > pos)
+        if told and lead:
+            pos = lead.end()
+        elif _NETRC.search(text, max(0, start - 300), start):
+            strict = False  # ``.netrc``: ``password`` and its value are separated by a space
+    if text[start:end].lower().endswith(("authorization", "auth")) or strict:
+        scheme = _SCHEME.match(text, pos)
+        pos = scheme.end() if scheme else pos
+    return _value_at(text, pos, name, strict, told)
+
+
+def _value_at(text: str, pos: int, name: Name, strict: bool, told: bool = False
+              ) -> Span | None:
+    block = _YAML_BLOCK.match(text, pos) if not strict else None
+    if block:
+        first = re.split(r"\r?\n|\\+n", block.group("v"))[0]
+        if plausible_secret(first.strip(), name):
+            return (block.start("v"), block.end("v"), "password_pair")
+        return None
+    quote = _QUOTE.match(text, pos)
+    if quote:
+        body = _quoted(quote.group(0)).match(text, quote.end())
+        if body:
+            return _judged(text, body.start(1), body.end(1), name, strict, told)
+        pos = quote.end()  # never closed (a clip cut it): the value runs to a space
+    bare = _BARE.match(text, pos)
+    if not bare:
+        return None
+    value_end = bare.end()
+    stop = _BARE_STOP.search(text, pos, value_end)
+    if stop:
+        value_end = stop.start()
+    while value_end > pos and text[value_end - 1] in ".,;:)]}":
+        value_end -= 1
+    return _judged(text, pos, min(value_end, pos + _MAX_VALUE), name, strict, told)
+
+
+@functools.lru_cache(maxsize=16)
+def _quoted(quote: str) -> re.Pattern[str]:
+    """The body of a value opened by ``quote`` (``"``, ``'``, ``\\"``, …), up to its close."""
+    if quote in ('"', "'"):
+        return re.compile(rf"((?:[^{quote}\\\n]|\\.){{1,{_MAX_VALUE}}}){quote}")
+    close = re.escape(quote)
+    return re.compile(rf"((?:(?!{close})[^\n]){{1,{_MAX_VALUE}}}){close}")
+
+
+def _judged(text: str, start: int, end: int, name: Name, strict: bool = False,
+            told: bool = False) -> Span | None:
+    """A span if ``text[start:end]`` is a secret; ``strict``: it came after a space, so only
+    a generated value counts, or one that mixes signs in after ``is``/``was`` (``told``)."""
+    value = text[start:end]
+    if not plausible_secret(value, name, text[end : end + 1], text[max(0, start - 2) : start]):
+        return None
+    if strict and not (looks_random(value) or (told and _password_like(value))):
+        return None
+    return (start, end, "password_pair")
+
+
+def _password_like(value: str) -> bool:
+    """Prose gives a secret after a space only if it mixes letters with digits or signs
+    (markdown's emphasis around a word is not a sign)."""
+    value = value.strip("*_~`")
+    return (len(value) >= 6 and bool(re.search(r"[A-Za-z]", value))
+            and bool(re.search(r"[0-9!@#$%^&*+=?~]", value)))

@@ -1,0 +1,133 @@
+"""Vendor token shapes, from a maintained rule set, plus the class they share.
+
+The per-vendor regexes (AWS key ids, GitHub, GitLab, Slack, Stripe, npm, PyPI, SendGrid,
+Twilio, Telegram, Discord, Mailchimp, OpenAI, JWT, Azure storage keys, …) are
+``detect-secrets``' own (``detect_secrets.plugins.*.denylist``), imported on first need:
+the package pulls in ``requests``, a third of a second that a command which never sees a
+long token should not pay. Its keyword, entropy, IP and basic-auth plugins are left out
+(this package reads context itself, see ``assignments`` and ``urls``).
+
+Vendors that detect-secrets has no rule for share one shape, which is detected as a class:
+a short lower-case prefix and separators (``sk-ant-api03-``, ``hf_``, ``dop_v1_``,
+``shpat_``, ``hvs.``, ``AGE-SECRET-KEY-1``) before a long random body.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+
+from skillopt_sleep.secrets.values import _UUID, looks_random
+
+__all__ = ["LONG_RUN", "PREFIXED", "find", "has_long_run"]
+
+Span = tuple[int, int, str]
+
+# A vendor prefix is one case (``sk-``, ``AGE-``): a mixed-case start is a random blob's.
+# Every vendor token is, or holds, a run this long of token characters.
+# (A run starts after a non-token character, or after a JSON escape such as ``\\n``.)
+LONG_RUN = re.compile(r"(?:(?<=\\[nrt])|(?<![\w\-.\\]))[A-Za-z0-9][\w\-.]{19,}")
+PREFIXED = re.compile(
+    r"(?P<prefix>(?:[a-z][a-z0-9]{0,9}|[A-Z][A-Z0-9]{0,9})(?:[_\-.][A-Za-z0-9]{1,12}){0,3}[_\-.])"
+    r"(?P<body>[A-Za-z0-9][A-Za-z0-9_\-]{19,})"
+)
+# Prefixes of things that look random and are not secrets: digests, ids, checksums.
+_NOT_SECRET_PREFIX = ("sha1", "sha224", "sha256", "sha384", "sha512", "md5", "uuid",
+                      "blake", "crc", "xxh", "git", "commit", "node", "chunk", "msg", "req",
+                      "toolu", "call", "run", "session", "file", "resp", "chatcmpl", "evt",
+                      "cs", "ch", "id", "rs", "fc", "item", "thread", "asst")
+# Artifactory's ``AP[0-9A-F]…`` also matches words (``APDUResponse``); the IBM, SoftLayer
+# and Cloudant rules are keyword rules, which ``assignments`` reads for every key.
+_PLUGINS = ("aws", "azure_storage_key", "discord", "github_token", "gitlab_token", "jwt",
+            "mailchimp", "npm", "openai", "pypi_token", "sendgrid", "slack", "square_oauth",
+            "stripe", "telegram_token", "twilio")
+
+
+# The plugin's module name is the finding's kind, in the names this package always used.
+_KINDS = {"aws": "aws_access_key", "slack": "slack_token", "stripe": "stripe_key",
+          "openai": "openai_key", "npm": "npm_token", "telegram_token": "telegram_bot_token",
+          "discord": "discord_token", "mailchimp": "mailchimp_key", "sendgrid": "sendgrid_key",
+          "square_oauth": "square_oauth_secret", "twilio": "twilio_key"}
+
+
+@functools.cache
+def vendor_rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """``(kind, regex)`` for every detect-secrets vendor rule, ``kind`` from its plugin."""
+    rules: list[tuple[str, re.Pattern[str]]] = []
+    for module_name in _PLUGINS:
+        module = importlib.import_module(f"detect_secrets.plugins.{module_name}")
+        for value in vars(module).values():
+            denylist = getattr(value, "denylist", None)
+            if isinstance(value, type) and isinstance(denylist, (list, tuple)):
+                kind = _KINDS.get(module_name, module_name)
+                rules.extend((kind, rule) for rule in denylist if isinstance(rule, re.Pattern))
+    return tuple(rules)
+
+
+# Token characters as ``a``, every other byte as a space: a run of twenty ``a`` in the
+# translated bytes is a long token run, found at the speed of a substring search.
+_RUN_TABLE = bytes(ord("a") if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "_-.")
+                   else ord(" ") for b in range(256))
+_RUN = b"a" * 20
+
+
+def has_long_run(text: str) -> bool:
+    """Whether ``text`` holds a run of twenty token characters (where every token lies)."""
+    return _RUN in text.encode("utf-8", "surrogatepass").translate(_RUN_TABLE)
+
+
+def find(text: str) -> list[Span]:
+    """Every vendor token in ``text``: detect-secrets' rules, then the prefixed class."""
+    found: list[Span] = []
+    if not has_long_run(text):
+        return found
+    for run in LONG_RUN.finditer(text):
+        token = run.group(0).rstrip(".")  # a sentence's full stop is not the token's
+        if not (re.search(r"[0-9]", token) and re.search(r"[A-Za-z]", token)) \
+                or _UUID.fullmatch(token):
+            continue
+        start = max(0, run.start() - 16)
+        window = text[start : run.end() + 2]
+        span = _vendor(window) or _prefixed(token, run.start() - start)
+        if span is not None:  # the whole token run (a JWT's signature, a key's tail)
+            run_end = run.start() + len(token)
+            end = max(start + span[1], run_end) if span[1] > run.start() - start \
+                else start + span[1]
+            found.append((start + span[0], end, span[2]))
+    return found
+
+
+def _vendor(window: str) -> Span | None:
+    for kind, rule in vendor_rules():
+        match = rule.search(window)
+        if match is None:
+            continue
+        # A rule's group is the secret when it is token-sized (AWS's secret after its
+        # key name); a short one only spells alternatives (``(ghp|gho)_``).
+        group = next((g for g in range(rule.groups, 0, -1)
+                      if len(match.group(g) or "") >= 16), 0)
+        start, end = match.span(group)
+        while start < end and not window[start].isalnum():  # rules that eat a delimiter
+            start += 1
+        while end > start and not window[end - 1].isalnum() and window[end - 1] not in "=_-":
+            end -= 1
+        secret = window[start:end]
+        if len(secret) >= 16 and re.search(r"[0-9]", secret) and re.search("[A-Za-z]", secret):
+            return (start, end, kind)
+    return None
+
+
+def _prefixed(token: str, offset: int) -> Span | None:
+    match = PREFIXED.match(token)
+    if match is None or match.end() != len(token) or _UUID.search(token):
+        return None
+    prefix = match.group("prefix").lower()
+    if prefix.rstrip("_-.").split("_")[0].split("-")[0] in _NOT_SECRET_PREFIX:
+        return None
+    # The body's longest piece between separators must look generated: a slug with an id
+    # in it (``claude-code-viewer__5c0375b4``) has short pieces and words.
+    longest = max(re.split(r"[-_]", match.group("body")), key=len)
+    if not looks_random(longest):
+        return None
+    return (offset, offset + len(token), "prefixed_token")
