@@ -257,6 +257,8 @@ def _print_status(found: dict[str, list[dict[str, Any]]]) -> None:
     for a in found["adopted"]:
         where = ", ".join(f"{t} ({state})" for t, state in a["on_disk"].items())
         out.print(f"adopted {a['skill']} v{a['version']} ({a['reason']}) at {where}")
+    for note in found.get("journal", []):
+        out.print(f"[yellow]write-back[/yellow]: {note}", soft_wrap=True, highlight=False)
 
 
 def status_cmd(as_json: JsonOpt = False) -> None:

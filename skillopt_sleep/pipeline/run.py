@@ -203,11 +203,12 @@ class _Run:
     def go(self, policy: str) -> None:
         nights_root = paths.staging_dir(self.state)
         staging.clean_orphans(nights_root)
-        if not self.outcome.dry_run:
-            # A write-back a crash interrupted is finished or undone before the night reads
-            # the live skills (the lock is held). A dry run's state is a throwaway copy whose
-            # journal must never reach the real skill dirs.
-            adoption.recover(self.archive)
+        # A write-back a crash interrupted is finished or undone before the night reads
+        # the live skills (the lock is held). A dry run's state is a throwaway copy whose
+        # journal must never reach the real skill dirs.
+        if not self.outcome.dry_run and (done := adoption.recover(self.archive)) is not None:
+            self.say(done.line)
+            self.outcome.counts["recovered"] = done.as_dict()
         by_skill: dict[str, list[Task]] = {}
         try:
             by_skill, roots = self._resume() or self.tasks()
