@@ -34,9 +34,14 @@ def normalise(text: str) -> str:
     return text.removeprefix(BOM).replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _newline(text: str) -> str:
-    if "\r\n" in text:
+def _newline(text: str, at: int | None = None) -> str:
+    """The line ending at ``at`` (the first one from there; default: the text's last), so
+    a file that mixes endings gets each part's own."""
+    end = text.find("\n", at) if at is not None else text.rfind("\n")
+    if end > 0 and text[end - 1] == "\r":
         return "\r\n"
+    if end >= 0:
+        return "\n"
     return "\r" if "\r" in text else "\n"
 
 
@@ -56,9 +61,11 @@ def merge(own: str, base: str, proposal: str) -> str:
     """``own`` (one root's exact text) with the change from ``base`` (what the night read)
     to ``proposal`` applied; ``MergeRefused`` when it cannot take it."""
     bom = BOM if own.startswith(BOM) else ""
-    text, nl = own[len(bom):], _newline(own)
+    text = own[len(bom):]
     old, new = _parse(normalise(base), "the night's"), _parse(proposal, "the proposal's")
-    for region in REGIONS:
+    # Regions the proposal appends go in the order it has them.
+    for region in sorted(REGIONS, key=lambda r: new.regions[r].body_start
+                         if r in new.regions else -1):
         wanted, before = _body(new, region), _body(old, region)
         if wanted == before:
             continue
@@ -67,24 +74,26 @@ def merge(own: str, base: str, proposal: str) -> str:
         mine = _parse(text, "its")
         if _body(mine, region) != before:
             raise MergeRefused(f"its {region} region differs from the one the night changed")
-        text = _with_region(mine, region, new, nl)
+        text = _with_region(mine, region, new)
     if new.description != old.description:
         text = _with_description(_parse(text, "its"), old, new.description)
     return bom + text
 
 
-def _with_region(mine: SkillDoc, region: str, new: SkillDoc, nl: str) -> str:
+def _with_region(mine: SkillDoc, region: str, new: SkillDoc) -> str:
     """``mine`` with ``region``'s body from ``new`` (appended, markers and all, when
-    ``mine`` has no such region), written with ``nl`` line endings."""
+    ``mine`` has no such region), in the line endings of the place it goes."""
     span = new.regions[region]
     if region in mine.regions:
         own = mine.regions[region]
+        nl = _newline(mine.text, own.body_start)
         body = new.text[span.body_start:span.body_end].replace("\n", nl)
         return mine.text[:own.body_start] + body + mine.text[own.body_end:]
     start = new.text.rfind(_MARKER_OPEN, 0, span.body_start)
     end = new.text.index(_MARKER_CLOSE, span.body_end) + len(_MARKER_CLOSE)
     block = new.text[start:end] + "\n"
     text = mine.text
+    nl = _newline(text)
     sep = "" if text.endswith(nl + nl) else (nl if text.endswith(nl) else nl + nl)
     return text + sep + block.replace("\n", nl)
 
