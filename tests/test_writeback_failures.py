@@ -191,21 +191,16 @@ def test_recovery_removes_the_folders_an_interrupted_first_write_created(tmp_pat
     assert not any((root / "new").exists() for root in world.roots)
 
 
-def test_an_empty_archive_is_refused_with_the_fix(tmp_path: Path):
+def test_an_empty_or_lost_archive_is_refused_with_the_fix(tmp_path: Path):
     path = tmp_path / "state" / "archive.sqlite3"
     Archive(path).close()  # a history now exists here
     path.write_bytes(b"")
-    with pytest.raises(StoreError, match=r"empty \(0 bytes\).*put back a copy"):
+    with pytest.raises(StoreError, match=r"empty \(0 bytes\).*Put back a copy"):
         Archive(path)
     assert path.stat().st_size == 0
     path.unlink()
     with pytest.raises(StoreError, match="missing but one existed"):
         Archive(path)
-    fresh = tmp_path / "other" / "archive.sqlite3"
-    fresh.parent.mkdir()
-    fresh.write_bytes(b"")
-    with pytest.raises(StoreError, match="remove it to start a new archive"):
-        Archive(fresh)
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
@@ -232,3 +227,32 @@ def test_a_user_root_symlinked_out_of_home_is_refused(tmp_path: Path,
     (home / ".claude").unlink()
     (home / ".claude").mkdir()
     assert adoption.user_roots()[0] == home / ".claude" / "skills"
+
+
+def test_a_read_only_archive_file_refuses_the_adopt_before_any_root(tmp_path: Path):
+    """The real case: the archive file is mode 0444 (file modes bind, even under root)."""
+    import os
+    import shutil
+    import sys
+
+    world = w.build(tmp_path / "home", count=3)
+    world.archive().close()
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / ".skillopt-sleep.toml").write_text(
+        f"skill_roots = {json.dumps([str(r) for r in world.roots])}\n")
+    (world.state / "archive.sqlite3").chmod(0o444)
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("setpriv is needed to drop root's file-permission override")
+        prefix = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
+                  "--bounding-set=-dac_override,-dac_read_search"]
+    done = subprocess.run([*prefix, sys.executable, "-m", "skillopt_sleep", "adopt"],
+                          env=dict(os.environ, SKILLOPT_SLEEP_HOME=str(tmp_path / "home")),
+                          cwd=project, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "is read-only" in done.stderr and "chmod u+w" in done.stderr
+    assert "nothing was changed" in done.stderr
+    (world.state / "archive.sqlite3").chmod(0o644)
+    _left_as_it_was(world)

@@ -244,32 +244,33 @@ def refuse_newer(path: Path, applied: dict[int, str]) -> None:
             "skillopt-sleep. The archive was not changed (it is never migrated down)")
 
 
-HISTORY = "archive.history"
-"""A marker beside the archive: an archive existed here, so an empty or missing one is a
-lost history to put back, never a fresh start to create silently."""
+HISTORY = ".history"
+"""The suffix of a marker beside the archive (``archive.sqlite3.history``): an archive
+existed here, so an empty or missing one is a lost history to put back, never a fresh
+start to create silently."""
 
 
 def _remember(path: Path) -> None:
-    marker = path.with_name(HISTORY)
+    marker = path.with_name(path.name + HISTORY)
     if not marker.exists():
         with contextlib.suppress(OSError):  # a read-only state dir: no marker, no loss
             marker.write_text(f"{path}\n", encoding="utf-8")
 
 
 def refuse_lost(path: Path) -> None:
-    """``StoreError`` for a 0-byte archive, and for a missing one where one existed."""
-    marker = path.with_name(HISTORY)
+    """``StoreError`` for an archive that is empty (0 bytes) or missing where one existed."""
+    marker = path.with_name(path.name + HISTORY)
     try:
         size: int | None = path.stat().st_size
     except FileNotFoundError:
         size = None
     except OSError as exc:
         raise StoreError(f"archive {path} cannot be read: {exc.strerror or exc}") from exc
-    if size == 0:
-        fix = (f"a history existed here ({marker}): put back a copy of the archive" if
-               marker.exists() else "remove it to start a new archive")
-        raise StoreError(f"archive {path} is empty (0 bytes); nothing was written to it. {fix}"
-                         f"{'; or remove both to start a new history' if marker.exists() else ''}")
+    # A 0-byte file with no marker is a fresh archive another process is creating now.
+    if size == 0 and marker.exists():
+        raise StoreError(f"archive {path} is empty (0 bytes) but a history existed here "
+                         f"({marker}); nothing was written to it. Put back a copy of the "
+                         f"archive, or remove both files to start a new history")
     if size is None and marker.exists():
         raise StoreError(f"archive {path} is missing but one existed here ({marker}): put back "
                          f"a copy of it, or remove {marker} to start a new history")
@@ -279,7 +280,7 @@ def damaged(path: Path, detail: str, consequence: str = "nothing was written to 
     """The one line a damaged archive gets, wherever it is found."""
     detail = " ".join(detail.replace("*** in database main ***", "").split())
     return (f"archive {path} is damaged ({detail}); {consequence}. "
-            f"`skillopt-sleep doctor` checks it; move it and {path.with_name(HISTORY)} "
+            f"`skillopt-sleep doctor` checks it; move it and {path.with_name(path.name + HISTORY)} "
             "aside to start a new archive, or put back a copy")
 
 

@@ -78,11 +78,8 @@ def _changed_by_hand(write: PathWrite) -> str:
         return f"its skill root {path.parent.parent} no longer exists"
     if write.after_sha256 is None:
         return ""
-    try:
-        now = snapshot(path)
-        text = file_text(now)
-    except StoreError as exc:
-        return str(exc)
+    now = snapshot(path)  # a file that cannot be read stops the rollback: its state is unknown
+    text = file_text(now)
     sha = "" if text is None else sha256_text(text)
     if sha != write.after_sha256:
         return f"{path} was changed by hand since v{write.version}"
