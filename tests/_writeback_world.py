@@ -17,6 +17,7 @@ from pathlib import Path
 
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.versions import versions
+from skillopt_sleep.errors import StoreError
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
@@ -164,4 +165,8 @@ def main(command: str, base: Path, wait: float) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], Path(sys.argv[2]), float(sys.argv[3]))
+    try:
+        main(sys.argv[1], Path(sys.argv[2]), float(sys.argv[3]))
+    except StoreError as exc:  # a refusal is one line, as the CLI prints it
+        print(json.dumps({"error": str(exc)}))
+        sys.exit(1)
