@@ -252,8 +252,10 @@ class _Run:
         if policy == "auto":
             for result in self.outcome.nights:
                 if result.changed:
-                    version = adoption.adopt(self.archive, staged, result.skill, roots)
-                    self.outcome.adopted[result.skill] = version
+                    taken = adoption.adopt_skill(self.archive, staged, result.skill, roots)
+                    self.outcome.adopted[result.skill] = taken.version
+                    self.outcome.warnings += [f"{result.skill} not written to {path}: {why}"
+                                              for path, why in taken.skipped.items()]
                     self.archive.record_night(result, "adopted")
         self._leave_fingerprint(roots)
 
