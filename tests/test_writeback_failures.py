@@ -256,3 +256,23 @@ def test_a_read_only_archive_file_refuses_the_adopt_before_any_root(tmp_path: Pa
     assert "nothing was changed" in done.stderr
     (world.state / "archive.sqlite3").chmod(0o644)
     _left_as_it_was(world)
+
+
+def test_an_undo_puts_back_the_prior_file_itself_without_writing_bytes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A full disk cannot stop the undo: each prior comes back from its kept hard link."""
+    world = w.build(tmp_path)
+    inodes = [(r / w.SKILL / "SKILL.md").stat().st_ino for r in world.roots]
+    _failing_commit(monkeypatch, lambda a: a.conn.execute("PRAGMA query_only = ON"))
+
+    def no_bytes(path: Path, data: bytes, mode: int | None) -> None:
+        if ".restore." in path.name:
+            raise OSError(28, "No space left on device", str(path))
+        real_write(path, data, mode)
+
+    real_write = transaction._write_tmp
+    monkeypatch.setattr(transaction, "_write_tmp", no_bytes)
+    with pytest.raises(StoreError, match="read-only"):
+        adoption.adopt(world.archive(), world.night, w.SKILL, world.roots)
+    assert [(r / w.SKILL / "SKILL.md").stat().st_ino for r in world.roots] == inodes
+    _left_as_it_was(world)

@@ -137,6 +137,10 @@ def _sweep(paths: list[Path]) -> None:
                 orphan.unlink(missing_ok=True)
 
 
+def _same(a: Snapshot, b: Snapshot) -> bool:
+    return a.data == b.data and a.mode == b.mode
+
+
 def restore(prior: Snapshot, txid: str = "") -> None:
     """Put ``prior`` back at its path unless it is already there, byte- and mode-exact:
     from the write's kept link when there is one (no bytes to write), else from ``prior``."""
@@ -149,8 +153,8 @@ def restore(prior: Snapshot, txid: str = "") -> None:
         return
     if prior.data is None:
         prior.path.unlink(missing_ok=True)
-    elif kept is not None and snapshot(kept) == prior:
-        os.replace(kept, prior.path)
+    elif kept is not None and _same(snapshot(kept), prior):
+        os.replace(kept, prior.path)  # the prior inode itself: no byte to write
     else:
         back = _tmp(prior.path, "restore")
         back.unlink(missing_ok=True)
