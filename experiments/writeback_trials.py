@@ -52,6 +52,8 @@ SYSCALLS = ("write,pwrite64,fsync,fdatasync,rename,renameat,renameat2,unlink,unl
 # renames, 11 the ledger commit, 12 the journal's removal. Recovery is killed after a
 # kill at 8 (two roots renamed: undone) and at 11 (committed: finished).
 RECOVERY_POINTS = (8, 11)
+# strace ends itself with its tracee's signal (or exits 128+9 when it cannot).
+KILLED_UNDER_STRACE = (-signal.SIGKILL, 128 + signal.SIGKILL)
 CLASSES = ("torn", "mixed", "temps", "journal_left", "ledger_disagrees", "traceback",
            "command_failed", "retry_undid_recovery", "empty_folders")
 
@@ -170,9 +172,8 @@ def follow_up(world: w.World, command: str, errors: list[str]) -> dict[str, int]
 
 def strace_trial(base: Path, command: str, syscall: str, k: int) -> dict[str, int]:
     world = fresh(base, adopted=command == "rollback")
-    errors: list[str] = []
-    _run(_strace(command, world.base, f"{syscall}:when={k}"), [])
-    return follow_up(world, command, errors)
+    killed = _run(_strace(command, world.base, f"{syscall}:when={k}"), [])
+    return {**follow_up(world, command, []), "killed": int(killed in KILLED_UNDER_STRACE)}
 
 
 def random_trial(base: Path, command: str, delay: float) -> dict[str, int]:
@@ -181,8 +182,8 @@ def random_trial(base: Path, command: str, delay: float) -> dict[str, int]:
                             stderr=subprocess.DEVNULL)
     time.sleep(delay)
     proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    return follow_up(world, command, [])
+    killed = proc.wait() == -signal.SIGKILL
+    return {**follow_up(world, command, []), "killed": int(killed)}
 
 
 def journal_trial(base: Path, command: str) -> dict[str, int]:
@@ -194,8 +195,8 @@ def journal_trial(base: Path, command: str) -> dict[str, int]:
     while proc.poll() is None and not journal.exists():
         time.sleep(0.0005)
     proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    return follow_up(world, command, [])
+    killed = proc.wait() == -signal.SIGKILL
+    return {**follow_up(world, command, []), "killed": int(killed)}
 
 
 def recovery_trial(base: Path, command: str, point: int, syscall: str, k: int
@@ -203,9 +204,8 @@ def recovery_trial(base: Path, command: str, point: int, syscall: str, k: int
     """Kill ``command`` mid-write, kill its recovery at one syscall, recover again."""
     world = fresh(base, adopted=command == "rollback")
     _crash(world, command, point)
-    errors: list[str] = []
-    _run(_strace("recover", world.base, f"{syscall}:when={k}"), [])
-    return follow_up(world, command, errors)
+    killed = _run(_strace("recover", world.base, f"{syscall}:when={k}"), [])
+    return {**follow_up(world, command, []), "killed": int(killed in KILLED_UNDER_STRACE)}
 
 
 def pair_trial(base: Path) -> dict[str, int]:
@@ -262,19 +262,21 @@ def run_all(quick: bool, workers: int, seed: int) -> dict[str, object]:
                 found = RUNNERS[kind](base, *args)  # type: ignore[operator]
             finally:
                 shutil.rmtree(base, ignore_errors=True)
+            killed[kind] += found.pop("killed", 0)
             if any(v > 0 for v in found.values()):
                 examples.append({"kind": kind, "args": [str(a) for a in args],
                                  "classes": [c for c, v in found.items() if v > 0]})
             return kind, found
 
         examples: list[dict[str, object]] = []
+        killed: Counter[str] = Counter()
 
         with ThreadPoolExecutor(workers) as pool:
             results = list(pool.map(one, range(len(jobs))))
     by_kind = Counter(kind for kind, _ in results)
     failures = {c: sum(r.get(c, 0) > 0 for _, r in results) for c in (*CLASSES, "not_serial")}
-    return {"trials": len(results), "kills": sum(n for k, n in by_kind.items() if k != "pair"),
-            "by_kind": dict(by_kind), "failures": failures,
+    return {"trials": len(results), "killed": sum(killed.values()),
+            "by_kind": dict(by_kind), "killed_by_kind": dict(killed), "failures": failures,
             "failed_trials": sum(any(v > 0 for v in r.values()) for _, r in results),
             "examples": examples[:20]}
 

@@ -16,6 +16,7 @@ needs_strace = pytest.mark.skipif(shutil.which("strace") is None,
 
 
 def _clean(found: dict[str, int]) -> None:
+    assert found.pop("killed") == 1  # the trial did kill the command
     assert {c: n for c, n in found.items() if n} == {}
 
 
