@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -221,10 +222,23 @@ def _coerce(key: str, value: Any, origin: str) -> Any:
         ok = isinstance(value, str)
     if not ok:
         raise ConfigError(f"{origin}: {key} = {value!r} has the wrong type")
+    if (bad := _non_finite(value)) is not None:
+        # nan compares false with every bound, so a range alone would let it through.
+        raise ConfigError(f"{origin}: {key} holds {bad!r}, not a finite number")
     limits = RANGES.get(key)
     if limits is not None and not limits.holds(value):
         raise ConfigError(f"{origin}: {key} = {value!r} is out of range (allowed: {limits})")
     return value
+
+
+def _non_finite(value: Any) -> float | None:
+    """The first nan or infinity in ``value`` (a number, or a table of them), else None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return value
+    for item in value.values() if isinstance(value, dict) else ():
+        if (bad := _non_finite(item)) is not None:
+            return bad
+    return None
 
 
 def _validate(values: dict[str, Any]) -> None:

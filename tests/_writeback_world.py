@@ -7,6 +7,7 @@ kills it at a numbered write point. ``state_of`` reads what the roots and ledger
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -16,9 +17,11 @@ from pathlib import Path
 
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.versions import versions
+from skillopt_sleep.errors import StoreError
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
+from skillopt_sleep.publish.rollback import rollback_skill
 from skillopt_sleep.records import NightResult
 
 SKILL = "fix"
@@ -30,15 +33,44 @@ NEW = (
     "---\nname: fix\ndescription: d\n---\nFix bugs.\n\n<!-- skillopt-sleep:learned:start -->\n"
     "- Run pytest -q.\n<!-- skillopt-sleep:learned:end -->\n"
 )
+# More roots for the trials: a BOM and no final newline; CRLF with a line of its own.
+OLD3 = ("\ufeff---\nname: fix\ndescription: d\n---\nFix bugs.\nMine: keep it.".encode(), 0o600)
+OLD4 = (b"---\r\nname: fix\r\ndescription: d\r\n---\r\nFix bugs.\r\n\r\nOnly here.\r\n", 0o664)
+_REGION = ("<!-- skillopt-sleep:learned:start -->\n- Run pytest -q.\n"
+           "<!-- skillopt-sleep:learned:end -->\n")
+
+
+def adopted(old: bytes) -> bytes:
+    """What the night's change makes of one root's own bytes: the learned region appended
+    in that root's line endings, every byte before it kept."""
+    crlf = b"\r\n" in old
+    region = _REGION.replace("\n", "\r\n") if crlf else _REGION
+    nl = "\r\n" if crlf else "\n"
+    sep = nl if old.endswith(nl.encode()) else nl + nl
+    return old + (sep + region).encode()
 
 
 @dataclass(frozen=True)
 class World:
     base: Path
+    count: int = 2
 
     @property
     def roots(self) -> list[Path]:
-        return [self.base / "claude" / "skills", self.base / "agents" / "skills"]
+        found = [self.base / "claude" / "skills", self.base / "agents" / "skills",
+                 self.base / "project" / ".claude" / "skills",
+                 self.base / "project" / ".github" / "skills"]
+        return found[:self.count]
+
+    @property
+    def olds(self) -> list[tuple[bytes, int]]:
+        return [OLD, OLD2, OLD3, OLD4][:self.count]
+
+    def old_disk(self) -> tuple[tuple[bytes | None, int | None], ...]:
+        return tuple((data, mode) for data, mode in self.olds)
+
+    def new_disk(self) -> tuple[tuple[bytes | None, int | None], ...]:
+        return tuple((adopted(data), mode) for data, mode in self.olds)
 
     @property
     def state(self) -> Path:
@@ -52,10 +84,12 @@ class World:
         return Archive(self.state / "archive.sqlite3")
 
 
-def build(base: Path) -> World:
-    """Two roots with their own copies, and a staged night that read both."""
-    world = World(base)
-    for root, (data, mode) in zip(world.roots, (OLD, OLD2), strict=True):
+def build(base: Path, count: int = 2) -> World:
+    """``count`` roots with their own copies, and a staged night that read them all."""
+    world = World(base, count)
+    base.mkdir(parents=True, exist_ok=True)
+    (base / "roots").write_text(str(count))
+    for root, (data, mode) in zip(world.roots, world.olds, strict=True):
         path = root / SKILL / "SKILL.md"
         path.parent.mkdir(parents=True)
         path.write_bytes(data)
@@ -102,20 +136,37 @@ def run(world: World, command: str, crash_at: int | None = None,
     )
 
 
+def load(base: Path) -> World:
+    marker = base / "roots"
+    return World(base, int(marker.read_text()) if marker.exists() else 2)
+
+
 def main(command: str, base: Path, wait: float) -> None:
-    world = World(base)
+    """Run ``command``; print one JSON line: what recovery did, and whether a rollback
+    found its work already finished by it."""
+    world = load(base)
+    said: dict[str, object] = {}
     with night_lock(world.state, wait):
         archive = world.archive()
         try:
             if command == "adopt":
-                adoption.adopt(archive, world.night, SKILL, world.roots)
+                done = adoption.adopt_skill(archive, world.night, SKILL, world.roots)
+                said["recovered"] = done.recovered and done.recovered.as_dict()
             elif command == "rollback":
-                adoption.rollback(archive, SKILL, world.roots)
+                found = adoption.recover(archive)
+                back = rollback_skill(archive, SKILL, roots=world.roots, recovered=found)
+                said.update(recovered=found and found.as_dict(), already=back.already)
             else:
-                adoption.recover(archive)
+                found = adoption.recover(archive)
+                said["recovered"] = found and found.as_dict()
         finally:
             archive.close()
+    print(json.dumps(said))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], Path(sys.argv[2]), float(sys.argv[3]))
+    try:
+        main(sys.argv[1], Path(sys.argv[2]), float(sys.argv[3]))
+    except StoreError as exc:  # a refusal is one line, as the CLI prints it
+        print(json.dumps({"error": str(exc)}))
+        sys.exit(1)

@@ -119,3 +119,24 @@ def test_an_unreadable_live_skill_is_one_line_and_nothing_changes(world: dict, d
     _one_line_error(done, str(live))
     assert first.read_bytes() == w.OLD[0]
     assert not list(built.base.rglob("*.tmp"))
+
+
+def _status(world: dict, *args: str) -> str:
+    return subprocess.run([sys.executable, "-m", "skillopt_sleep", "status", *args],
+                          capture_output=True, text=True, env=world["env"],
+                          cwd=world["project"], timeout=60, check=True).stdout
+
+
+def test_status_shows_a_pending_journal_and_adopt_says_what_recovery_did(world: dict):
+    built: w.World = world["world"]
+    assert w.run(built, "adopt", crash_at=4).returncode == -9
+    shown = _status(world)
+    assert "write-back" in shown and "interrupted write-back is pending" in shown
+    rows = [json.loads(line) for line in _status(world, "--json").splitlines()]
+    assert [r.get("kind") for r in rows].count("journal") == 1
+    done = cli(world, "adopt")
+    assert done.returncode == 0, done.stderr
+    first, *rest = done.stdout.splitlines()
+    assert first.startswith("recovered the interrupted adopt of fix") and "put back" in first
+    assert rest[0].startswith("adopted fix v") and w.disk(built) == built.new_disk()
+    assert "interrupted write-back" not in _status(world)

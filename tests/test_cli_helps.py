@@ -53,7 +53,8 @@ def _stage_newer_fix(world: w.World) -> None:
     """A newer night with another proposal for the same skill."""
     _, live = adoption.read_live(world.roots, w.SKILL)
     result = NightResult(night_id=NEWER, skill=w.SKILL, skill_before="",
-                         skill_after=w.NEW + "- Keep it short.\n")
+                         skill_after=w.NEW.replace("- Run pytest -q.\n",
+                                                   "- Run pytest -q.\n- Keep it short.\n"))
     staging.stage(world.state / "nights", NEWER, "/p", [result], {w.SKILL: live}, "")
 
 
@@ -104,12 +105,13 @@ def test_rollback_says_which_version_each_root_went_back_to(world: dict) -> None
     done = cli(world, "rollback", *project)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    # Two roots held different copies: v1 and v2 recorded them before the adoption (v3).
-    assert lines[0].startswith("restored fix to v1 (recorded as v4) in ")
-    assert lines[1].startswith("restored fix to v2 (recorded as v5) in ")
+    # Two roots held different copies: v1 and v2 recorded them before the adoption, which
+    # wrote each root its own text (v3, v4).
+    assert lines[0].startswith("restored fix to v1 (recorded as v5) in ")
+    assert lines[1].startswith("restored fix to v2 (recorded as v6) in ")
     again = json.loads(cli(world, "rollback", *project, "--to", "3", "--json").stdout)
     assert [r["reason"] for r in again["rows"]] == ["rollback to v3"]
-    assert again["version"] == 6
+    assert again["version"] == 7
 
 
 def test_status_says_adopted_after_adoption(world: dict) -> None:

@@ -21,11 +21,11 @@ POINTS = 8  # journal (2), two temps, two renames, ledger commit, journal remova
 
 
 def _old(world: w.World) -> tuple:
-    return ((w.OLD[0], w.OLD[1]), (w.OLD2[0], w.OLD2[1]))
+    return world.old_disk()
 
 
 def _new() -> tuple:
-    return ((w.NEW.encode(), w.OLD[1]), (w.NEW.encode(), w.OLD2[1]))
+    return w.World(Path("unused")).new_disk()
 
 
 def _ok(done: subprocess.CompletedProcess[str]) -> None:
@@ -125,26 +125,32 @@ def test_rollback_default_undoes_the_last_write_not_the_first_version(tmp_path: 
     adoption.adopt(archive, world.night, w.SKILL, world.roots)
     for root in world.roots:
         (root / w.SKILL / "SKILL.md").write_text("hand edit\n")
-    adoption.rollback(archive, w.SKILL, world.roots, to=3)  # the adopted text again
-    assert w.disk(world) == _new()
+    with pytest.raises(StoreError, match=r"changed by hand since.*--force"):
+        adoption.rollback(archive, w.SKILL, world.roots)  # hand edits are not overwritten
+    assert [data for data, _ in w.disk(world)] == [b"hand edit\n", b"hand edit\n"]
+    adoption.rollback(archive, w.SKILL, world.roots, to=3, force=True)  # root one's text
+    assert [data for data, _ in w.disk(world)] == [_new()[0][0]] * 2
     adoption.rollback(archive, w.SKILL, world.roots)  # back to the hand edits, not to v1
     assert [data for data, _ in w.disk(world)] == [b"hand edit\n", b"hand edit\n"]
-    history = [v.reason for v in adoption.versions(archive, w.SKILL)]
-    assert history[-2:] == ["rollback to v3", "rollback to v4"]
+    history = adoption.versions(archive, w.SKILL)
+    assert [v.reason for v in history][-2:] == ["rollback to v3", "rollback to v5"]
+    # Each row holds the text its label names.
+    by_number = {v.version: v.sha256 for v in history}
+    assert history[-2].sha256 == by_number[3] and history[-1].sha256 == by_number[5]
 
 
-def test_a_root_the_night_never_read_counts_as_changed(tmp_path: Path):
+def test_a_root_the_night_never_read_is_skipped_with_the_reason(tmp_path: Path):
     world = w.build(tmp_path)
     extra = tmp_path / "third" / "skills"
     (extra / w.SKILL).mkdir(parents=True)
     (extra / w.SKILL / "SKILL.md").write_text("written after the night\n")
     archive = world.archive()
-    with pytest.raises(StaleSkillError, match="never read"):
-        adoption.adopt(archive, world.night, w.SKILL, [*world.roots, extra])
+    done = adoption.adopt_skill(archive, world.night, w.SKILL, [extra, *world.roots])
     assert (extra / w.SKILL / "SKILL.md").read_text() == "written after the night\n"
-    with pytest.raises(StaleSkillError, match="never read"):  # any root, not only the first
-        adoption.adopt(archive, world.night, w.SKILL, [extra, *world.roots])
-    assert w.disk(world) == _old(world)
+    assert [why for why in done.skipped.values()] == [
+        f"night {w.NIGHT} never read {extra / w.SKILL / 'SKILL.md'} (a skill root added "
+        "since?); run a new night instead of overwriting it"]
+    assert w.disk(world) == _new()
 
 
 def test_a_second_adopt_says_already_adopted(tmp_path: Path):
@@ -173,15 +179,24 @@ def test_orphan_temps_and_a_torn_journal_are_cleaned_by_the_next_command(tmp_pat
     assert w.temps(world) == [] and w.disk(world) == _new()
 
 
-@pytest.mark.parametrize("changed", [0, 1])
-def test_a_change_in_any_root_after_the_night_refuses_the_adoption(tmp_path: Path, changed: int):
+def test_a_change_in_the_root_the_night_read_refuses_the_adoption(tmp_path: Path):
     world = w.build(tmp_path)
-    path = world.roots[changed] / w.SKILL / "SKILL.md"
+    path = world.roots[0] / w.SKILL / "SKILL.md"
     path.write_bytes(path.read_bytes() + b"my own line\n")
     before = w.disk(world)
     with pytest.raises(StaleSkillError, match="changed since night"):
         adoption.adopt(world.archive(), world.night, w.SKILL, world.roots)
     assert w.disk(world) == before
+
+
+def test_a_change_in_another_root_skips_that_root_alone(tmp_path: Path):
+    world = w.build(tmp_path)
+    path = world.roots[1] / w.SKILL / "SKILL.md"
+    path.write_bytes(path.read_bytes() + b"my own line\n")
+    edited = path.read_bytes()
+    done = adoption.adopt_skill(world.archive(), world.night, w.SKILL, world.roots)
+    assert list(done.skipped) == [str(path)] and "changed since night" in done.skipped[str(path)]
+    assert w.disk(world)[0] == _new()[0] and path.read_bytes() == edited
 
 
 def test_a_proposal_that_changes_the_frontmatter_is_not_written(tmp_path: Path):

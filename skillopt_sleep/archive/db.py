@@ -8,6 +8,7 @@ table group (sessions, mining, versions, vectors, calls), so no SQL is written o
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -39,6 +40,7 @@ class Archive:
         except OSError as exc:
             raise StoreError(f"the state dir {path.parent} cannot be created: "
                              f"{exc.strerror or exc}") from exc
+        refuse_lost(path)
         try:
             self.conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self.conn.execute("PRAGMA busy_timeout=10000")
@@ -55,6 +57,7 @@ class Archive:
             raise
         self._lock = threading.RLock()
         self._migrate(applied)
+        _remember(path)
 
     def verify(self) -> None:
         """Refuse a damaged archive before a command writes to it. ``PRAGMA quick_check``
@@ -256,12 +259,44 @@ def refuse_newer(path: Path, applied: dict[int, str]) -> None:
             "skillopt-sleep. The archive was not changed (it is never migrated down)")
 
 
+HISTORY = ".history"
+"""The suffix of a marker beside the archive (``archive.sqlite3.history``): an archive
+existed here, so an empty or missing one is a lost history to put back, never a fresh
+start to create silently."""
+
+
+def _remember(path: Path) -> None:
+    marker = path.with_name(path.name + HISTORY)
+    if not marker.exists():
+        with contextlib.suppress(OSError):  # a read-only state dir: no marker, no loss
+            marker.write_text(f"{path}\n", encoding="utf-8")
+
+
+def refuse_lost(path: Path) -> None:
+    """``StoreError`` for an archive that is empty (0 bytes) or missing where one existed."""
+    marker = path.with_name(path.name + HISTORY)
+    try:
+        size: int | None = path.stat().st_size
+    except FileNotFoundError:
+        size = None
+    except OSError as exc:
+        raise StoreError(f"archive {path} cannot be read: {exc.strerror or exc}") from exc
+    # A 0-byte file with no marker is a fresh archive another process is creating now.
+    if size == 0 and marker.exists():
+        raise StoreError(f"archive {path} is empty (0 bytes) but a history existed here "
+                         f"({marker}); nothing was written to it. Put back a copy of the "
+                         f"archive, or remove both files to start a new history")
+    if size is None and marker.exists():
+        raise StoreError(f"archive {path} is missing but one existed here ({marker}): put back "
+                         f"a copy of it, or remove {marker} to start a new history")
+
+
 def damaged(path: Path, detail: str, consequence: str = "nothing was written to it") -> str:
     """The one line a damaged archive gets, wherever it is found."""
     detail = " ".join(detail.replace("*** in database main ***", "").split())
     return (f"archive {path} is damaged ({detail}); {consequence}. "
-            "`skillopt-sleep doctor` checks it; move it aside to start a new archive, "
-            "or put back a copy")
+            f"`skillopt-sleep doctor` checks it; move it and {path.with_name(path.name + HISTORY)} "
+            "aside to start a new archive, or put back a copy")
 
 
 def _why(exc: sqlite3.DatabaseError, path: Path) -> str:

@@ -7,7 +7,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillopt_sleep.archive.db import applied_migrations, refuse_newer
+from skillopt_sleep.archive.db import applied_migrations, refuse_lost, refuse_newer
 from skillopt_sleep.archive.migrations import migrations
 from skillopt_sleep.errors import StoreError
 
@@ -31,6 +31,10 @@ class ArchiveHealth:
 def check(path: Path) -> ArchiveHealth:
     """``PRAGMA integrity_check`` and the schema version of the archive at ``path``."""
     known = max(number for number, _, _ in migrations())
+    try:
+        refuse_lost(path)  # 0 bytes, or gone where one existed: a lost history
+    except StoreError as exc:
+        return ArchiveHealth(str(path), f"error: {exc}", None, known)
     if not path.exists():
         return ArchiveHealth(str(path), "absent", None, known)
     schema: int | None = None

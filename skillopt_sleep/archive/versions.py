@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.intents import mark_committed
 from skillopt_sleep.errors import StoreError
 from skillopt_sleep.records import sha256_text, utcnow
 
 __all__ = [
     "LedgerRow",
+    "PathWrite",
     "Prior",
     "Version",
     "add_version",
@@ -26,6 +28,7 @@ __all__ = [
     "content_by_sha",
     "last_written",
     "max_version",
+    "path_writes",
     "priors",
     "record_write",
     "skills",
@@ -140,6 +143,22 @@ class Prior:
     path: str
     text: str | None
     mode: int | None
+    after: str | None = None
+    """What the write leaves at ``path`` (None: no file)."""
+    after_mode: int | None = None
+
+
+@dataclass(frozen=True)
+class PathWrite:
+    """One path of a recorded write: what was there before, and what the write left
+    (``after_sha256`` '' : no file; None: not recorded, a write older than the record)."""
+
+    path: str
+    version: int
+    before_sha256: str | None
+    before_mode: int | None
+    after_sha256: str | None
+    after_mode: int | None
 
 
 def max_version(archive: Archive, skill: str) -> int:
@@ -152,7 +171,7 @@ def max_version(archive: Archive, skill: str) -> int:
 
 def record_write(
     archive: Archive, skill: str, rows: Sequence[LedgerRow], befores: Sequence[Prior],
-    first: LedgerRow | None = None,
+    first: LedgerRow | None = None, txid: str | None = None,
 ) -> int:
     """Record one write in one transaction; returns the number of its last row.
 
@@ -179,10 +198,13 @@ def record_write(
                  json.dumps(row.targets), utcnow().isoformat()),
             )
         conn.executemany(
-            "INSERT INTO skill_writes VALUES (?,?,?,?,?)",
-            [(skill, version, p.path, None if p.text is None else sha256_text(p.text), p.mode)
+            "INSERT INTO skill_writes VALUES (?,?,?,?,?,?,?)",
+            [(skill, version, p.path, None if p.text is None else sha256_text(p.text), p.mode,
+              "" if p.after is None else sha256_text(p.after), p.after_mode)
              for p in befores],
         )
+        if txid is not None:
+            mark_committed(conn, txid)
     return version
 
 
@@ -195,6 +217,16 @@ def priors(archive: Archive, skill: str, version: int) -> list[tuple[str, str | 
         (skill, version),
     )
     return [(r[0], r[1], r[2]) for r in rows]
+
+
+def path_writes(archive: Archive, skill: str, version: int | None = None) -> list[PathWrite]:
+    """Each path of the write recorded as ``version`` (default: every write of the skill,
+    oldest first), with what it held before and what the write left there."""
+    where, args = ("AND version = ?", (skill, version)) if version is not None else ("", (skill,))
+    rows = archive.conn.execute(
+        "SELECT path, version, before_sha256, before_mode, after_sha256, after_mode"
+        f" FROM skill_writes WHERE skill = ? {where} ORDER BY version, path", args)
+    return [PathWrite(*r) for r in rows]
 
 
 def content_by_sha(archive: Archive, skill: str, sha256: str) -> str:

@@ -121,6 +121,14 @@ def _archive_check() -> dict[str, Any]:
             "known_schema": health.known}
 
 
+def _journal_check() -> list[str]:
+    """A write-back waiting for recovery, and journals moved aside unreplayed (with what
+    to do about each)."""
+    from skillopt_sleep.publish.recovery import pending_note
+
+    return pending_note(paths.state_dir())
+
+
 def _sources() -> tuple[dict[str, int], dict[str, list[str]]]:
     """Sessions found per source, and the folders each one scanned."""
     from skillopt_sleep.harvest.sources import SOURCE_NAMES, make_source
@@ -166,6 +174,7 @@ def doctor_cmd(
         "lock": _lock_check(),
         "archive": _archive_check(),
         "skills": _skill_check(),
+        "write_back": _journal_check(),
     }
     failing = [role for role, row in checks["backends"].items()
                if row["status"].startswith("error")]
@@ -206,6 +215,8 @@ def _print(checks: dict[str, Any]) -> None:
     out.print(f"archive: {escape(archive['path'])} (schema {archive['schema']}, this version "
               f"knows {archive['known_schema']}) [{colour}]{escape(archive['status'])}"
               f"[/{colour}]", highlight=False)
+    for note in checks["write_back"]:
+        out.print(f"write-back: [yellow]{escape(note)}[/yellow]", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -231,6 +231,7 @@ def _status_rows(found: Status, enrolled: list[dict[str, Any]]
         "pending": [asdict(p) for p in found.pending],
         "adopted": [asdict(a) for a in found.adopted],
         "skipped": [asdict(s) for s in found.skipped],
+        "journal": [{"note": note} for note in found.journal],
     }
 
 
@@ -267,6 +268,9 @@ def _print_status(found: dict[str, list[dict[str, Any]]]) -> None:
     for a in found["adopted"]:
         where = ", ".join(f"{t} ({state})" for t, state in a["on_disk"].items())
         out.print(f"adopted {a['skill']} v{a['version']} ({a['reason']}) at {where}")
+    for row in found["journal"]:
+        out.print(f"[yellow]write-back[/yellow]: {row['note']}", soft_wrap=True,
+                  highlight=False)
 
 
 def status_cmd(as_json: JsonOpt = False) -> None:
@@ -296,6 +300,7 @@ def status_cmd(as_json: JsonOpt = False) -> None:
                 "adopted": summary["adopted"],
                 "skipped": summary["skipped"],
                 "enrolled": summary["enrolled"],
+                "journal": summary["journal"],
                 "failed_in_a_row": max((f.failed_in_a_row for f in current.failing), default=0),
                 "alerts": current.alerts,
                 "state_dir": str(paths.state_dir()),

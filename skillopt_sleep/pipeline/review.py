@@ -34,19 +34,28 @@ def adopt_review(
 ) -> dict[str, Any]:
     """Adopt ``night`` (or what is pending) into ``roots``; call with the state lock held.
 
-    Returns ``{"night_id", "adopted": {skill: version}}`` and, when no night was named,
-    ``"nights": {skill: night id}``.
+    Returns ``{"night_id", "adopted": {skill: version}, "written": {skill: [file]},
+    "skipped": {skill: {file: why}}, "recovered": what recovery did or None}`` and, when no
+    night was named, ``"nights": {skill: night id}``.
     """
-    adoption.recover(archive)
+    recovered = adoption.recover(archive)
     if night:
         night_id, done = adoption.adopt_night(archive, staged_night(night), roots, skill, every)
-        return {"night_id": night_id, "adopted": done}
+        return {"night_id": night_id, **_outcome(done, recovered)}
     picks = pending_picks(archive, every)
     if skill:
         picks = [(f, s) for f, s in picks if s == skill] or [
             (f, s) for f, s in pending_picks(archive, True) if s == skill]
         if not picks:
             raise StoreError(f"no pending review for skill {skill!r}")
-    done = {s: adoption.adopt(archive, folder, s, roots) for folder, s in picks}
-    return {"night_id": max(folder.name for folder, _ in picks), "adopted": done,
+    adopted = {s: adoption.adopt_skill(archive, folder, s, roots) for folder, s in picks}
+    return {"night_id": max(folder.name for folder, _ in picks), **_outcome(adopted, recovered),
             "nights": {s: folder.name for folder, s in picks}}
+
+
+def _outcome(done: dict[str, adoption.Adopted],
+             recovered: adoption.Recovery | None) -> dict[str, Any]:
+    return {"adopted": {s: a.version for s, a in done.items()},
+            "written": {s: a.written for s, a in done.items()},
+            "skipped": {s: a.skipped for s, a in done.items() if a.skipped},
+            "recovered": None if recovered is None else recovered.as_dict()}

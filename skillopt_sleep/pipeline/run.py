@@ -203,11 +203,12 @@ class _Run:
     def go(self, policy: str) -> None:
         nights_root = paths.staging_dir(self.state)
         staging.clean_orphans(nights_root)
-        if not self.outcome.dry_run:
-            # A write-back a crash interrupted is finished or undone before the night reads
-            # the live skills (the lock is held). A dry run's state is a throwaway copy whose
-            # journal must never reach the real skill dirs.
-            adoption.recover(self.archive)
+        # A write-back a crash interrupted is finished or undone before the night reads
+        # the live skills (the lock is held). A dry run's state is a throwaway copy whose
+        # journal must never reach the real skill dirs.
+        if not self.outcome.dry_run and (done := adoption.recover(self.archive)) is not None:
+            self.say(done.line)
+            self.outcome.counts["recovered"] = done.as_dict()
         by_skill: dict[str, list[Task]] = {}
         try:
             by_skill, roots = self._resume() or self.tasks()
@@ -252,8 +253,10 @@ class _Run:
         if policy == "auto":
             for result in self.outcome.nights:
                 if result.changed:
-                    version = adoption.adopt(self.archive, staged, result.skill, roots)
-                    self.outcome.adopted[result.skill] = version
+                    taken = adoption.adopt_skill(self.archive, staged, result.skill, roots)
+                    self.outcome.adopted[result.skill] = taken.version
+                    self.outcome.warnings += [f"{result.skill} not written to {path}: {why}"
+                                              for path, why in taken.skipped.items()]
                     self.archive.record_night(result, "adopted")
         self._leave_fingerprint(roots)
 

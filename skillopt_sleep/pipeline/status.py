@@ -21,6 +21,7 @@ from skillopt_sleep.errors import StoreError
 from skillopt_sleep.pipeline import failures
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
+from skillopt_sleep.publish.recovery import pending_note
 from skillopt_sleep.records import sha256_text
 
 __all__ = [
@@ -117,6 +118,8 @@ class Status:
     failing: list[FailingProject] = field(default_factory=list)
     """Projects whose newest night failed (``alerts`` are those at ``FAILED_IN_A_ROW``)."""
     skipped: list[SkippedRun] = field(default_factory=list)
+    journal: list[str] = field(default_factory=list)
+    """A write-back waiting for recovery, or a journal moved aside unreplayed."""
 
     @property
     def alerts(self) -> list[str]:
@@ -212,8 +215,8 @@ def status(archive: Archive) -> Status:
             version=v.version,
             night_id=v.night_id,
             reason=v.reason,
-            targets=v.targets,
-            on_disk=disk_state(v),
+            targets=sorted(files := write_state(archive, v)),
+            on_disk=files,
         )
         for s in ledger.skills(archive)
         for v in ledger.versions(archive, s)[-1:]
@@ -221,7 +224,29 @@ def status(archive: Archive) -> Status:
     skipped = [SkippedRun(r.project, r.skipped_at or "", r.skip_reason or "")
                for r in night_inputs.skipped_runs(archive)]
     return Status(nights=nights, pending=waiting, adopted=adopted,
-                  failing=failing(archive), skipped=skipped)
+                  failing=failing(archive), skipped=skipped,
+                  journal=pending_note(Path(archive.path).parent))
+
+
+def write_state(archive: Archive, version: ledger.Version) -> dict[str, str]:
+    """``disk_state`` for every file of the write ``version`` ends (each root holds its own
+    text), compared with what the write left there; older writes by their rows' targets."""
+    writes = ledger.path_writes(archive, version.skill, version.version)
+    if not writes or any(w.after_sha256 is None for w in writes):
+        return disk_state(version)
+    found = {}
+    for write in writes:
+        path = Path(write.path)
+        if not path.is_file():
+            found[write.path] = "absent" if write.after_sha256 == "" else "missing"
+            continue
+        try:
+            text = path.read_bytes().decode("utf-8", errors="replace")
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        found[write.path] = "current" if sha256_text(text) == write.after_sha256 \
+            else "modified since"
+    return found
 
 
 def failing(archive: Archive, scan: int = 200) -> list[FailingProject]:

@@ -2,43 +2,54 @@
 
 Order of a write (the numbered crash points are where ``SKILLOPT_SLEEP_CRASH_AT`` kills):
 
-1. the journal (``<state>/adopt.journal.json``) records every target's prior bytes and
-   mode, the new bytes, and the ledger's newest version number;
+0. the write is registered in the archive (``write_intents``, ``pending``): a read-only or
+   full archive refuses here, before any root is touched;
+1. the journal (``<state>/adopt.journal.json``, see ``journal.py``) records every target's
+   prior bytes and mode, the new bytes, and the folders the write will create;
 2. every temp (``.SKILL.md.<txid>.tmp`` beside its target) is written and fsynced;
-3. the temps are renamed over the targets (a removal unlinks instead);
-4. the ledger rows go in, in one SQLite transaction: this is the commit point;
-5. the journal is deleted.
+3. each target's prior file is kept as a hard link (``.SKILL.md.<txid>.prior.tmp``), then
+   the temp is renamed over it (a removal unlinks instead);
+4. the ledger rows go in and the intent becomes ``committed``, in one SQLite transaction:
+   this is the commit point;
+5. the kept priors and temps are removed, then the journal.
 
-Any failure before 4 puts every target back to its prior bytes and mode in-process; a
-crash is finished by ``recover`` at the next command: when the ledger is past the
-journal's version number the write is rolled forward, else back. Either way the temps of
-the write, and any orphan ``.SKILL.md.*.tmp`` beside the targets, are removed. Callers
-hold the state dir's lock (``publish.lock``) so no two writes interleave.
+Any failure before 5, the ledger commit included, puts every target back to its prior
+bytes and mode in-process (from the kept link, so even a full disk cannot stop it),
+removes the folders the write created and the journal, and names the real cause. A crash
+is finished by ``recover`` at the next command: a ``committed`` intent rolls forward, a
+``pending`` one back. A journal the archive did not register is moved aside, never
+replayed. Callers hold the state dir's lock (``publish.lock``).
 """
 
 from __future__ import annotations
 
-import base64
-import json
+import contextlib
 import os
 import signal
+import sqlite3
 import stat
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from skillopt_sleep.archive import intents
 from skillopt_sleep.archive.db import Archive
-from skillopt_sleep.archive.versions import max_version
 from skillopt_sleep.atomic import fsync_dir, write_atomic
 from skillopt_sleep.errors import StoreError
+from skillopt_sleep.publish.journal import JOURNAL, Entry, Journal, failure_cause
 
-__all__ = ["Change", "Snapshot", "recover", "snapshot", "sweep_orphans", "write_files"]
+__all__ = ["Change", "Snapshot", "journal_path", "missing_folders", "restore", "snapshot",
+           "sweep_orphans", "write_files"]
 
-JOURNAL = "adopt.journal.json"
 CRASH_ENV = "SKILLOPT_SLEEP_CRASH_AT"
 FAIL_ENV = "SKILLOPT_SLEEP_FAIL_AT"
+COMMIT_FAIL_ENV = "SKILLOPT_SLEEP_FAIL_COMMIT"
 _points = 0
+
+# A snapshot and a change are both one path's bytes and mode.
+Snapshot = Entry
+Change = Entry
 
 
 def _crash_point() -> None:
@@ -55,23 +66,8 @@ def _crash_point() -> None:
         raise PermissionError(13, "Permission denied (injected)", "the injected root")
 
 
-@dataclass(frozen=True)
-class Snapshot:
-    """A path's bytes (None: no file) and permission bits, as read before a write."""
-
-    path: Path
-    data: bytes | None
-    mode: int | None
-
-
-@dataclass(frozen=True)
-class Change:
-    """Put ``data`` at ``path`` with ``mode`` (None: the umask's default); ``data`` None
-    removes the file."""
-
-    path: Path
-    data: bytes | None
-    mode: int | None
+def journal_path(archive: Archive) -> Path:
+    return Path(archive.path).parent / JOURNAL
 
 
 def snapshot(path: Path) -> Snapshot:
@@ -92,16 +88,32 @@ def snapshot(path: Path) -> Snapshot:
         raise StoreError(f"cannot read {path}: {exc.strerror}") from exc
 
 
-def _b64(data: bytes | None) -> str | None:
-    return None if data is None else base64.b64encode(data).decode("ascii")
-
-
-def _unb64(text: str | None) -> bytes | None:
-    return None if text is None else base64.b64decode(text)
-
-
 def _tmp(path: Path, txid: str) -> Path:
     return path.with_name(f".{path.name}.{txid}.tmp")
+
+
+def _kept(path: Path, txid: str) -> Path:
+    return path.with_name(f".{path.name}.{txid}.prior.tmp")
+
+
+def missing_folders(paths: list[Path]) -> list[Path]:
+    """The folders above ``paths`` that do not exist yet, deepest first (a write creates
+    them; undoing it removes them again)."""
+    found: list[Path] = []
+    for path in paths:
+        folder = path.parent
+        while not folder.exists() and folder != folder.parent:
+            if folder not in found:
+                found.append(folder)
+            folder = folder.parent
+    return sorted(found, key=lambda p: len(p.parts), reverse=True)
+
+
+def _drop_folders(folders: list[Path]) -> None:
+    """Remove each folder that is empty, deepest first (``rmdir`` never removes content)."""
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 def _write_tmp(path: Path, data: bytes, mode: int | None) -> None:
@@ -125,25 +137,36 @@ def _sweep(paths: list[Path]) -> None:
                 orphan.unlink(missing_ok=True)
 
 
-def _restore(prior: Snapshot) -> None:
-    """Put ``prior`` back at its path unless it is already there, byte- and mode-exact."""
+def _same(a: Snapshot, b: Snapshot) -> bool:
+    return a.data == b.data and a.mode == b.mode
+
+
+def restore(prior: Snapshot, txid: str = "") -> None:
+    """Put ``prior`` back at its path unless it is already there, byte- and mode-exact:
+    from the write's kept link when there is one (no bytes to write), else from ``prior``."""
     try:
         now = snapshot(prior.path)
     except StoreError:
         now = Snapshot(prior.path, b"", None)
+    kept = _kept(prior.path, txid) if txid else None
     if now == prior:
         return
     if prior.data is None:
         prior.path.unlink(missing_ok=True)
-        return
-    back = _tmp(prior.path, "restore")
-    back.unlink(missing_ok=True)
-    _write_tmp(back, prior.data, prior.mode)
-    os.replace(back, prior.path)
+    elif kept is not None and _same(snapshot(kept), prior):
+        os.replace(kept, prior.path)  # the prior inode itself: no byte to write
+    else:
+        back = _tmp(prior.path, "restore")
+        back.unlink(missing_ok=True)
+        _write_tmp(back, prior.data, prior.mode)
+        os.replace(back, prior.path)
     fsync_dir(prior.path.parent)
 
 
 def _apply(change: Change, txid: str) -> None:
+    if change.path.exists():
+        with contextlib.suppress(OSError):  # a filesystem without hard links: bytes suffice
+            os.link(change.path, _kept(change.path, txid))
     if change.data is None:
         change.path.unlink(missing_ok=True)
     else:
@@ -151,83 +174,96 @@ def _apply(change: Change, txid: str) -> None:
     fsync_dir(change.path.parent)
 
 
-def write_files(
-    archive: Archive, skill: str, changes: list[Change], priors: list[Snapshot],
-    commit: Callable[[], int],
-) -> int:
-    """Apply ``changes`` all or nothing, then ``commit`` (the ledger rows); its result."""
-    journal = Path(archive.path).parent / JOURNAL
-    txid = uuid.uuid4().hex[:12]
+@dataclass(frozen=True)
+class Write:
+    """One write: what it is (for the journal and the archive's intent) and its files."""
+
+    skill: str
+    kind: str
+    changes: list[Change]
+    priors: list[Snapshot]
+
+
+def _begin(archive: Archive, write: Write, txid: str) -> Journal:
+    journal = Journal(txid, write.skill, write.kind, write.priors, write.changes,
+                      missing_folders([c.path for c in write.changes if c.data is not None]))
+    try:
+        intents.begin(archive, txid, write.skill, write.kind, [str(c.path) for c in write.changes])
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot start the write of {write.skill}: "
+                         f"{failure_cause(Path(archive.path), exc)}; nothing was changed") from exc
     _crash_point()
     try:
-        write_atomic(journal, json.dumps({
-            "txid": txid, "skill": skill, "ledger": max_version(archive, skill),
-            "priors": [{"path": str(p.path), "data": _b64(p.data), "mode": p.mode}
-                       for p in priors],
-            "changes": [{"path": str(c.path), "data": _b64(c.data), "mode": c.mode}
-                        for c in changes],
-        }).encode("utf-8"))
+        write_atomic(journal_path(archive), journal.dump())
     except OSError as exc:
-        raise StoreError(f"cannot write the journal {journal}: {exc.strerror or exc}; "
-                         "nothing was changed") from exc
+        with contextlib.suppress(sqlite3.Error):
+            intents.mark(archive, txid, "failed")
+        raise StoreError(f"cannot write the journal {journal_path(archive)}: "
+                         f"{exc.strerror or exc}; nothing was changed") from exc
+    return journal
+
+
+def write_files(archive: Archive, write: Write, commit: Callable[[str], int]) -> int:
+    """Apply the write all or nothing, then ``commit(txid)`` (the ledger rows); its result."""
+    txid = uuid.uuid4().hex[:12]
+    journal = _begin(archive, write, txid)
     _crash_point()
     try:
-        for change in changes:
+        for change in write.changes:
             if change.data is not None:
                 _write_tmp(_tmp(change.path, txid), change.data, change.mode)
                 _crash_point()
-        for change in changes:
+        for change in write.changes:
             _apply(change, txid)
             _crash_point()
     except OSError as exc:
-        _roll_back(priors, [c.path for c in changes], journal)
+        undo(archive, journal)
         where = f" {exc.filename}" if exc.filename else ""
         raise StoreError(
             f"cannot write{where}: {exc.strerror or exc}; every root was left as it was"
         ) from exc
-    version = commit()
+    try:
+        if os.environ.get(COMMIT_FAIL_ENV):
+            raise sqlite3.OperationalError(os.environ[COMMIT_FAIL_ENV])
+        version = commit(txid)
+    except (sqlite3.Error, OSError) as exc:
+        undo(archive, journal)
+        raise StoreError(f"the ledger could not record the write of {write.skill}: "
+                         f"{failure_cause(Path(archive.path), exc)}. Every root was put back "
+                         "as it was; the proposal is still pending") from exc
     _crash_point()
-    journal.unlink(missing_ok=True)
+    _sweep([c.path for c in write.changes])  # before the journal goes: no temp outlives it
+    journal_path(archive).unlink(missing_ok=True)
     _crash_point()
     return version
 
 
-def _roll_back(priors: list[Snapshot], paths: list[Path], journal: Path) -> None:
-    for prior in priors:
-        _restore(prior)
+def undo(archive: Archive, journal: Journal) -> None:
+    """Every target back to its prior bytes and mode, the write's folders and temps
+    removed, the journal deleted, the intent marked ``undone`` when the archive can."""
+    for prior in journal.priors:
+        restore(prior, journal.txid)
+    paths = [c.path for c in journal.changes]
     _sweep(paths)
-    journal.unlink(missing_ok=True)
+    _drop_folders(journal.created)
+    journal_path(archive).unlink(missing_ok=True)
+    with contextlib.suppress(sqlite3.Error):
+        intents.mark(archive, journal.txid, "undone")
 
 
-def recover(archive: Archive) -> str | None:
-    """Finish or undo a write a crash interrupted; what was done ("" / None: nothing).
-
-    Also removes orphan temps of the journal's targets and of the journal itself.
-    """
-    state = Path(archive.path).parent
-    for orphan in state.glob(f".{JOURNAL}.*.tmp"):
-        orphan.unlink(missing_ok=True)
-    journal = state / JOURNAL
-    if not journal.is_file():
-        return None
-    try:
-        data = json.loads(journal.read_text(encoding="utf-8"))
-        priors = [Snapshot(Path(p["path"]), _unb64(p["data"]), p["mode"]) for p in data["priors"]]
-        changes = [Change(Path(c["path"]), _unb64(c["data"]), c["mode"]) for c in data["changes"]]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise StoreError(f"interrupted-write journal {journal} is damaged: {exc}") from exc
-    paths = [c.path for c in changes]
-    if max_version(archive, data["skill"]) > data["ledger"]:
-        for change in changes:
-            if change.data is None:
-                change.path.unlink(missing_ok=True)
-            elif snapshot(change.path).data != change.data:
-                _restore(Snapshot(change.path, change.data, change.mode))
-        _sweep(paths)
-        journal.unlink(missing_ok=True)
-        return f"finished an interrupted write of {data['skill']}"
-    _roll_back(priors, paths, journal)
-    return f"undid an interrupted write of {data['skill']}"
+def finish(archive: Archive, journal: Journal) -> None:
+    """Every target to the write's new bytes and mode (a committed write a crash stopped)."""
+    for change in journal.changes:
+        if change.data is None:
+            change.path.unlink(missing_ok=True)
+        elif snapshot(change.path) != change:
+            restore(change)
+    paths = [c.path for c in journal.changes]
+    _sweep(paths)
+    _drop_folders([c.path.parent for c in journal.changes if c.data is None])
+    journal_path(archive).unlink(missing_ok=True)
+    with contextlib.suppress(sqlite3.Error):
+        intents.mark(archive, journal.txid, "recovered")
 
 
 def sweep_orphans(paths: list[Path]) -> None:
