@@ -51,13 +51,16 @@ def clip(text: str, limit: int | None) -> str:
     return text if limit is None or len(text) <= limit else text[:limit] + "…"
 
 
-SPAN = 16 * 1024
+SPAN = 4 * 1024
 """How far past a field's limit the rules read a text before it is cut. A secret that
-starts before the cut and ends past it is seen whole when it is shorter than ``SPAN / 2``
-(a PEM private key block of an 8,192-bit RSA key is about 6.4 KB, of an ed25519 key
-0.4 KB);
-what lies further on is cut away whatever it holds. ``Scrubber.text`` falls back on the
-whole text when redaction shrank the window so much that this no longer holds."""
+starts before the cut and ends within ``SPAN / 2`` past it is seen whole (every token
+shape; a PEM key block up to RSA 2048, ed25519 0.4 KB); a longer one, a PEM block whose
+footer lies further on, is redacted from its header to the window's end (the PEM rule's
+cut-footer case), so the part that is kept holds none of it. What lies further on is cut
+away whatever it holds. ``Scrubber.text`` falls back on the whole text when redaction
+shrank the window so much that this no longer holds. 4 KiB, not more: the harvest's
+redaction reads every byte of the window (``experiments/harvest_bench.py
+--redaction-cost``)."""
 
 
 class Scrubber:
@@ -70,9 +73,14 @@ class Scrubber:
     def text(self, text: str, limit: int | None = None) -> str:
         """``text`` redacted (whole, or as far as can matter, see ``SPAN``), then cut to
         ``limit``."""
-        if limit is not None and len(text) > limit + SPAN:
-            clean, found = redact(text[: limit + SPAN])
-            if len(clean) < limit + SPAN // 2:
+        window = text[: limit + SPAN] if limit is not None else text
+        if not may_hold_secrets([window]):
+            # The prefilter is never wrong (a text it clears holds nothing to redact) and
+            # costs a fraction of the rules: most harvested text is code and logs.
+            return clip(text, limit)
+        if len(window) < len(text):
+            clean, found = redact(window)
+            if len(clean) < limit + SPAN // 2:  # type: ignore[operator]
                 clean, found = redact(text)
         else:
             clean, found = redact(text)
