@@ -175,6 +175,7 @@ def test_a_long_text_is_read_far_enough_past_its_cut(monkeypatch):
         return text.replace("#", ""), text.count("#")
 
     monkeypatch.setattr(scrub, "redact", shrinking)
+    monkeypatch.setattr(scrub, "may_hold_secrets", lambda texts: True)
     plain = "x" * (100 + scrub.SPAN * 2)
     assert scrub.Scrubber().text(plain, 100) == "x" * 100 + "…"
     assert seen == [100 + scrub.SPAN]
@@ -182,6 +183,24 @@ def test_a_long_text_is_read_far_enough_past_its_cut(monkeypatch):
     shrunk = "#" * (100 + scrub.SPAN) + "kept"
     assert scrub.Scrubber().text(shrunk, 100) == "kept"
     assert seen == [100 + scrub.SPAN, len(shrunk)]
+
+
+def test_a_window_the_prefilter_clears_is_cut_without_the_rules(monkeypatch):
+    """The prefilter is never wrong, so a window it clears is only cut; one it does not
+    clear goes through the rules (here with a secret that starts before the cut)."""
+    called: list[int] = []
+    real = scrub.redact
+
+    def counting(text: str) -> tuple[str, int]:
+        called.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(scrub, "redact", counting)
+    assert scrub.Scrubber().text("def f():\n    return 1\n" * 500, 300).endswith("…")
+    assert called == []
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2zA4"
+    held = scrub.Scrubber().text("x" * 290 + " " + token + " tail" * 2000, 300)
+    assert called and token[:10] not in held and "ghp_" not in held
 
 
 def _claude(tmp_path: Path, answer: str, error: str) -> Session | None:
@@ -217,11 +236,13 @@ def test_the_readers_hand_the_rule_set_each_text_whole(tmp_path: Path, monkeypat
     seen: list[str] = []
     monkeypatch.setattr(scrub, "redact", lambda text: (seen.append(text), (text, 0))[1])
     monkeypatch.setattr(scrub, "may_hold_secrets", lambda texts: True)
-    error = "Exit code 1\n" + "e" * 5000 + " END-OF-ERROR"
-    answer = "a" * 9000 + " END-OF-ANSWER"
+    # Far past each cut (300, 4,000) and within the window the rules read (``SPAN``).
+    error = "Exit code 1\n" + "e" * (scrub.SPAN - 200) + " END-OF-ERROR"
+    answer = "a" * (4000 + scrub.SPAN - 100) + " END-OF-ANSWER"
     _claude(tmp_path, answer, error)
-    assert any(text.endswith("END-OF-ERROR") and len(text) > 5000 for text in seen)
-    assert any(text.endswith("END-OF-ANSWER") and len(text) > 9000 for text in seen)
+    assert any(text.endswith("END-OF-ERROR") and len(text) > scrub.SPAN - 300 for text in seen)
+    assert any(text.endswith("END-OF-ANSWER") and len(text) > 4000 + scrub.SPAN - 100
+               for text in seen)
 
 
 def test_copilot_vscode_invocation_messages_and_error_output_are_redacted_whole(tmp_path):
