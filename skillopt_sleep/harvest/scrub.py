@@ -111,7 +111,9 @@ class Scrubber:
     def _apply(self, places: list[_Place]) -> None:
         if not places:
             return
-        edit = self._field if may_hold_secrets([p[0] for p in places]) else _clip_only
+        # Each text is prefiltered on its own (``text``): a batch test first would read
+        # every text twice whenever one of them may hold a secret, as most sessions do.
+        edit = self._field
         renamed: dict[int, tuple[dict[Any, Any], dict[str, str]]] = {}
         # A dict's values are placed before its keys (``_collect``), so a value is set
         # under its old key, and the keys are renamed once every value is in.
