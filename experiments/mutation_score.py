@@ -107,15 +107,11 @@ def choose(targets: list[Target], names: list[str] | None, tests: list[str] | No
 
 
 def scratch_copy(into: Path) -> None:
-    """The repository's tracked files (as they are on disk, edits included)."""
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True,
-                           check=True).stdout.decode().split("\0")
-    for rel in filter(None, files):
-        src = REPO / rel
-        if src.is_file():
-            dst = into / rel
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dst)
+    """The repository's files at HEAD (the score is of a commit; edits not committed are
+    not measured, and a hand-applied mutation in the worktree cannot leak into a run)."""
+    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=REPO,
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
 
 
 def configure(work: Path, target: Target, timeout_multiplier: float) -> None:
@@ -188,7 +184,7 @@ def commit() -> str:
                           capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
                            capture_output=True, text=True).stdout.strip()
-    return head + ("+edits" if dirty else "")
+    return head + (" (uncommitted edits are not measured)" if dirty else "")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -51,6 +51,8 @@ def test_pairs_are_by_task_and_sample_and_unusable_sides_are_dropped() -> None:
     assert c.incumbent == pytest.approx(1.5 / 3) and c.candidate == pytest.approx(2.0 / 3)
     soft = paired(incumbent, candidate, "soft")  # every soft score is 0.5: no difference
     assert soft.mean_delta == 0.0 and soft.incumbent == soft.candidate == 0.5
+    one = paired([_r("a", 0, 1.0, soft=0.0)], [_r("a", 0, 0.0, soft=1.0)], "hard")
+    assert (one.incumbent, one.candidate, one.deltas) == (1.0, 0.0, (-1.0,))
 
 
 def test_no_pairs_is_an_empty_comparison() -> None:
@@ -103,8 +105,25 @@ def test_the_registered_tests() -> None:
     assert SIGN.replays and PERMUTATION.replays
     assert PERMUTATION.p_value([0.5, 0.25]) == permutation_test([0.5, 0.25])
     assert SIGN.p_value([1.0] * 5) == sign_test([1.0] * 5)
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError, match="unknown gate test 'no-such-test'"):
         gate_test("no-such-test")
+
+
+class _HalfTest:
+    """Has a p-value but does not say whether it replays."""
+
+    def p_value(self, deltas: Sequence[float]) -> float:
+        return 0.0
+
+
+def test_a_registered_test_missing_either_half_is_refused(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    from skillopt_sleep.night import gate
+
+    monkeypatch.setattr(gate, "GATE_TESTS", {"half": _HalfTest(), "sign": SIGN})
+    assert gate_test("sign") is SIGN
+    with pytest.raises(ConfigError, match="'half' is not a GateTest"):
+        gate_test("half")
 
 
 # --- verdicts -------------------------------------------------------------------------------
