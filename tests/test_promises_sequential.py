@@ -199,3 +199,16 @@ def test_conditional_power_projects_the_observed_rates() -> None:
     assert conditional_power([1.0] * 3, 6, 0.05) == pytest.approx(1.0)
     # When no count can pass the fixed test, no power is left.
     assert conditional_power([1.0], 3, 0.05) == 0.0
+
+
+def test_spending_exactly_a_tail_closes_it() -> None:
+    """Tails of fair coins are dyadic, so an α can equal one exactly: it is spent."""
+    walk = Walk()
+    walk.extend(3)  # 1/8, 3/8, 3/8, 1/8
+    walk.spend(1 / 8)
+    assert walk.spent == 1 / 8 and walk.surviving[3] == 0.0
+    assert walk.p_value(3) == 1 / 8  # what was spent, and nothing above it survives
+    short = Walk()
+    short.extend(3)
+    short.spend(1 / 8 - 1e-9)  # less than any tail: nothing is spent
+    assert short.spent == 0.0 and short.surviving[3] == 1 / 8
