@@ -215,3 +215,14 @@ def test_the_full_proof_says_why_it_failed_and_which_nights_abstained() -> None:
         check_full(told)
     assert str(why.value).endswith(
         f"test lift +0.050 < {MIN_LIFT} (2 night(s) abstained: night 2: a; night 3: b)")
+
+
+def test_the_proof_names_every_problem_at_once() -> None:
+    with pytest.raises(AssertionFailed) as cross:
+        check(_passing() | {"cross_accepted": 1})
+    assert str(cross.value) == "proof failed: 1 cross-skill harmful edit(s) accepted"
+    with pytest.raises(AssertionFailed) as every:
+        check(_passing(0.05) | {"harmful_accepted": 1, "cross_accepted": 2})
+    assert str(every.value) == (
+        f"proof failed: test lift +0.050 < required {MIN_LIFT:+.2f}; "
+        "1 harmful edit(s) accepted; 2 cross-skill harmful edit(s) accepted")
