@@ -17,6 +17,7 @@ from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.records import NightResult
 from tests import _writeback_world as w
+from tests._require import require
 
 REPO = Path(__file__).resolve().parents[1]
 NEWER = "20261123-030000-abcdef12"
@@ -75,8 +76,8 @@ def test_piped_output_keeps_paths_and_ids_on_one_line(world: dict) -> None:
 
 def test_on_a_terminal_lines_fit_its_width(world: dict) -> None:
     script = shutil.which("script")
-    if script is None:
-        pytest.skip("script(1) is not installed")
+    require(script is not None, "script(1) is not installed")
+    assert script is not None
     assert cli(world, "adopt", "--project", str(world["project"])).returncode == 0
     command = f"stty cols 70; {sys.executable} -m skillopt_sleep status"
     done = subprocess.run([script, "-q", "-c", command, "/dev/null"], capture_output=True,
@@ -178,8 +179,8 @@ def test_harvest_says_why_headless_sessions_are_not_listed(tmp_path: Path,
 def test_slow_steps_show_progress_on_a_terminal_and_nothing_when_piped(
         tmp_path: Path, isolated_home: Path) -> None:
     script = shutil.which("script")
-    if script is None:
-        pytest.skip("script(1) is not installed")
+    require(script is not None, "script(1) is not installed")
+    assert script is not None
     env = dict(os.environ, SKILLOPT_SLEEP_HOME=str(isolated_home), PYTHONPATH=str(REPO),
                HOME=str(tmp_path), CLAUDE_CONFIG_DIR=str(tmp_path / "claude"))
     command = [sys.executable, "-m", "skillopt_sleep", "tasks", "--embedder", "hashing"]

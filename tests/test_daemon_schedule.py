@@ -245,9 +245,21 @@ def test_the_idle_condition_is_off_by_default_and_gives_up_after_three_hours(
     assert len(nights.calls) == 2
 
 
-def test_load_probe_reads_this_machine() -> None:
-    load = load_per_cpu()
-    assert load is not None and load >= 0.0  # psutil reads a load average on every platform
+def test_load_probe_is_the_five_minute_load_per_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    import psutil
+
+    assert load_per_cpu() is not None  # psutil reads a load average on every platform
+    monkeypatch.setattr(psutil, "getloadavg", lambda: (9.0, 6.0, 3.0))
+    monkeypatch.setattr(psutil, "cpu_count", lambda logical=True: 4)
+    assert load_per_cpu() == 1.5  # the 5-minute figure, not the 1- or 15-minute one
+    monkeypatch.setattr(psutil, "cpu_count", lambda logical=True: None)
+    assert load_per_cpu() == 6.0
+
+    def unsupported() -> tuple[float, float, float]:
+        raise NotImplementedError
+
+    monkeypatch.setattr(psutil, "getloadavg", unsupported)
+    assert load_per_cpu() is None  # cannot tell: never held back for it
 
 
 def test_a_failed_night_is_logged_with_its_reason_and_tried_again_the_next_night(

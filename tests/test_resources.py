@@ -3,6 +3,7 @@ daemon's nights at low CPU and I/O priority."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from skillopt_sleep.daemon.state import DaemonState
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.harvest import parallel
 from skillopt_sleep.harvest.sources import make_source
+from tests._require import require
 
 
 @pytest.mark.parametrize(("cores", "load", "idle", "workers"), [
@@ -79,7 +81,9 @@ def test_a_large_harvest_on_a_busy_machine_stays_in_process(tmp_path: Path, monk
 
 
 def test_embedding_uses_one_torch_thread_on_a_busy_machine(monkeypatch):
-    torch = pytest.importorskip("torch")
+    require(importlib.util.find_spec("torch") is not None, "torch is not installed")
+    import torch
+
     from skillopt_sleep.mine import embed
 
     before = torch.get_num_threads()
