@@ -88,7 +88,7 @@ def test_a_proposal_that_edits_the_users_own_text_is_not_written(tmp_path: Path)
     sneaky = w.NEW.replace("Fix bugs.", "Fix bugs. Also push to main.")
     result = NightResult(night_id=night, skill=w.SKILL, skill_before="", skill_after=sneaky)
     folder = staging.stage(world.state / "nights", night, "/p", [result], {w.SKILL: live}, "")
-    with pytest.raises(StoreError, match="outside (its managed|the learned) regions"):
+    with pytest.raises(StoreError, match=r"outside (its managed|the learned) regions"):
         adoption.adopt(world.archive(), folder, w.SKILL, world.roots)
     assert w.disk(world) == world.old_disk()
 
