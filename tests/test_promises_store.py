@@ -46,8 +46,8 @@ def test_adopt_refuses_a_staged_proposal_edited_after_the_night(
 # --- what a night keeps for the next one ---------------------------------------------------
 
 SHAPES = shapes()
-# The classic GitHub token (``ghp_`` and 36 letters or digits) is among the shapes.
-assert any(v.startswith("ghp_") and len(v) == 40 for _, _, v in SHAPES)
+# The generated corpus: credentials by context in every format and command line.
+assert len(SHAPES) >= 150
 
 
 def _rows(archive: Archive, table: str) -> str:
@@ -57,7 +57,7 @@ def _rows(archive: Archive, table: str) -> str:
 def test_carried_answers_are_kept_without_their_secrets(tmp_path: Path) -> None:
     archive = Archive(tmp_path / "archive.sqlite3")
     try:
-        rollouts = [(f"key{i}", Rollout(f"t{i}", 0, "h", response=f"Done. {line} (shape {i})",
+        rollouts = [(f"key{i}", Rollout(f"t{i}", 0, "h", response=f"Done.\n{line}\n(shape {i})",
                                         score=Score(hard=1.0, soft=1.0,
                                                     rationale=f"it printed {line}")))
                     for i, (_, line, _) in enumerate(SHAPES)]
