@@ -26,7 +26,7 @@ from skillopt_sleep.harvest.base import AgentHomeSource, FileRead, Resume, check
 from skillopt_sleep.harvest.build import SessionBuilder
 from skillopt_sleep.harvest.lines import JsonLines
 from skillopt_sleep.records import Session
-from skillopt_sleep.secrets import find_secrets
+from skillopt_sleep.secrets import find_secrets, may_hold_secrets
 
 __all__ = ["CannotResume", "ResumableSource", "carry_over", "check_same_session", "digest",
            "saved_state"]
@@ -68,7 +68,7 @@ class ResumableSource(AgentHomeSource):
             return FileRead([], failed=True)
         if resume is not None:
             self.stats.files_resumed += 1
-        if state is not None and find_secrets(json.dumps(state, ensure_ascii=False)):
+        if state is not None and _holds_secret(json.dumps(state, ensure_ascii=False)):
             state = None
         checkpoint.resume = state
         if session is None:
@@ -123,3 +123,8 @@ def check_same_session(session: Session | None, resume: Resume | None) -> None:
     if resume is not None and session is not None \
             and session.session_id != resume.session.session_id:
         raise CannotResume
+
+
+def _holds_secret(text: str) -> bool:
+    """The prefilter first (never wrong, and most resume states clear it), then the rules."""
+    return may_hold_secrets([text]) and bool(find_secrets(text))

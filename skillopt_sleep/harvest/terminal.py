@@ -22,6 +22,11 @@ _ESCAPES = re.compile(
 )
 
 
+_START = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\\u001[bB]")
+"""Where any sequence ``_ESCAPES`` removes must start: one character-class scan tells
+most output (which holds none) apart far faster than the full alternation."""
+
+
 def plain(text: str) -> str:
     """``text`` without terminal escape sequences and control characters."""
-    return _ESCAPES.sub("", text) if text else text
+    return _ESCAPES.sub("", text) if text and _START.search(text) else text
