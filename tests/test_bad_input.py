@@ -160,6 +160,10 @@ def test_persona_file_that_is_not_utf8(world: World, tmp_path: Path) -> None:
     bad.write_bytes(b'name = "caf\xe9"\n')
     world.config.write_text(world.config.read_text().replace(
         str(personas.load("researcher").path), str(bad)))
+    # ``run`` harvests before it checks its models (a night with nothing new never loads
+    # one), so the sessions are archived first, as the daemon would: after that, nothing.
+    cli(world, "harvest", "--source", "claude-code")
+    cli(world, "harvest", "--source", "codex")
     before = disk(world)
     one_line(cli(world, "run"), "persona", str(bad), "not UTF-8")
     one_line(cli(world, "prove", "--persona", str(bad)), "persona", str(bad), "not UTF-8")
