@@ -32,7 +32,10 @@ def test_latency_is_a_range_and_a_bad_one_is_an_error() -> None:
 
 
 @pytest.mark.slow
-def test_a_fast_night_is_metered_priced_and_retried(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_fast_night_is_metered_priced_and_retried(capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # Caps above both nights' plans: the plans compare as planned, none fitted to a cap.
+    monkeypatch.setenv("SKILLOPT_SLEEP_MAX_USD_PER_SKILL", "5")
     bench = _bench()
     code = bench.main(["--deliverables", "6", "--latency", "0.001-0.003", "--errors", "0.02",
                        "--concurrency", "1", "--prices", "haiku", "--embedder", "hashing",
