@@ -104,7 +104,7 @@ def _next_run(hour: int, minute: int, now: datetime) -> str | None:
 def schedule(now: datetime | None = None) -> list[dict[str, Any]]:
     """Each enrolled project with its schedule and next run, and whether a daemon serves it:
     what ``status`` shows beside the nights."""
-    from skillopt_sleep.daemon.service import enrolled_projects
+    from skillopt_sleep.daemon.projects import enrolled_projects  # not service: no watcher
 
     now = now or datetime.now(UTC)
     pid = running_pid()
