@@ -7,12 +7,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from experiments import writeback_trials as trials
+from tests._require import require
 
-needs_strace = pytest.mark.skipif(shutil.which("strace") is None,
-                                  reason="strace is not installed (apt-get install strace)")
+
+def _needs_strace() -> None:
+    require(shutil.which("strace") is not None,
+            "strace is not installed (Debian package: strace)")
 
 
 def _clean(found: dict[str, int]) -> None:
@@ -20,13 +21,13 @@ def _clean(found: dict[str, int]) -> None:
     assert {c: n for c, n in found.items() if n} == {}
 
 
-@needs_strace
 def test_a_rollback_killed_at_its_first_rename_then_retried(tmp_path: Path):
+    _needs_strace()
     _clean(trials.strace_trial(tmp_path, "rollback", "rename", 1))
 
 
-@needs_strace
 def test_a_recovery_killed_at_its_first_rename_then_run_again(tmp_path: Path):
+    _needs_strace()
     _clean(trials.recovery_trial(tmp_path, "adopt", 8, "rename", 1))
 
 
