@@ -22,6 +22,7 @@ from skillopt_sleep.publish import journal, staging, transaction, writes
 from skillopt_sleep.publish.recovery import pending_note
 from skillopt_sleep.records import NightResult
 from tests import _writeback_world as w
+from tests._require import require
 
 POINTS = 8
 COMMITTED = 7  # the crash point right after the ledger commit
@@ -244,8 +245,8 @@ def test_a_read_only_archive_file_refuses_the_adopt_before_any_root(tmp_path: Pa
     (world.state / "archive.sqlite3").chmod(0o444)
     prefix: list[str] = []
     if os.geteuid() == 0:
-        if shutil.which("setpriv") is None:
-            pytest.skip("setpriv is needed to drop root's file-permission override")
+        require(shutil.which("setpriv") is not None,
+                "setpriv is needed to drop root's file-permission override")
         prefix = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
                   "--bounding-set=-dac_override,-dac_read_search"]
     done = subprocess.run([*prefix, sys.executable, "-m", "skillopt_sleep", "adopt"],
