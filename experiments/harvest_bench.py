@@ -21,7 +21,6 @@ corpus laid out the same way (``<agent>/*.jsonl``), e.g. the shared public trans
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import random
@@ -29,7 +28,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -314,51 +312,6 @@ def three_passes(tmp: Path, source: str, megabytes: int) -> dict[str, Any]:
     }
 
 
-@contextlib.contextmanager
-def redaction_off() -> Iterator[None]:
-    """Redaction switched off everywhere the harvest calls it, for the comparison only."""
-    import skillopt_sleep.archive.ingest  # noqa: F401  (bind the harvest's imports first)
-    import skillopt_sleep.secrets as secrets
-
-    spans, may_hold = secrets._spans, secrets.may_hold_secrets
-    bound = [(module, name) for module in list(sys.modules.values())
-             for name in ("may_hold_secrets",)
-             if getattr(module, name, None) is may_hold]
-    secrets._spans = lambda text: []
-    for module, name in bound:
-        setattr(module, name, lambda texts: False)
-    try:
-        yield
-    finally:
-        secrets._spans = spans
-        for module, name in bound:
-            setattr(module, name, may_hold)
-
-
-ROUNDS = 3
-"""Harvests of each kind in ``--redaction-cost``, alternated; the best of each is kept (the
-first pays one-time imports, and a shared machine's load comes and goes)."""
-
-
-def redaction_cost(tmp: Path, source: str, megabytes: int) -> dict[str, Any]:
-    """CPU and wall time of full in-process harvests with and without redaction."""
-    root = tmp / source
-    total = (build_codex_tree if source == "codex" else build_tree)(root, megabytes)
-    os.environ["SKILLOPT_SLEEP_HARVEST_WORKERS"] = "1"
-    runs: dict[str, list[dict[str, float]]] = {"with": [], "without": []}
-    for i, mode in enumerate(["with", "without"] * ROUNDS):
-        os.environ["SKILLOPT_SLEEP_HOME"] = str(tmp / f"home-{i}")
-        with redaction_off() if mode == "without" else contextlib.nullcontext():
-            runs[mode].append(timed_harvest(root, source))
-    best = {mode: {key: min(r[key] for r in rs) for key in ("seconds", "cpu_seconds")}
-            for mode, rs in runs.items()}
-    share = {key: round(100 * (best["with"][key] - best["without"][key])
-                        / best["with"][key], 1) for key in ("seconds", "cpu_seconds")}
-    return {"source": source, "tree_mb": round(total / 2**20, 1), "best": best,
-            "redaction_pct_of_harvest": share,
-            "sessions": runs["with"][0]["sessions"]}
-
-
 def report(result: dict[str, Any]) -> None:
     full, unchanged, appended = result["full"], result["no_change"], result["append_1pct"]
     mb = result["tree_mb"]
@@ -394,15 +347,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="harvest-bench-") as tmp_name:
         tmp = Path(tmp_name)
         os.environ["SKILLOPT_SLEEP_HOME"] = str(tmp / "home")
-        if args.redaction_cost:
-            cost = redaction_cost(tmp, args.source, args.mb)
-            print(json.dumps(cost, indent=2) if args.json else
-                  f"{cost['source']} tree: {cost['tree_mb']:.0f} MB; best of {ROUNDS} full "
-                  f"in-process harvests: with redaction {cost['best']['with']['cpu_seconds']:.2f}"
-                  f" s CPU, without {cost['best']['without']['cpu_seconds']:.2f} s; redaction ="
-                  f" {cost['redaction_pct_of_harvest']['cpu_seconds']}% of harvest CPU time"
-                  f" ({cost['redaction_pct_of_harvest']['seconds']}% of wall time;"
-                  " target <= 15%)")
+        if args.redaction_cost:  # its own module: the comparison switches redaction off
+            from redaction_cost import print_cost, redaction_cost
+
+            print_cost(redaction_cost(tmp, args.source, args.mb), args.json)
             return
         result = three_passes(tmp, args.source, args.mb)
         if args.source == "claude-code":
