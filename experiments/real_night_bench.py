@@ -34,6 +34,10 @@ runs over the same history (``run --force``: no new session arrived, so without 
 would stop as nothing-new). What a night may reuse of the nights before it (the final
 skill's answers, the routing replies) shows in the later rows.
 
+``--cluster local:1,local:2,local:4`` runs each night's replays on that many local Dask
+worker processes (the ``cluster`` setting, through ``SKILLOPT_SLEEP_CLUSTER``; ``none``: the
+night's own threads); ``--concurrency`` is then how many replays are in flight at once.
+
 Identical prompts in flight at once get their seeds in arrival order, so with concurrent
 replays the calls and dollars vary by a few per cent from run to run.
 """
@@ -51,7 +55,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -188,6 +192,9 @@ def _night_in(
     target_spec, optimizer_spec = PRICES[prices]
     box = _sandbox(base, persona, args.seed, args.embedder)
     env = box["env"]
+    where = getattr(args, "cluster_now", "none")
+    if where != "none":
+        env["SKILLOPT_SLEEP_CLUSTER"] = where
     target = Responder(SimulatedTarget(persona, args.seed), args.latency, args.errors,
                        seed=args.seed)
     optimizer = Responder(SimulatedOptimizer(persona, args.seed), args.latency, args.errors,
@@ -319,6 +326,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--nights", type=int, default=1,
                         help="nights in one sandbox, each proposal adopted before the next")
     parser.add_argument("--timeout", type=float, default=4 * 3600)
+    parser.add_argument("--cluster", default="none",
+                        help="comma list of cluster settings: none, local:N (default none)")
     parser.add_argument("--json", action="store_true")
     return parser
 
@@ -341,19 +350,28 @@ def main(argv: list[str] | None = None) -> int:
     def say(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
+    clusters = [c for c in args.cluster.split(",") if c]
+
+    def nights(p: str, c: int, say: Callable[[str], None] = lambda _m: None,
+               ) -> Iterator[dict[str, Any]]:
+        for where in clusters:
+            args.cluster_now = where
+            for row in one_night(persona, p, c, args, say):
+                yield row | {"cluster": where}
+
     if args.json:
-        rows = [row for p in classes for c in levels for row in one_night(persona, p, c, args)]
+        rows = [row for p in classes for c in levels for row in nights(p, c)]
         print(json.dumps({"persona": persona.name, "latency": args.latency,
                           "errors": args.errors, "nights": rows}))
         return 0
     print(f"persona {persona.name}: latency {args.latency[0]}-{args.latency[1]} s, "
           f"{args.errors:.0%} errors; each configuration's nights printed when they are done")
-    print("night  prices  conc  wall s  calls  http  errors  dollars  planned calls, $  "
-          "accepted  stopped")
+    print("night  prices  conc  cluster   wall s  calls  http  errors  dollars  "
+          "planned calls, $  accepted  stopped")
     unsupported = False
     for p in classes:
         for c in levels:
-            for row in one_night(persona, p, c, args, say):
+            for row in nights(p, c, say):
                 unsupported |= row["concurrency"] is None
                 print(_row(row), flush=True)
     if unsupported:
@@ -366,7 +384,8 @@ def _row(r: dict[str, Any]) -> str:
     """One night as a table row; ``8?``: asked for 8, but ``run`` has no such option."""
     conc = str(r["concurrency"]) if r["concurrency"] is not None else f"{r['concurrency_asked']}?"
     accepted = sum(s["accepted"] or 0 for s in r["skills"])
-    return (f"{r['night']:<6} {r['prices']:<7} {conc:<5} {r['wall_s']:>7} {r['calls']:>6} "
+    return (f"{r['night']:<6} {r['prices']:<7} {conc:<5} {r['cluster']:<9} {r['wall_s']:>7} "
+            f"{r['calls']:>6} "
             f"{r['http_requests']:>5} {r['errors_served']:>7} {r['usd']:>8.3f} "
             f"{r['planned_calls']:>8} {r['planned_usd']:>7.3f} "
             f"{accepted:>9}  {'; '.join(r['stopped']) or '-'}")

@@ -86,6 +86,10 @@ class Settings:
     """Test tasks a night's report scores at most (0: the whole split; ``night.measure``)."""
     concurrency: int = 0
     """Replays a night runs at once; 0: the target backend's default (``Backend.concurrency``)."""
+    cluster: str = ""
+    """Where a night's replays run: empty, the night's own threads; ``local:N``, N worker
+    processes on this machine; ``tcp://HOST:PORT``, a Dask scheduler's workers (the
+    ``cluster`` extra; ``pipeline.cluster``)."""
     cross_tasks: int = 12
     """Train and validation tasks of each neighbouring skill replayed with a candidate beside
     it (0: no cross-skill check)."""
@@ -255,6 +259,10 @@ def _validate(values: dict[str, Any]) -> None:
             raise ConfigError(f"{key} must be one of {table.valid()}, not {values[key]!r}")
     if values.get("cache", "") not in ("", "record", "replay-only"):
         raise ConfigError(f"cache must be record or replay-only, not {values['cache']!r}")
+    if values.get("cluster"):
+        from skillopt_sleep.pipeline.cluster import parse_cluster
+
+        parse_cluster(values["cluster"])
 
 
 def _layer(data: dict[str, Any], origin: str) -> dict[str, Any]:

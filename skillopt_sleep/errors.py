@@ -40,6 +40,19 @@ class SkillOptError(Exception):
     def __init__(self, *args: object) -> None:
         super().__init__(*(redact(a)[0] if isinstance(a, str) else a for a in args))
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Rebuilt with its attributes (``role``, ``why`` …) when it crosses a process: a
+        # night's replays can run in a process pool or on a cluster's workers.
+        return _rebuild, (type(self), self.args, self.__dict__)
+
+
+def _rebuild(kind: type[SkillOptError], args: tuple[object, ...],
+             attrs: dict[str, object]) -> SkillOptError:
+    error = Exception.__new__(kind)
+    error.args = args
+    error.__dict__.update(attrs)
+    return error
+
 
 class ConfigError(SkillOptError):
     exit_code = 2

@@ -41,6 +41,11 @@ class Cache:
             " completion_json TEXT NOT NULL, created_at TEXT NOT NULL)"
         )
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # A worker process (a night's replays on a cluster) opens the same file by its path:
+        # a connection and a lock do not travel.
+        return Cache, (self.path, self.mode)
+
     def get(self, key: str) -> Completion | None:
         with self._lock:
             row = self._conn.execute(

@@ -196,6 +196,15 @@ def worst_case_usd(price: Price | None, messages: Sequence[Message], max_tokens:
                             output_tokens=max_tokens))
 
 
+@dataclass(frozen=True)
+class OpenCall:
+    """A call ``MeteredLLM.open_call`` began: its hold on the caps, skill and start time."""
+
+    hold: int | None
+    skill: str
+    started: float
+
+
 class MeteredLLM:
     """An ``LLM`` that records each call in a ``Ledger`` and enforces the dollar caps."""
 
@@ -221,32 +230,49 @@ class MeteredLLM:
     ) -> Completion:
         params: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature,
                                   "seed": seed, "tools": tools}
+        call = self.open_call(messages, params)
+        try:
+            completion = self.inner.complete(messages, **params)
+        except ModelError as exc:
+            self.close_call(call, error=exc)
+            raise
+        except BaseException:
+            self.ledger.release(call.hold)  # not a model's answer (a bug, an interrupt): no record
+            raise
+        self.close_call(call, completion=completion)
+        return completion
+
+    def open_call(self, messages: Sequence[Message], params: dict[str, Any]) -> OpenCall:
+        """Check the role is up and hold the call's worst case against the caps.
+
+        ``complete`` is ``open_call``, the inner call, ``close_call``; a caller that makes the
+        inner call elsewhere (another process, a cluster's worker) uses the two halves here,
+        so the caps and the tally stay in this process."""
         guard = self.ledger.guard
         if guard is not None:
             guard.check(self.role)
         skill = self.ledger.skill
-        hold = self._reserve(messages, params, skill)
-        started = time.monotonic()
-        try:
-            completion = self.inner.complete(messages, **params)
-        except ModelError as exc:
-            self.ledger.settle(hold, CallRecord(self.role, self.name, skill,
-                                                error=str(exc)[:500] or type(exc).__name__,
-                                                latency_s=time.monotonic() - started))
+        return OpenCall(self._reserve(messages, params, skill), skill, time.monotonic())
+
+    def close_call(self, call: OpenCall, *, completion: Completion | None = None,
+                   error: ModelError | None = None) -> None:
+        """Record the answer (or the failure) of a call ``open_call`` began."""
+        guard = self.ledger.guard
+        if completion is None:
+            failure = error or ModelError("no answer")
+            self.ledger.settle(call.hold, CallRecord(
+                self.role, self.name, call.skill, error=str(failure)[:500] or
+                type(failure).__name__, latency_s=time.monotonic() - call.started))
             if guard is not None:
-                guard.failed(self.role, self.name, exc)
-            raise
-        except BaseException:
-            self.ledger.release(hold)  # not a model's answer (a bug, an interrupt): no record
-            raise
+                guard.failed(self.role, self.name, failure)
+            return
         if guard is not None:
             guard.answered(self.role)
         u = completion.usage
-        self.ledger.settle(hold, CallRecord(
-            self.role, self.name, skill, u.input_tokens, u.output_tokens, u.cache_read_tokens,
-            completion.latency_s or time.monotonic() - started, completion.cost_usd,
-            completion.cached))
-        return completion
+        self.ledger.settle(call.hold, CallRecord(
+            self.role, self.name, call.skill, u.input_tokens, u.output_tokens,
+            u.cache_read_tokens, completion.latency_s or time.monotonic() - call.started,
+            completion.cost_usd, completion.cached))
 
     def _reserve(self, messages: Sequence[Message], params: dict[str, Any],
                  skill: str) -> int | None:

@@ -4,7 +4,7 @@ policy, and the check that an answer is not empty."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from skillopt_sleep.errors import AuthError, ModelError
 from skillopt_sleep.models.pricing import Price
@@ -45,6 +45,11 @@ class SdkLLM(Generic[ClientT]):
         self._base_url = base_url
         self._api_key = api_key
         self._client: ClientT | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The client (its connection pool and locks) stays here; a copy in another process,
+        # a night's replays on a cluster, builds its own on first use.
+        return {**self.__dict__, "_client": None}
 
     def _new_client(self) -> ClientT:
         """The SDK client, with the SDK's own retries off and ``policy.timeout_s``."""

@@ -53,8 +53,9 @@ class NightConfig:
     max_tokens: int = 1024
     temperature: float = 0.7
     concurrency: int = 4
-    """Replays run at once (the night's own thread pool; ignored when an executor is given).
-    Results do not depend on it."""
+    """Replays run at once: the night's own thread pool, or the replays in flight on a given
+    executor whose workers are other processes (``night.remote``); a given thread pool keeps
+    its own size. Results do not depend on it."""
     max_success_batches: int = 1
     min_support: int = 2
     """An edit reaches the gate only if it cites at least this many minibatch tasks (1: any

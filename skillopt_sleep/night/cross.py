@@ -293,7 +293,8 @@ class CrossCheck:
         if missing:
             drawn = replay_jobs(missing, context, self.target, executor=self.executor,
                                 judge_for=self.judge_for, max_tokens=self.cfg.max_tokens,
-                                temperature=self.cfg.temperature)
+                                temperature=self.cfg.temperature,
+                                window=self.cfg.concurrency)
             for (t, s), rollout in zip(missing, drawn, strict=True):
                 self._drawn[(key, t.id, s)] = rollout
         return [self._drawn[(key, t.id, s)] for t, s in jobs]

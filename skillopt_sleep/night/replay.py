@@ -27,9 +27,11 @@ from skillopt_sleep.errors import (
 from skillopt_sleep.judges.build import JudgeFor, default_judge_for
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night.prompts import replay_messages
-from skillopt_sleep.records import Rollout, Score, Task, sha256_text
+from skillopt_sleep.night.remote import remote_replays, shares_memory
+from skillopt_sleep.records import Completion, Rollout, Score, Task, sha256_text
 
-__all__ = ["JudgeFor", "default_judge_for", "mean_score", "replay", "replay_jobs", "replay_one"]
+__all__ = ["JudgeFor", "default_judge_for", "failed", "mean_score", "replay", "replay_jobs",
+           "replay_one", "scored"]
 
 
 def replay_one(
@@ -42,7 +44,6 @@ def replay_one(
     max_tokens: int,
     temperature: float,
 ) -> Rollout:
-    skill_hash = sha256_text(skill)
     try:
         done = target.complete(
             replay_messages(skill, task),
@@ -53,7 +54,18 @@ def replay_one(
     except (AuthError, BudgetExceeded, HandoffPending):
         raise
     except ModelError as exc:
-        return Rollout(task.id, sample, skill_hash, error=f"model call failed: {exc}")
+        return failed(task, sample, skill, exc)
+    return scored(task, sample, skill, done, judge_for)
+
+
+def failed(task: Task, sample: int, skill: str, exc: ModelError) -> Rollout:
+    """The rollout of a call that failed: counted, never scored as a wrong answer."""
+    return Rollout(task.id, sample, sha256_text(skill), error=f"model call failed: {exc}")
+
+
+def scored(task: Task, sample: int, skill: str, done: Completion,
+           judge_for: JudgeFor) -> Rollout:
+    """The rollout of an answer, judged."""
     try:
         score = judge_for(task).score(task, done.text, done.tool_calls)
     except (RoleUnavailable, AuthError, BudgetExceeded, HandoffPending):
@@ -63,7 +75,7 @@ def replay_one(
     return Rollout(
         task.id,
         sample,
-        skill_hash,
+        sha256_text(skill),
         response=done.text,
         score=score,
         tool_calls=list(done.tool_calls),
@@ -117,11 +129,13 @@ def replay_jobs(
     judge_for: JudgeFor = default_judge_for,
     max_tokens: int = 1024,
     temperature: float = 0.7,
+    window: int = 8,
 ) -> list[Rollout]:
     """The rollouts of the given (task, sample) jobs, in their order, run through ``executor``.
 
     Each rollout depends only on its task, sample and skill, never on which worker ran it or
-    when, so the result is the same for any executor and any number of workers."""
+    when, so the result is the same for any executor and any number of workers. An executor
+    whose workers are other processes (``night.remote``) has at most ``window`` in flight."""
     run = functools.partial(
         _replay_or_wait,
         skill=skill,
@@ -131,9 +145,12 @@ def replay_jobs(
         temperature=temperature,
     )
     listed = list(jobs)
-    # A partial of a module function (no lambda) so that executors which pickle their work
-    # (process pools, a Dask client's executor) can ship it.
-    done = list(executor.map(run, [t for t, _ in listed], [s for _, s in listed]))
+    done: list[Rollout | HandoffPending]
+    if shares_memory(executor):
+        done = list(executor.map(run, [t for t, _ in listed], [s for _, s in listed]))
+    else:  # its workers are other processes: the caps and the tally stay here
+        done = remote_replays(listed, skill, target, executor=executor, judge_for=judge_for,
+                              max_tokens=max_tokens, temperature=temperature, window=window)
     waiting = [r for r in done if isinstance(r, HandoffPending)]
     if waiting:
         raise waiting[-1]  # the run recounts the unanswered prompts when it stops

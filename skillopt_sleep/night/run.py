@@ -27,6 +27,7 @@ from skillopt_sleep.night.looks import Looks
 from skillopt_sleep.night.measure import lift_margin, measured
 from skillopt_sleep.night.merge import clip, merge
 from skillopt_sleep.night.reflect import reflect, reflect_slow
+from skillopt_sleep.night.remote import shares_memory
 from skillopt_sleep.night.replay import mean_score
 from skillopt_sleep.night.scoring import Scorer
 from skillopt_sleep.records import (
@@ -66,11 +67,10 @@ class Night:
         self.notes = list(inputs.memory.notes)
         # The night's own pool unless the caller brought an executor (then it is theirs to shut).
         self._pool: ThreadPoolExecutor | None = None
-        executor: Executor
-        if inputs.executor is None:
-            executor = self._pool = ThreadPoolExecutor(max_workers=inputs.config.concurrency)
-        else:
-            executor = inputs.executor
+        executor: Executor = inputs.executor or self._own_pool()
+        # Routing hands the metered target to its executor; where replays run in other
+        # processes (``night.remote``), the trigger check routes in the night's own threads.
+        self.routing = executor if shares_memory(executor) else self._own_pool()
         self.scorer = Scorer(self.split, self.target, inputs.judge_for, self.cfg, executor)
         self.refused = 0
         """1 when the night's validated proposal was refused by the firewall as a whole."""
@@ -130,6 +130,11 @@ class Night:
         """The first validation sample on which ``doc``'s answers are unselected: past the
         block it won a comparison on tonight, if it did (``night.carry``)."""
         return self.val_first + (self.val_repeats if self.scorer.has_won(doc) else 0)
+
+    def _own_pool(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.inputs.config.concurrency)
+        return self._pool
 
     # --- the night ------------------------------------------------------------------------
 
@@ -194,7 +199,7 @@ class Night:
         if setup is None:
             return doc
         describer = Describer(self.inputs.skill_name, self.target, self.optimizer, setup,
-                              self.split, self.cfg, self.scorer.executor, self.firewall,
+                              self.split, self.cfg, self.routing, self.firewall,
                               self.inputs.seed)
         self.incumbent, self.result.trigger = describer.run(doc)
         self.result.notes.extend(describer.notes)

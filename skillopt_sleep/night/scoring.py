@@ -158,6 +158,7 @@ class Scorer:
             judge_for=self.judge_for,
             max_tokens=self.cfg.max_tokens,
             temperature=self.cfg.temperature,
+            window=self.cfg.concurrency,
         ) if missing else []
         for (task, sample), rollout in zip(missing, drawn, strict=True):
             self._by_task[(doc.hash, task.id, sample)] = rollout

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
@@ -35,11 +35,13 @@ from skillopt_sleep.config import Settings
 from skillopt_sleep.errors import ConfigError, HandoffPending, RoleUnavailable
 from skillopt_sleep.harvest.base import project_of
 from skillopt_sleep.judges.build import JudgeFor, build_judge_for, default_judge_for
+from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.build import RoleCheck, build_models, check_roles, preflight
 from skillopt_sleep.models.guard import CallGuard
 from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.night import task_budget
 from skillopt_sleep.pipeline import failures, handoff, skip
+from skillopt_sleep.pipeline.cluster import replay_executor
 from skillopt_sleep.pipeline.fit import Fitted, fit
 from skillopt_sleep.pipeline.managed import first_description, group_by_skill, new_descriptions
 from skillopt_sleep.pipeline.outcome import RunOutcome
@@ -48,6 +50,9 @@ from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
 from skillopt_sleep.records import Task, sha256_text, utcnow
 from skillopt_sleep.skilldoc import new_skill
+
+if TYPE_CHECKING:
+    from skillopt_sleep.pipeline.skill_night import SkillNights
 
 
 def night_id(
@@ -293,9 +298,23 @@ class _Run:
         # The night (scipy, the judges) loads only when there is a night to run.
         from skillopt_sleep.pipeline.skill_night import SkillNights
 
-        nights = SkillNights(self.archive, fitted.settings, str(self.project),
-                             self.outcome.night_id, by_skill, roots, self._judge_for, self.say,
-                             new_descriptions(by_skill))
+        with replay_executor(self.settings.cluster) as executor:
+            nights = SkillNights(self.archive, fitted.settings, str(self.project),
+                                 self.outcome.night_id, by_skill, roots, self._judge_for,
+                                 self.say, new_descriptions(by_skill), executor)
+            live = self._nights(nights, models, by_skill, roots)
+        # The trigger check's calls, and those it had already (earlier runs, other skills).
+        self.outcome.counts["routing"] = {"asked": nights.answers.asked,
+                                          "reused": nights.answers.reused}
+        self.outcome.counts["calls"] = len(ledger.calls)
+        self.outcome.counts["cost_by_role"] = ledger.cost_by_role()
+        return live
+
+    def _nights(self, nights: SkillNights, models: tuple[LLM, LLM],
+                by_skill: dict[str, list[Task]], roots: list[Path],
+                ) -> dict[str, dict[str, str | None]]:
+        """Each skill's night in turn; returns the live hashes each night read."""
+        ledger = self.ledger
         live: dict[str, dict[str, str | None]] = {}
         for skill, skill_tasks in sorted(by_skill.items()):
             self.say(f"night for skill {skill} ({len(skill_tasks)} tasks)")
@@ -314,11 +333,6 @@ class _Run:
                     raise
                 self.outcome.nights.append(failures.annotate(result, ledger))
         nights.keep()
-        # The trigger check's calls, and those it had already (earlier runs, other skills).
-        self.outcome.counts["routing"] = {"asked": nights.answers.asked,
-                                          "reused": nights.answers.reused}
-        self.outcome.counts["calls"] = len(ledger.calls)
-        self.outcome.counts["cost_by_role"] = ledger.cost_by_role()
         return live
 
     def _fit(self, by_skill: dict[str, list[Task]], roots: list[Path]) -> Fitted:

@@ -20,6 +20,7 @@ nothing-new run never needs.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +55,8 @@ class SkillNights:
     new_description: dict[str, str]
     """Per skill trained tonight, the description its document is created with when it is
     not installed yet (the trigger check's card for it)."""
+    executor: Executor | None = None
+    """Where the replays run (``pipeline.cluster``); ``None``: each night's own threads."""
     answers: RouteAnswers = field(init=False)
     """The run's routing replies, shared by its skills' trigger checks: the ones the
     project's earlier runs kept, and those this run asks."""
@@ -87,6 +90,7 @@ class SkillNights:
             retire=extra.retire,
             recheck=extra.recheck,
             cross_tasks=self.settings.cross_tasks,
+            executor=self.executor,
         ))
         self._finished.append((result, tasks, extra.seq))
         return result
