@@ -198,3 +198,20 @@ def test_run_with_the_cluster_setting_keeps_the_night_of_the_local_pool(
     assert [to_dict(n)["skill_after"] for n in on_cluster.nights] == \
         [to_dict(n)["skill_after"] for n in local.nights]
     assert on_cluster.counts["calls"] == local.counts["calls"] > 0
+
+
+def test_copies_of_a_model_and_its_cache_share_one_client_and_connection(tmp_path: Path) -> None:
+    import pickle
+
+    from skillopt_sleep.archive.cache import Cache
+    from skillopt_sleep.models.build import build_llm
+    from skillopt_sleep.models.cache import CachedLLM
+
+    model = build_llm("anthropic:claude-haiku-4-5", base_url="http://127.0.0.1:9", pricing={},
+                      persona=None, cache=None, role="target")
+    cached = CachedLLM(model, Cache(tmp_path / "calls.sqlite3"))
+    first, second = (pickle.loads(pickle.dumps(cached)) for _ in range(2))
+    assert first.cache is second.cache and first.cache is not cached.cache
+    assert first.cache.path == cached.cache.path
+    assert first.inner._sdk() is second.inner._sdk()  # one client per model in a process
+    assert first.inner._sdk() is not model._sdk()     # never the sender's own

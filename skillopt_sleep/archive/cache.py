@@ -44,7 +44,7 @@ class Cache:
     def __reduce__(self) -> tuple[object, ...]:
         # A worker process (a night's replays on a cluster) opens the same file by its path:
         # a connection and a lock do not travel.
-        return Cache, (self.path, self.mode)
+        return _opened, (self.path, self.mode)
 
     def get(self, key: str) -> Completion | None:
         with self._lock:
@@ -65,3 +65,15 @@ class Cache:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+_OPENED: dict[tuple[Path, str], Cache] = {}
+
+
+def _opened(path: Path, mode: str) -> Cache:
+    """The cache at ``path`` as this process has it open: each replay sent to a worker
+    carries the cache again, and its copies share one connection there."""
+    key = (path, mode)
+    if key not in _OPENED:
+        _OPENED[key] = Cache(path, mode)
+    return _OPENED[key]

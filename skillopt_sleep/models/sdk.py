@@ -14,6 +14,10 @@ from skillopt_sleep.records import Completion, ToolCall, Usage
 ClientT = TypeVar("ClientT")
 
 
+_TRAVELLED: dict[tuple[object, ...], Any] = {}
+"""The clients of the models that arrived from another process, one per model here."""
+
+
 class SdkLLM(Generic[ClientT]):
     """A model reached through its provider's SDK; subclasses name the SDK's pieces.
 
@@ -49,7 +53,16 @@ class SdkLLM(Generic[ClientT]):
     def __getstate__(self) -> dict[str, Any]:
         # The client (its connection pool and locks) stays here; a copy in another process,
         # a night's replays on a cluster, builds its own on first use.
-        return {**self.__dict__, "_client": None}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_client", "_travelled")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Each replay sent to a worker arrives as a fresh copy of the model: the copies of one
+        # model share one client per worker process, so a call does not pay a new client and
+        # a new connection.
+        self.__dict__.update(state)
+        self._travelled = (type(self), self.model, self._base_url, self._api_key, self.policy,
+                           self.stream)
+        self._client = None
 
     def _new_client(self) -> ClientT:
         """The SDK client, with the SDK's own retries off and ``policy.timeout_s``."""
@@ -58,12 +71,17 @@ class SdkLLM(Generic[ClientT]):
     def _sdk(self) -> ClientT:
         # Built on first use so a missing key surfaces as AuthError at the first call,
         # not when a command merely parses its flags.
+        travelled = getattr(self, "_travelled", None)
+        if self._client is None and travelled is not None:
+            self._client = _TRAVELLED.get(travelled)
         if self._client is None:
             try:
                 self._client = self._new_client()
             except self.sdk_error as exc:
                 raise AuthError(f"{self.name}: cannot build the client ({exc}); "
                                 f"set {self.key_variable}") from exc
+            if travelled is not None:
+                _TRAVELLED[travelled] = self._client
         return self._client
 
     def _call(self, attempt: Callable[[], Completion]) -> Completion:
