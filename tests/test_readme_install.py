@@ -74,6 +74,7 @@ def test_readme_block_is_what_this_test_runs() -> None:
         i for i, c in enumerate(commands) if "/path/to/this/clone" in c)
 
 
+@pytest.mark.timeout(3600)  # a fresh venv of 1.6 GB: minutes on a quiet machine, more on a busy one
 def test_readme_install_gives_a_working_command_on_cpu_torch(tmp_path: Path) -> None:
     require(subprocess.run(["python3", "-c", "import ensurepip"], capture_output=True)
             .returncode == 0, "python3 has no ensurepip (python3-venv)")
