@@ -76,10 +76,14 @@ class SkillSpec:
     description: str
     user_text: str
     deliverables: tuple[str, ...]
+    document: str = ""
+    """The real document the skill starts as, byte for byte (a persona's ``skill_file``)."""
 
     def initial_text(self) -> str:
         from skillopt_sleep.skilldoc import new_skill, yaml_scalar
 
+        if self.document:
+            return self.document
         head = f"---\nname: {self.name}\ndescription: {yaml_scalar(self.description)}\n---\n\n"
         return (
             head + self.user_text.rstrip("\n") + "\n"
@@ -110,6 +114,18 @@ class Persona:
     def multi(self) -> bool:
         """Whether tasks are routed to several skills (a ``[[skills]]`` persona)."""
         return len(self.skills) > 1
+
+    @property
+    def routed(self) -> bool:
+        """Whether the target routes tasks by description (the trigger check runs): a
+        several-skill persona, or one skill whose deliverables have ``triggers``."""
+        return self.multi or any(d.get("triggers") for d in self.deliverables.values())
+
+    @property
+    def installed(self) -> bool:
+        """Whether the skill exists before any night (a real document, ``skill_file``): its
+        sessions load it, and the full proof installs it in the skill roots."""
+        return any(s.document for s in self.skills)
 
     def skill_of(self, deliverable: str) -> str:
         """The skill a deliverable's tasks are routed to."""
@@ -204,8 +220,15 @@ def _cross(data: dict[str, Any]) -> CrossRule:
     return CrossRule(**fields, skill=data["skill"], helps=data["helps"])
 
 
-def _skills(data: dict[str, Any], deliverables: dict[str, dict[str, Any]]) -> tuple[SkillSpec, ...]:
-    """``[[skills]]``, or the one skill of the top-level ``skill`` fields."""
+def _skills(data: dict[str, Any], deliverables: dict[str, dict[str, Any]],
+            path: Path) -> tuple[SkillSpec, ...]:
+    """``[[skills]]``, or the one skill of the top-level ``skill`` fields (with
+    ``skill_file``, a real document beside the persona, read byte for byte)."""
+    if "skill_file" in data:
+        from skillopt_sleep.sim.real_skill import read_document
+
+        document, description = read_document(path.parent / data["skill_file"])
+        return (SkillSpec(data["skill"], description, "", tuple(deliverables), document),)
     if "skills" not in data:
         return (SkillSpec(data["skill"], data["skill_description"], data.get("user_text", ""),
                           tuple(deliverables)),)
@@ -222,7 +245,7 @@ def _build(data: dict[str, Any], path: Path) -> Persona:
     deliverables = {d["id"]: d for d in data["deliverables"]}
     for d in deliverables.values():
         validate_checks(d.get("checks", [{"op": "no_refusal"}]))
-    skills = _skills(data, deliverables)
+    skills = _skills(data, deliverables, path)
     persona = Persona(
         name=data["name"],
         description=data.get("description", ""),
@@ -240,7 +263,13 @@ def _build(data: dict[str, Any], path: Path) -> Persona:
         cross=tuple(_cross(r) for r in data.get("cross", ())),
     )
     _check_keywords(persona)
-    if persona.multi:
+    if persona.installed:
+        from skillopt_sleep.sim.real_skill import stated_rules
+
+        if stated := stated_rules(persona, persona.initial_skill()):
+            raise ValueError(f"skill_file already states rules {stated}: the proof would "
+                             "measure nothing for them")
+    if persona.routed:
         _check_skills(persona)
     return persona
 
@@ -269,7 +298,8 @@ def _check_skills(persona: Persona) -> None:
     for did in persona.deliverables:
         sets = persona.triggers(did)
         if not sets:
-            raise ValueError(f"deliverable {did}: a several-skill persona needs triggers")
+            raise ValueError(f"deliverable {did}: a routed persona needs triggers on every "
+                             "deliverable")
         topic = persona.topic(did).lower()
         if not any(all(k in topic for k in keys) for keys in sets):
             raise ValueError(f"deliverable {did}: topic {topic!r} holds none of its triggers")
