@@ -25,7 +25,6 @@ from typing import Any
 from filelock import FileLock
 
 from skillopt_sleep import frontmatter
-
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.mining import MiningStore
 from skillopt_sleep.config import Settings
@@ -34,11 +33,11 @@ from skillopt_sleep.pipeline.run import RunOutcome, run_once
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.records import sha256_text
-from skillopt_sleep.skilldoc import parse
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim import real_skill
 from skillopt_sleep.sim.prove import MIN_LIFT
 from skillopt_sleep.sim.transcripts import write_history
+from skillopt_sleep.skilldoc import parse
 
 _ENV = ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "SKILLOPT_SLEEP_HOME")
 
