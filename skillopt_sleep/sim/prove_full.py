@@ -6,7 +6,13 @@ home, each task asked in every phrasing the persona has for it (``write_history`
 phrasing a task their judges check too few rules for an edit to show its gain there).
 The real pipeline harvests them, mines families and tasks, runs the nights with the
 persona simulator as target and optimizer, stages each proposal, adopts it into temporary
-skill directories, and finally rolls back once. Every step is asserted as it happens.
+skill directories, and finally rolls back once: every root gets back the bytes and mode it
+held before the night that adopted last. Every step is asserted as it happens.
+
+A persona whose skill is a real document (``skill_file``) has it installed in both roots
+before the first night (``real_skill.install``); the proof then also checks that the
+adopted copies differ from it only in the description value, kept in its style, and the
+managed regions, and rolls back to it: every root byte for byte, with its own mode.
 """
 
 from __future__ import annotations
@@ -217,13 +223,7 @@ GATE_KEYS = ("steps", "val_repeats", "alpha", "margin", "gate_test", "no_regress
              "budget_schedule")
 
 
-def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
-               ) -> dict[str, Any]:
-    """Run the whole flow in a sandbox; raise ``AssertionFailed`` at the first broken step."""
-    unknown = set(spec.gate) - set(GATE_KEYS)
-    if unknown:
-        raise ConfigError(f"prove --full: unknown gate settings {sorted(unknown)}")
-    p = personas.load(spec.persona)
+def _one_skill(p: personas.Persona) -> None:
     if p.multi:
         raise ConfigError(
             f"prove --full: persona {p.name!r} has several skills, and the full proof trains "
@@ -231,6 +231,16 @@ def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
             f"catch-all skill. Run `prove --persona {p.name}` without --full, which trains "
             "and scores each of its skills (a real multi-skill night over its transcripts: "
             f"experiments/real_night_bench.py --persona {p.name})")
+
+
+def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
+               ) -> dict[str, Any]:
+    """Run the whole flow in a sandbox; raise ``AssertionFailed`` at the first broken step."""
+    unknown = set(spec.gate) - set(GATE_KEYS)
+    if unknown:
+        raise ConfigError(f"prove --full: unknown gate settings {sorted(unknown)}")
+    p = personas.load(spec.persona)
+    _one_skill(p)
     start = time.monotonic()
     with _sandbox(f"{p.name}-{spec.seed}", spec.keep) as root:
         project = root / "project"
@@ -268,18 +278,27 @@ def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
         summary["families"] = _families()
         if spec.assert_improves:
             check_full(summary)
-        if p.installed:
-            summary |= _kept(p, roots)
-            if spec.assert_improves:
-                _expect(not summary["outside_edit"], summary["outside_edit"])
-        summary["rolled_back_to"] = _rollback_once(
-            roots, summary["skill"], _before_last(befores, outcomes, summary["skill"]))
-        if p.installed:
-            summary["restored_original"] = _rollback_to_original(p.skill, original)
+        summary |= _undo(p, roots, summary["skill"], _before_last(befores, outcomes,
+                                                                  summary["skill"]), original)
         summary["report"] = str(Path(_changed_last(outcomes).staged) / "report.html")
         summary["sandbox"] = str(root) if spec.keep else ""
     summary["seconds"] = round(time.monotonic() - start, 2)
     return summary
+
+
+def _undo(p: personas.Persona, roots: list[Path], skill: str,
+          before_last: dict[Path, tuple[bytes, int] | None],
+          original: dict[Path, tuple[bytes, int] | None]) -> dict[str, Any]:
+    """Check an installed skill's adopted copies (``_kept``), roll the last adoption back,
+    and roll an installed skill back to the user's document; each step checked."""
+    found: dict[str, Any] = {}
+    if p.installed:
+        found |= _kept(p, roots)
+        _expect(not found["outside_edit"], found["outside_edit"])
+    found["rolled_back_to"] = _rollback_once(roots, skill, before_last)
+    if p.installed:
+        found["restored_original"] = _rollback_to_original(p.skill, original)
+    return found
 
 
 def _kept(p: personas.Persona, roots: list[Path]) -> dict[str, Any]:
