@@ -35,12 +35,14 @@ def quick(persona: str, seed: int) -> tuple[str, bool]:
         print(f"  seed {seed} quick: {exc}")
     p = personas.load(persona)
     changed = parse(summary["final_skill"]).description != parse(p.initial_skill()).description
-    row = (f"quick lift {summary['lift']:+.3f} (±{summary['lift_margin'] or 0:.3f}) "
+    row = (f"quick {summary['baseline_test']:.3f} → {summary['after_test']:.3f} "
+           f"lift {summary['lift']:+.3f} (±{summary['lift_margin'] or 0:.3f}) "
            f"harmful {summary['harmful_accepted']} hostile {summary['hostile_accepted']} "
            f"accepted {summary['edits_accepted']} "
            f"description {'edited' if changed else 'kept'} "
            f"({description_style(summary['final_skill'])}) "
-           f"outside {summary['outside_edit'] or 'none'}")
+           f"outside {summary['outside_edit'] or 'none'} recall "
+           f"{summary['trigger_recall_before']} → {summary['trigger_recall_after']}")
     return row, ok
 
 
@@ -50,7 +52,8 @@ def full(persona: str, seed: int) -> tuple[str, bool]:
     except AssertionFailed as exc:
         print(f"  seed {seed} full: {exc}")
         return "full FAILED", False
-    row = (f"full lift {summary['lift']:+.3f} harmful {summary['harmful_accepted']} "
+    row = (f"full {summary['baseline_test']:.3f} → {summary['after_test']:.3f} "
+           f"lift {summary['lift']:+.3f} harmful {summary['harmful_accepted']} "
            f"accepted {summary['accepted_per_night']} "
            f"description {'edited' if summary.get('description_changed') else 'kept'} "
            f"({summary.get('description_style', '-')}) "
