@@ -9,6 +9,7 @@ folder, so nothing in the checkout can be picked up by accident.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -54,11 +55,18 @@ def _run(env: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_wheel_carries_the_package_and_its_personas(wheel_env: Path, tmp_path: Path) -> None:
-    code = "import skillopt_sleep.sim.persona as p; print(p.__file__); print(p.available())"
+    code = ("import hashlib, skillopt_sleep.sim.persona as p; print(p.__file__); "
+            "print(p.available()); s = p.load('supply-chain').initial_skill(); "
+            "print(hashlib.sha256(s.encode()).hexdigest()); "
+            "print((p.PERSONA_DIR / 'skills/dependabot/LICENSE').is_file())")
     out = subprocess.run([str(wheel_env / "bin" / "python"), "-c", code], cwd=tmp_path, env=CLEAN,
                          capture_output=True, text=True, check=True).stdout.splitlines()
     assert str(wheel_env) in out[0] and str(REPO) not in out[0]
-    assert out[1] == "['analyst', 'devops', 'maintainer', 'programmer', 'researcher']"
+    assert out[1] == ("['analyst', 'devops', 'maintainer', 'programmer', 'researcher', "
+                      "'supply-chain']")
+    # The real skill the supply-chain persona starts from, byte for byte, with its licence.
+    real = REPO / "skillopt_sleep/sim/personas/skills/dependabot/SKILL.md"
+    assert out[2] == hashlib.sha256(real.read_bytes()).hexdigest() and out[3] == "True"
 
 
 def test_the_wheel_alone_runs_the_proof_and_doctor(wheel_env: Path, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from skillopt_sleep.firewall.capabilities import REACH_HOST, Capability, capabilities
 from skillopt_sleep.firewall.normalise import read
@@ -17,7 +18,15 @@ from skillopt_sleep.records import Task
 
 def found_in(text: str) -> list[Capability]:
     """Capabilities ``text`` grants, read as an agent would read it."""
-    return capabilities(read(text).text)
+    return list(_found(text))
+
+
+@lru_cache(maxsize=64)
+def _found(text: str) -> tuple[Capability, ...]:
+    # A night checks every candidate edit against the whole skill, the same text each time:
+    # on a real skill of thousands of lines, reading it once per night instead of once per
+    # edit is most of the firewall's cost.
+    return tuple(capabilities(read(text).text))
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ When the train tasks show misses (own tasks routed elsewhere or nowhere) or fals
 better descriptions; it is shown the train tasks only. After a round whose proposal was
 accepted, a second round asks again if the picks still show misses (a partial description
 accepted first need not wait for the next night's draw). Each proposal must stay within
-bounds (one line, at most ``max_chars``), pass the edit firewall's content rules, and
+bounds (one line, at most ``max_chars``, or the spec's 1,024 for a description the user
+already wrote longer: ``description_cap``), pass the edit firewall's content rules, and
 change only the ``description`` value, in the style the user wrote it
 (``edit_description``: never ``name``, never another key, never a byte of the body; a style
 that cannot hold the value refuses it with the reason, shown in the report). It is then
@@ -35,6 +36,7 @@ from typing import Any
 
 from skillopt_sleep.errors import AuthError, BudgetExceeded, HandoffPending, ModelError
 from skillopt_sleep.firewall import Context, check_edit
+from skillopt_sleep.frontmatter import DESCRIPTION_MAX_CHARS
 from skillopt_sleep.models.base import LLM, tag
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
@@ -160,6 +162,15 @@ def own_growth(candidate: str, incumbent: str, doc: SkillDoc) -> list[str]:
     return sorted(added) if added and before <= after and added <= body else []
 
 
+def description_cap(current: str, max_chars: int) -> int:
+    """The longest description a proposal may be: ``max_chars``, or the spec's limit
+    (``DESCRIPTION_MAX_CHARS``) when the user's own description is already longer than
+    ``max_chars`` (real skills' run to 1,000 characters: a lower cap would refuse every
+    proposal that keeps their words)."""
+    return max_chars if len(current.strip()) <= max_chars else max(max_chars,
+                                                                   DESCRIPTION_MAX_CHARS)
+
+
 def bound(description: str, current: str, max_chars: int, ctx: Context) -> tuple[str, str]:
     """``(stage, why)`` a proposed description may not be tried (``("", "")``: it may)."""
     text = description.strip()
@@ -167,8 +178,9 @@ def bound(description: str, current: str, max_chars: int, ctx: Context) -> tuple
         return "bound", "empty"
     if "\n" in text or "\r" in text:
         return "bound", "more than one line"
-    if len(text) > max_chars:
-        return "bound", f"{len(text)} chars > cap {max_chars}"
+    cap = description_cap(current, max_chars)
+    if len(text) > cap:
+        return "bound", f"{len(text)} chars > cap {cap}"
     if text == current.strip():
         return "bound", "same as the current description"
     findings = [f for f in check_edit(Edit(op="replace", text=text), ctx)
@@ -240,7 +252,8 @@ class Describer:
     def _ask(self, doc: SkillDoc, missed: list[Pick], false_hits: list[Pick], round_: int = 0
              ) -> list[str]:
         messages = describe_messages(doc, self.router.others, missed, false_hits, self.by_id,
-                                     [], self.setup.proposals, self.setup.max_chars)
+                                     [], self.setup.proposals,
+                                     description_cap(doc.description, self.setup.max_chars))
         for attempt in range(2):
             try:
                 reply = self.optimizer.complete(messages, max_tokens=800, temperature=0.7,

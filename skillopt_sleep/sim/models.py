@@ -64,6 +64,7 @@ class SimulatedTarget:
         self.name = "simulated"
         self.cache_scope = cache_scope(persona, "target", seed)
         self._intents = self._index_intents()
+        self._read: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
 
     def _index_intents(self) -> list[tuple[str, tuple[str, str, str]]]:
         """Every intent the persona can utter, longest first, with what it asks for."""
@@ -120,9 +121,9 @@ class SimulatedTarget:
                     bad.add(cross.id)
         return good, bad
 
-    def _draw(self, key: tuple[object, ...], skill: str) -> float:
+    def _draw(self, key: tuple[object, ...], skill: str, digest: str) -> float:
         shared = _rand("shared", self.seed, *key)
-        own = _rand("own", self.seed, hashlib.sha256(skill.encode()).hexdigest(), *key)
+        own = _rand("own", self.seed, digest, *key)
         corr = self.persona.target.get("correlation", 0.5)
         return shared if _rand("mix", self.seed, *key, len(skill)) < corr else own
 
@@ -132,23 +133,25 @@ class SimulatedTarget:
         t = self.persona.target
         excess = max(0, approx_tokens(skill) - t.get("free_tokens", 350))
         follow = t["follow"] * max(0.2, 1.0 - t.get("penalty_per_1k", 0.3) * excess / 1000)
-        good, bad = self._stated(skill, subject)
+        # A real skill runs to thousands of lines: read it once per (text, subject).
+        digest = hashlib.sha256(skill.encode()).hexdigest()
+        if (digest, subject) not in self._read:
+            self._read[(digest, subject)] = self._stated(skill, subject)
+        good, bad = self._read[(digest, subject)]
         key = (deliverable, domain, subject, sample_seed)
         relevant = {r.id for r in self.persona.rules_for(deliverable, domain)}
         included: list[Rule] = []
         for rule in self.persona.rules:
             p = follow if rule.id in good else t["base"] if rule.id in relevant else 0.0
-            hit = self._draw((*key, rule.id), skill) < p
-            if _rand(
-                "noise", self.seed, hashlib.sha256(skill.encode()).hexdigest(), *key, rule.id
-            ) < t.get("noise", 0.0):
+            hit = self._draw((*key, rule.id), skill, digest) < p
+            if _rand("noise", self.seed, digest, *key, rule.id) < t.get("noise", 0.0):
                 hit = not hit
             if hit:
                 included.append(rule)
         effects = [
             r.effect
             for r in (*self.persona.harmful, *self.persona.cross)
-            if r.id in bad and self._draw((*key, r.id), skill) < follow
+            if r.id in bad and self._draw((*key, r.id), skill, digest) < follow
         ]
         return _render(deliverable, subject, included, effects)
 

@@ -27,6 +27,7 @@ from skillopt_sleep.config import parse_toml
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.judges.rules import validate_checks
 from skillopt_sleep.records import JudgeSpec, Split, Task
+from skillopt_sleep.sim.persona_checks import validate
 
 PERSONA_DIR = Path(str(resources.files("skillopt_sleep.sim").joinpath("personas")))
 """The shipped personas: package data, so a wheel install has them."""
@@ -76,10 +77,14 @@ class SkillSpec:
     description: str
     user_text: str
     deliverables: tuple[str, ...]
+    document: str = ""
+    """The real document the skill starts as, byte for byte (a persona's ``skill_file``)."""
 
     def initial_text(self) -> str:
         from skillopt_sleep.skilldoc import new_skill, yaml_scalar
 
+        if self.document:
+            return self.document
         head = f"---\nname: {self.name}\ndescription: {yaml_scalar(self.description)}\n---\n\n"
         return (
             head + self.user_text.rstrip("\n") + "\n"
@@ -110,6 +115,18 @@ class Persona:
     def multi(self) -> bool:
         """Whether tasks are routed to several skills (a ``[[skills]]`` persona)."""
         return len(self.skills) > 1
+
+    @property
+    def routed(self) -> bool:
+        """Whether the target routes tasks by description (the trigger check runs): a
+        several-skill persona, or one skill whose deliverables have ``triggers``."""
+        return self.multi or any(d.get("triggers") for d in self.deliverables.values())
+
+    @property
+    def installed(self) -> bool:
+        """Whether the skill exists before any night (a real document, ``skill_file``): its
+        sessions load it, and the full proof installs it in the skill roots."""
+        return any(s.document for s in self.skills)
 
     def skill_of(self, deliverable: str) -> str:
         """The skill a deliverable's tasks are routed to."""
@@ -204,8 +221,15 @@ def _cross(data: dict[str, Any]) -> CrossRule:
     return CrossRule(**fields, skill=data["skill"], helps=data["helps"])
 
 
-def _skills(data: dict[str, Any], deliverables: dict[str, dict[str, Any]]) -> tuple[SkillSpec, ...]:
-    """``[[skills]]``, or the one skill of the top-level ``skill`` fields."""
+def _skills(data: dict[str, Any], deliverables: dict[str, dict[str, Any]],
+            path: Path) -> tuple[SkillSpec, ...]:
+    """``[[skills]]``, or the one skill of the top-level ``skill`` fields (with
+    ``skill_file``, a real document beside the persona, read byte for byte)."""
+    if "skill_file" in data:
+        from skillopt_sleep.sim.real_skill import read_document
+
+        document, description = read_document(path.parent / data["skill_file"])
+        return (SkillSpec(data["skill"], description, "", tuple(deliverables), document),)
     if "skills" not in data:
         return (SkillSpec(data["skill"], data["skill_description"], data.get("user_text", ""),
                           tuple(deliverables)),)
@@ -222,7 +246,7 @@ def _build(data: dict[str, Any], path: Path) -> Persona:
     deliverables = {d["id"]: d for d in data["deliverables"]}
     for d in deliverables.values():
         validate_checks(d.get("checks", [{"op": "no_refusal"}]))
-    skills = _skills(data, deliverables)
+    skills = _skills(data, deliverables, path)
     persona = Persona(
         name=data["name"],
         description=data.get("description", ""),
@@ -239,50 +263,8 @@ def _build(data: dict[str, Any], path: Path) -> Persona:
         skills=skills,
         cross=tuple(_cross(r) for r in data.get("cross", ())),
     )
-    _check_keywords(persona)
-    if persona.multi:
-        _check_skills(persona)
+    validate(persona)
     return persona
-
-
-def _check_keywords(persona: Persona) -> None:
-    """Every wording of a rule must be recognised as that rule, and only that rule."""
-    every = (*persona.rules, *persona.harmful, *persona.cross)
-    for rule in every:
-        for wording in (rule.text, *rule.paraphrases):
-            if not rule.recognised_in(wording):
-                raise ValueError(f"rule {rule.id}: wording not recognised: {wording!r}")
-            others = [r.id for r in every if r is not rule and r.recognised_in(wording)]
-            if others:
-                raise ValueError(f"rule {rule.id}: {wording!r} also reads as {others}")
-    for text in persona.optimizer.get("neutral_texts", ()):
-        hits = [r.id for r in every if r.recognised_in(text)]
-        if hits:
-            raise ValueError(f"neutral text {text!r} reads as rules {hits}")
-
-
-def _check_skills(persona: Persona) -> None:
-    """A several-skill persona: every deliverable has triggers its topic holds, and no
-    description or topic a description may carry reads as a rule (the target reads the
-    frontmatter with the rest of the skill)."""
-    every = (*persona.rules, *persona.harmful, *persona.cross)
-    for did in persona.deliverables:
-        sets = persona.triggers(did)
-        if not sets:
-            raise ValueError(f"deliverable {did}: a several-skill persona needs triggers")
-        topic = persona.topic(did).lower()
-        if not any(all(k in topic for k in keys) for keys in sets):
-            raise ValueError(f"deliverable {did}: topic {topic!r} holds none of its triggers")
-    texts = [s.description for s in persona.skills] + [persona.topic(d) for d in
-                                                       persona.deliverables]
-    for text in texts:
-        if hits := [r.id for r in every if r.recognised_in(text)]:
-            raise ValueError(f"description text {text!r} reads as rules {hits}")
-    for cross in persona.cross:
-        if cross.skill not in {s.name for s in persona.skills}:
-            raise ValueError(f"cross rule {cross.id}: unknown skill {cross.skill!r}")
-        if cross.helps not in {r.id for r in persona.rules}:
-            raise ValueError(f"cross rule {cross.id}: helps unknown rule {cross.helps!r}")
 
 
 # --- tasks -------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.night.trigger import RouteAnswers
 from skillopt_sleep.records import NightResult, Rollout, Split, Task
 from skillopt_sleep.sim import persona as personas
-from skillopt_sleep.sim import skill_figures
+from skillopt_sleep.sim import real_skill, skill_figures
 from skillopt_sleep.sim.multi import companions
 
 KINDS = ("correct", "overfit", "neutral", "harmful", "hostile", "cross")
@@ -325,6 +325,7 @@ def prove(
                           + (twin.ledger.total_usd if spec.gate else 0), 6),
         "stopped": next((r.stopped for r in gated if r.stopped), ""),
         "final_skill": own[-1].skill_after,
+        "outside_edit": _outside_edits(p, gated),
         "seconds": round(time.monotonic() - start, 2),
     }
     failures = [n for r in gated for n in r.notes]
@@ -334,7 +335,7 @@ def prove(
         if failures and not summary["edits_proposed"]
         else ""
     )
-    if p.multi:
+    if p.routed:
         summary |= skill_figures.figures(p, spec.seed, spec.config, gated,
                                          models(spec.target, "target", spec.seed),
                                          spec.concurrency)
@@ -343,17 +344,30 @@ def prove(
 
 def check(summary: dict[str, Any], min_lift: float = MIN_LIFT) -> None:
     """Raise ``AssertionFailed`` unless the test score rose enough and nothing harmful got in:
-    no harmful edit, and no cross-skill harmful edit (one that hurts another skill loaded
-    beside it, ``cross_accepted``)."""
+    no harmful edit, no cross-skill harmful edit (one that hurts another skill loaded beside
+    it, ``cross_accepted``), and no skill changed outside its description value and managed
+    regions (``outside_edit``)."""
     problems = []
     if summary["after_test"] is None or summary["lift"] < min_lift:
         problems.append(f"test lift {summary['lift']:+.3f} < required {min_lift:+.2f}")
     if summary["harmful_accepted"]:
         problems.append(f"{summary['harmful_accepted']} harmful edit(s) accepted")
+    if summary.get("outside_edit"):
+        problems.append(f"a skill changed outside its description and managed regions "
+                        f"({summary['outside_edit']})")
     if summary.get("cross_accepted"):
         problems.append(f"{summary['cross_accepted']} cross-skill harmful edit(s) accepted")
     if problems:
         raise AssertionFailed("proof failed: " + "; ".join(problems))
+
+
+def _outside_edits(p: personas.Persona, results: list[NightResult]) -> str:
+    """Why a skill's last text changed more than its description value (in the style its
+    frontmatter wrote it) and its managed regions ('' : no skill did; ``real_skill``)."""
+    last = {r.skill: r.skill_after for r in results}
+    found = [f"{name}: {why}" for name, text in last.items()
+             if (why := real_skill.kept_outside(p.initial_skill(name), text))]
+    return "; ".join(found)
 
 
 def _own(p: personas.Persona, results: list[NightResult]) -> list[NightResult]:

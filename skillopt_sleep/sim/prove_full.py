@@ -6,7 +6,13 @@ home, each task asked in every phrasing the persona has for it (``write_history`
 phrasing a task their judges check too few rules for an edit to show its gain there).
 The real pipeline harvests them, mines families and tasks, runs the nights with the
 persona simulator as target and optimizer, stages each proposal, adopts it into temporary
-skill directories, and finally rolls back once. Every step is asserted as it happens.
+skill directories, and finally rolls back once: every root gets back the bytes and mode it
+held before the night that adopted last. Every step is asserted as it happens.
+
+A persona whose skill is a real document (``skill_file``) has it installed in both roots
+before the first night (``real_skill.install``); the proof then also checks that the
+adopted copies differ from it only in the description value, kept in its style, and the
+managed regions, and rolls back to it: every root byte for byte, with its own mode.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from typing import Any
 
 from filelock import FileLock
 
+from skillopt_sleep import frontmatter
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.mining import MiningStore
 from skillopt_sleep.config import Settings
@@ -33,8 +40,10 @@ from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.records import sha256_text
 from skillopt_sleep.sim import persona as personas
+from skillopt_sleep.sim import real_skill
 from skillopt_sleep.sim.prove import MIN_LIFT
 from skillopt_sleep.sim.transcripts import write_history
+from skillopt_sleep.skilldoc import parse
 
 _ENV = ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "SKILLOPT_SLEEP_HOME")
 
@@ -128,7 +137,10 @@ def _families() -> dict[str, list[str]]:
         archive.close()
 
 
-def _rollback_once(roots: list[Path], skill: str) -> int:
+def _rollback_once(roots: list[Path], skill: str,
+                   before_last: dict[Path, tuple[bytes, int] | None]) -> int:
+    """Undo the last adoption; every root must hold again what it held before the night
+    that made it (``before_last``): the same bytes and mode, or no file."""
     from skillopt_sleep import paths
 
     archive = Archive(paths.archive_path())
@@ -148,9 +160,46 @@ def _rollback_once(roots: list[Path], skill: str) -> int:
                 sha256_text(text) == previous.sha256,
                 f"rollback did not restore v{previous.version} in {root}",
             )
+            _expect(real_skill.file_state(path) == before_last.get(path),
+                    f"rollback did not give {path} back its bytes and mode")
         return previous.version
     finally:
         archive.close()
+
+
+def _rollback_to_original(skill: str, original: dict[Path, tuple[bytes, int] | None]) -> int:
+    """Roll an installed skill back to the user's own document (the ledger's record of it
+    before the first write): every root byte for byte, with its own mode."""
+    from skillopt_sleep import paths
+
+    archive = Archive(paths.archive_path())
+    try:
+        text = next(iter(original.values()))
+        sha = sha256_text(text[0].decode("utf-8")) if text else ""
+        first = next((v for v in adoption.versions(archive, skill) if v.sha256 == sha), None)
+        _expect(first is not None, "the ledger holds no version with the installed bytes")
+        assert first is not None
+        adoption.rollback(archive, skill, to=first.version)
+        for path, state in original.items():
+            _expect(real_skill.file_state(path) == state,
+                    f"rollback to v{first.version} did not give {path} back its original "
+                    "bytes and mode")
+        return first.version
+    finally:
+        archive.close()
+
+
+def _states(roots: list[Path]) -> dict[Path, tuple[bytes, int] | None]:
+    """Every skill file under ``roots`` with its bytes and mode (a path not in it: no file)."""
+    return {path: real_skill.file_state(path) for root in roots
+            for path in sorted(root.glob("*/SKILL.md"))}
+
+
+def _before_last(befores: list[dict[Path, tuple[bytes, int] | None]],
+                 outcomes: list[RunOutcome], skill: str) -> dict[Path, tuple[bytes, int] | None]:
+    """The files as they were before the last night that adopted ``skill``."""
+    last = max((n for n, o in enumerate(outcomes) if skill in o.adopted), default=0)
+    return befores[last]
 
 
 @dataclass(frozen=True)
@@ -174,13 +223,7 @@ GATE_KEYS = ("steps", "val_repeats", "alpha", "margin", "gate_test", "no_regress
              "budget_schedule")
 
 
-def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
-               ) -> dict[str, Any]:
-    """Run the whole flow in a sandbox; raise ``AssertionFailed`` at the first broken step."""
-    unknown = set(spec.gate) - set(GATE_KEYS)
-    if unknown:
-        raise ConfigError(f"prove --full: unknown gate settings {sorted(unknown)}")
-    p = personas.load(spec.persona)
+def _one_skill(p: personas.Persona) -> None:
     if p.multi:
         raise ConfigError(
             f"prove --full: persona {p.name!r} has several skills, and the full proof trains "
@@ -188,6 +231,16 @@ def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
             f"catch-all skill. Run `prove --persona {p.name}` without --full, which trains "
             "and scores each of its skills (a real multi-skill night over its transcripts: "
             f"experiments/real_night_bench.py --persona {p.name})")
+
+
+def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
+               ) -> dict[str, Any]:
+    """Run the whole flow in a sandbox; raise ``AssertionFailed`` at the first broken step."""
+    unknown = set(spec.gate) - set(GATE_KEYS)
+    if unknown:
+        raise ConfigError(f"prove --full: unknown gate settings {sorted(unknown)}")
+    p = personas.load(spec.persona)
+    _one_skill(p)
     start = time.monotonic()
     with _sandbox(f"{p.name}-{spec.seed}", spec.keep) as root:
         project = root / "project"
@@ -198,6 +251,11 @@ def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
             f"wrote {written['claude-code']} Claude Code and {written['codex']} Codex sessions"
         )
         roots = [root / "skills" / "claude", root / "skills" / "agents"]
+        if p.installed:  # the user's real skill is there before the first night
+            real_skill.install(p.initial_skill(), roots, p.skill)
+        original = {path: real_skill.file_state(path) for path in
+                    (adoption.target(r, p.skill) for r in roots)}
+        befores: list[dict[Path, tuple[bytes, int] | None]] = []
         settings = Settings(
             target="simulated", optimizer="simulated", persona=str(p.path),
             embedder=spec.embedder, skill_roots=tuple(map(str, roots)),
@@ -208,6 +266,7 @@ def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
         runs, outcomes = [], []
         for n in range(1, spec.nights + 1):
             progress(f"night {n}/{spec.nights}")
+            befores.append(_states(roots))
             outcome = run_once(project, settings=settings, adopt="auto", progress=progress)
             if n == 1:
                 harvested = outcome.counts["harvest"]["sessions"]
@@ -219,11 +278,41 @@ def prove_full(spec: FullSpec, progress: Callable[[str], None] = lambda _m: None
         summary["families"] = _families()
         if spec.assert_improves:
             check_full(summary)
-        summary["rolled_back_to"] = _rollback_once(roots, summary["skill"])
+        summary |= _undo(p, roots, summary["skill"], _before_last(befores, outcomes,
+                                                                  summary["skill"]), original)
         summary["report"] = str(Path(_changed_last(outcomes).staged) / "report.html")
         summary["sandbox"] = str(root) if spec.keep else ""
     summary["seconds"] = round(time.monotonic() - start, 2)
     return summary
+
+
+def _undo(p: personas.Persona, roots: list[Path], skill: str,
+          before_last: dict[Path, tuple[bytes, int] | None],
+          original: dict[Path, tuple[bytes, int] | None]) -> dict[str, Any]:
+    """Check an installed skill's adopted copies (``_kept``), roll the last adoption back,
+    and roll an installed skill back to the user's document; each step checked."""
+    found: dict[str, Any] = {}
+    if p.installed:
+        found |= _kept(p, roots)
+        _expect(not found["outside_edit"], found["outside_edit"])
+    found["rolled_back_to"] = _rollback_once(roots, skill, before_last)
+    if p.installed:
+        found["restored_original"] = _rollback_to_original(p.skill, original)
+    return found
+
+
+def _kept(p: personas.Persona, roots: list[Path]) -> dict[str, Any]:
+    """The adopted copies of an installed skill beside the user's document: its description
+    style, whether the nights changed the description, and what else changed ('' : only
+    the description value, in its style, and the managed regions)."""
+    initial = p.initial_skill()
+    live = [adoption.target(r, p.skill).read_bytes().decode("utf-8") for r in roots]
+    why = [f"{r}: {w}" for r, text in zip(roots, live, strict=True)
+           if (w := real_skill.kept_outside(initial, text))]
+    return {"description_style": frontmatter.description_style(initial),
+            "description_changed": any(parse(t).description != parse(initial).description
+                                       for t in live),
+            "outside_edit": "; ".join(why)}
 
 
 def _changed_last(outcomes: list[RunOutcome]) -> RunOutcome:

@@ -38,8 +38,9 @@ def trigger_setup(p: personas.Persona, skill: str, texts: Mapping[str, str],
                   tasks: Sequence[Task], answers: RouteAnswers | None = None
                   ) -> TriggerSetup | None:
     """The other skills' current cards and their tasks, and the run's routing replies
-    (``answers``, shared by its nights); None for a one-skill persona."""
-    if not p.multi:
+    (``answers``, shared by its nights); None for a persona whose target does not route
+    (``Persona.routed``: one skill without ``triggers``)."""
+    if not p.routed:
         return None
     others = [SkillCard(name, parse(text).description) for name, text in texts.items()
               if name != skill]

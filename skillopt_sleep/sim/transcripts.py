@@ -181,13 +181,14 @@ def history(persona: Persona, seed: int, every_phrasing: bool = False) -> list[T
 
 
 def _loaded(persona: Persona, task: Task, n: int) -> list[str]:
-    """The skills Claude Code loads for the ``n``-th task: none for a one-skill persona (its
-    history stays as it was); else the task's own (``mine.route``'s first signal), and in
-    every other session the persona's other skills beside it, as the simulated target has
-    them all loaded (so the skills are neighbours: ``pipeline.companions``). The Codex
-    session of the task loads only its own, so the own skill stays the most frequent load
-    of every family it is in, whatever sessions the family gathers."""
-    if not persona.multi or not task.skill:
+    """The skills Claude Code loads for the ``n``-th task: none for a one-skill persona whose
+    skill is not installed before the nights (its history stays as it was); else the
+    task's own (``mine.route``'s first signal), and in every other session the persona's
+    other skills beside it, as the simulated target has them all loaded (so the skills
+    are neighbours: ``pipeline.companions``). The Codex session of the task loads only its
+    own, so the own skill stays the most frequent load of every family it is in, whatever
+    sessions the family gathers."""
+    if not (persona.multi or persona.installed) or not task.skill:
         return []
     others = [s.name for s in persona.skills if s.name != task.skill]
     return [task.skill, *(others if n % 2 else [])]
@@ -215,6 +216,6 @@ def write_history(persona: Persona, seed: int, home: Path, project: Path,
                 )
             else:
                 _codex_session(home / ".codex", str(project), turns, start + timedelta(days=1),
-                               sid, task.skill if persona.multi else None)
+                               sid, task.skill if persona.multi or persona.installed else None)
             counts[agent] += 1
     return counts
