@@ -44,7 +44,7 @@ def readme_install() -> list[str]:
 
 def _reachable(url: str) -> bool:
     try:
-        urllib.request.urlopen(url, timeout=5).close()  # noqa: S310 (a fixed https URL)
+        urllib.request.urlopen(url, timeout=5).close()
     except OSError:
         return False
     return True
