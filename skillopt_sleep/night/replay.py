@@ -131,9 +131,14 @@ def replay_jobs(
         temperature=temperature,
     )
     listed = list(jobs)
+    # The first call goes alone: it writes the skill's block to the provider's prompt cache
+    # (``models.caching``), which the rest then read at a tenth of the price; sent together,
+    # each of the first round would miss and pay the write (1.25x the input price).
+    head = [run(t, s) for t, s in listed[:1]]
     # A partial of a module function (no lambda) so that executors which pickle their work
     # (process pools, a Dask client's executor) can ship it.
-    done = list(executor.map(run, [t for t, _ in listed], [s for _, s in listed]))
+    done = head + list(executor.map(run, [t for t, _ in listed[1:]],
+                                    [s for _, s in listed[1:]]))
     waiting = [r for r in done if isinstance(r, HandoffPending)]
     if waiting:
         raise waiting[-1]  # the run recounts the unanswered prompts when it stops

@@ -43,8 +43,9 @@ def shape(calls: NightCalls, size: Sizes, cfg: NightConfig, cache_floor: int,
         target_calls=replays, optimizer_calls=calls.optimizer,
         judge_calls=calls.judge, route_calls=calls.routing, prompt_tokens=size.prompt,
         answer_tokens=size.answer, cached_prompt_tokens=prefix,
-        # Calls sent together miss the cache alike: each version's first round writes it.
-        cache_writes=min(replays, calls.versions * max(cfg.concurrency, 1)) if prefix else 0,
+        # Each batch of replays sends its first call alone (``night.replay``): a version's
+        # block is written once and read by the rest while it stays in the cache.
+        cache_writes=min(replays, calls.versions) if prefix else 0,
         # A minibatch shows each task with up to 600 characters of its answer.
         reflect_prompt_tokens=size.skill + 1000 + cfg.batch_size * (
             size.prompt - size.skill + min(size.answer, 600 // CHARS_PER_TOKEN)),

@@ -14,9 +14,9 @@ it comes from the first of:
 4. ``DEFAULT_ANSWER_TOKENS``: 600, a few paragraphs with a code block, what the plan assumed
    before it could read any of these.
 
-``cached`` prices the skill's block as the provider's prompt cache does (``models.caching``):
-per version of the skill the night replays, its first ``concurrency`` calls write it (they
-go out together, before any of them has been answered) and the rest read it.
+``pipeline.plan_price`` prices the skill's block as the provider's prompt cache does
+(``models.caching``): each version of the skill the night replays writes it once (a batch of
+replays sends its first call alone, ``night.replay``) and the rest of its replays read it.
 """
 
 from __future__ import annotations
