@@ -140,3 +140,13 @@ def test_a_batch_of_replays_writes_the_skill_block_once() -> None:
                                executor=pool, judge_for=lambda _t: _Judge())  # type: ignore[arg-type,return-value]
     assert len(rollouts) == 12 and all(not r.error for r in rollouts)
     assert (cache.writes, cache.reads) == (1, 11)
+
+
+def test_a_configured_price_may_name_its_cache_rates() -> None:
+    price = price_for("openai:my-model", {"openai:my-model": {
+        "input_per_mtok": 1.0, "output_per_mtok": 2.0, "cache_read_per_mtok": 0.1,
+        "cache_write_per_mtok": 1.25}})
+    assert (price.read_rate, price.write_rate) == (0.1, 1.25)
+    plain = price_for("openai:other", {"openai:other": {"input_per_mtok": 1.0,
+                                                        "output_per_mtok": 2.0}})
+    assert plain.read_rate == plain.write_rate == 1.0  # a server that does not cache
