@@ -23,7 +23,7 @@ own metering of it at the built-in prices.
 
 Price classes: ``haiku`` = ``anthropic:claude-haiku-4-5`` target + ``openai:gpt-5-mini``
 optimizer; ``sonnet`` = ``anthropic:claude-sonnet-4-5`` + ``openai:gpt-5``. The caps are
-the defaults ($2 a night, $0.50 a skill) unless ``--max-usd-per-skill`` is given (to see
+the defaults ($2 a night, $0.75 a skill) unless ``--max-usd-per-skill`` is given (to see
 what a whole night would cost). ``--concurrency N`` is passed to ``run`` when the
 installed command has that option; when it does not, the bench says so (``conc 8?``) and
 the night runs at the command's built-in concurrency.

@@ -101,7 +101,7 @@ class Settings:
     """Nights without a task exercising a learned entry before it is tried for retirement."""
     max_usd_per_night: float = 2.0
     """Dollars a night may spend over all its skills; it stops cleanly at the cap."""
-    max_usd_per_skill: float = 0.5
+    max_usd_per_skill: float = 0.75
     """Dollars one skill's night may spend."""
     max_tasks_per_skill: int = 120
     """Tasks one skill's night replays at most (``night.task_budget`` chooses which)."""

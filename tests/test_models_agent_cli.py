@@ -83,6 +83,19 @@ def test_claude_code_answers_through_the_harness(
     assert files_under(homes) == []
 
 
+def test_claude_code_reports_its_prompt_cache_and_the_skill_rides_in_the_system_prompt(
+        homes: Path, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    llm = claude(server, monkeypatch)
+    server.push(Text("hi", input_tokens=40, output_tokens=10, cache_read_tokens=3000,
+                     cache_write_tokens=500))
+    completion = llm.complete(MESSAGES, max_tokens=100, temperature=0, seed=0)
+    u = completion.usage
+    assert (u.input_tokens, u.cache_read_tokens, u.cache_write_tokens) == (40, 3000, 500)
+    system = json.dumps(server.model_requests()[0].body.get("system"))
+    assert "House rule: answer in one line." in system  # appended to Claude Code's own
+    assert "cache_control" in system  # which Claude Code marks for the cache itself
+
+
 def test_claude_code_reports_the_tools_it_ran(
         homes: Path, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
     llm = claude(server, monkeypatch)

@@ -165,6 +165,23 @@ def _print_checks(out: Any, rows: list[dict[str, Any]]) -> None:
                   f"routing call(s){reused}; cross check {k['cross_replays']} replay(s) and "
                   f"{k['cross_reads']} look(s) with {k['neighbours']} neighbour(s){kept}",
                   soft_wrap=True, highlight=False)
+        if size := row.get("sizes"):
+            out.print(_size_line(row, size), soft_wrap=True, highlight=False)
+
+
+def _size_line(row: dict[str, Any], size: dict[str, Any]) -> str:
+    """What the skill's size costs the night, and what the target's prompt cache saves."""
+    if size["cached_prefix_tokens"]:
+        cache = (f"caching saves ${row['caching_saves_usd']:.4f} (the skill's block, "
+                 f"{size['cached_prefix_tokens']} tokens, read from the prompt cache)")
+    elif size["cache_floor"]:
+        cache = (f"no caching: the skill's block is under the {size['cache_floor']} tokens "
+                 "the target's provider caches")
+    else:
+        cache = "no caching (the target's backend has no prompt cache)"
+    return (f"  {row['skill']}: {size['skill_tokens']} skill tokens in every replay, "
+            f"${row['skill_usd']:.4f} of the estimate; answers of {size['answer_tokens']} "
+            f"tokens ({size['answer_source']}); {cache}")
 
 
 def _print_run(outcome: Any) -> None:

@@ -270,11 +270,12 @@ class ClaudeCodeLLM(AgentCLI):
             raise agent_failure(self.name, str(final.get("result") or final.get("subtype")),
                            status if isinstance(status, int) else None)
         raw = final.get("usage") or {}
+        # Claude Code caches its system prompt (the skill is appended to it) on its own.
         usage = Usage(
-            input_tokens=int(raw.get("input_tokens", 0)) + int(
-                raw.get("cache_creation_input_tokens", 0)),
+            input_tokens=int(raw.get("input_tokens", 0)),
             output_tokens=int(raw.get("output_tokens", 0)),
-            cache_read_tokens=int(raw.get("cache_read_input_tokens", 0)))
+            cache_read_tokens=int(raw.get("cache_read_input_tokens", 0)),
+            cache_write_tokens=int(raw.get("cache_creation_input_tokens", 0)))
         reported = final.get("total_cost_usd")
         calls = agent_events.claude_tool_calls(events)
         return self._finish(str(final.get("result") or ""), calls, usage,

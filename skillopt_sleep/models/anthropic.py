@@ -7,6 +7,12 @@ trailing ``/v1`` is dropped, so requests go to ``…/v1/messages``, never ``/v1/
 local server that ignores keys still needs one set (any value). The SDK's
 retries are off: ``retry.call_with_retries`` is the one retry policy. Anthropic has no
 sampling seed, so ``seed`` only names the sample (the cache keeps samples apart).
+
+The system text (a replay's holds the whole skill, before the task) goes as its own block
+marked ``cache_control: {"type": "ephemeral"}``: the calls that replay one skill version
+within five minutes read it from Anthropic's prompt cache at a tenth of the input price
+(``models.caching``). The usage's ``cache_creation_input_tokens`` and
+``cache_read_input_tokens`` are counted apart from the plain input, each at its price.
 """
 
 from __future__ import annotations
@@ -68,7 +74,7 @@ class AnthropicLLM(SdkLLM[anthropic.Anthropic]):
             # The current SDK dropped the parameter; the models that honour it still do.
             request["extra_body"] = {"temperature": temperature}
         if system:
-            request["system"] = system
+            request["system"] = system_blocks(system)
         if tools:
             request["tools"] = anthropic_tools(tools)
         client = self._sdk()
@@ -106,14 +112,19 @@ class AnthropicLLM(SdkLLM[anthropic.Anthropic]):
                             f"stop_reason={getattr(message, 'stop_reason', None)}")
 
 
+def system_blocks(system: str) -> list[dict[str, Any]]:
+    """The system text as one cached block: the prefix every replay of a skill shares."""
+    return [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]
+
+
 def _usage(raw: Any) -> Usage:
     if raw is None:
         return Usage()
-    created = getattr(raw, "cache_creation_input_tokens", 0) or 0
     return Usage(
-        input_tokens=int(getattr(raw, "input_tokens", 0) or 0) + int(created),
+        input_tokens=int(getattr(raw, "input_tokens", 0) or 0),
         output_tokens=int(getattr(raw, "output_tokens", 0) or 0),
         cache_read_tokens=int(getattr(raw, "cache_read_input_tokens", 0) or 0),
+        cache_write_tokens=int(getattr(raw, "cache_creation_input_tokens", 0) or 0),
     )
 
 

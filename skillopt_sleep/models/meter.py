@@ -49,6 +49,8 @@ class CallRecord:
     cached: bool = False
     error: str = ""
     at: float = field(default_factory=time.time)
+    cache_write_tokens: int = 0
+    """Prompt tokens written to the provider's cache (Anthropic's cache creation)."""
 
 
 class Ledger:
@@ -129,7 +131,8 @@ class Ledger:
     def usage(self) -> Usage:
         total = Usage()
         for c in self.calls:
-            total = total + Usage(c.input_tokens, c.output_tokens, c.cache_read_tokens)
+            total = total + Usage(c.input_tokens, c.output_tokens, c.cache_read_tokens,
+                                  c.cache_write_tokens)
         return total
 
     def by_role(self) -> dict[str, dict[str, Any]]:
@@ -138,13 +141,15 @@ class Ledger:
         for c in self.calls:
             row = roles.setdefault(c.role, {
                 "calls": 0, "errors": 0, "cached": 0, "input_tokens": 0, "output_tokens": 0,
-                "cache_read_tokens": 0, "cost_usd": 0.0, "latency_s": 0.0})
+                "cache_read_tokens": 0, "cache_write_tokens": 0, "cost_usd": 0.0,
+                "latency_s": 0.0})
             row["calls"] += 1
             row["errors"] += bool(c.error)
             row["cached"] += c.cached
             row["input_tokens"] += c.input_tokens
             row["output_tokens"] += c.output_tokens
             row["cache_read_tokens"] += c.cache_read_tokens
+            row["cache_write_tokens"] += c.cache_write_tokens
             row["cost_usd"] += c.cost_usd
             row["latency_s"] += c.latency_s
         return roles
@@ -165,12 +170,15 @@ def live_and_cached(ledgers: Sequence[Ledger]) -> dict[str, int]:
 
 
 def save_calls(archive: Archive, night_id: str, ledger: Ledger) -> int:
-    """Append the ledger's calls to the archive's ``model_calls`` log; returns how many."""
+    """Append the ledger's calls to the archive's ``model_calls`` log; returns how many.
+    The log has no column for cache writes: they are logged among the input tokens (the
+    logged cost is the call's own, at the write price)."""
     # Imported here (``Archive`` only for type checks): metering loads no archive module.
     from skillopt_sleep.archive.calls import LoggedCall, add_calls
 
     return add_calls(archive, night_id, [
-        LoggedCall(c.role, c.spec, c.skill, c.input_tokens, c.output_tokens,
+        LoggedCall(c.role, c.spec, c.skill, c.input_tokens + c.cache_write_tokens,
+                   c.output_tokens,
                    c.cache_read_tokens, c.latency_s, c.cost_usd, c.cached, c.error, c.at)
         for c in ledger.calls])
 
@@ -188,12 +196,14 @@ def load_calls(archive: Archive, night_id: str) -> Ledger:
 
 
 def worst_case_usd(price: Price | None, messages: Sequence[Message], max_tokens: int) -> float:
-    """What a call could cost at most: its prompt plus every allowed output token."""
+    """What a call could cost at most: its prompt (at the dearer of the input and the cache
+    write price: a prompt cache may write it) plus every allowed output token."""
     if price is None:
         return 0.0
     prompt_chars = sum(len(m.get("content", "")) for m in messages)
-    return price.cost(Usage(input_tokens=prompt_chars // CHARS_PER_TOKEN + 1,
-                            output_tokens=max_tokens))
+    prompt = Usage(input_tokens=prompt_chars // CHARS_PER_TOKEN + 1, output_tokens=max_tokens)
+    written = Usage(cache_write_tokens=prompt.input_tokens, output_tokens=max_tokens)
+    return max(price.cost(prompt), price.cost(written))
 
 
 @dataclass(frozen=True)
@@ -272,7 +282,7 @@ class MeteredLLM:
         self.ledger.settle(call.hold, CallRecord(
             self.role, self.name, call.skill, u.input_tokens, u.output_tokens,
             u.cache_read_tokens, completion.latency_s or time.monotonic() - call.started,
-            completion.cost_usd, completion.cached))
+            completion.cost_usd, completion.cached, cache_write_tokens=u.cache_write_tokens))
 
     def _reserve(self, messages: Sequence[Message], params: dict[str, Any],
                  skill: str) -> int | None:
@@ -311,6 +321,10 @@ class NightShape:
     """Target calls of the trigger check (beside ``target_calls``): short routing prompts."""
     route_prompt_tokens: int = 400
     route_answer_tokens: int = 32
+    cached_prompt_tokens: int = 0
+    """Of ``prompt_tokens``: the prefix a prompt cache serves (the skill's system block)."""
+    cache_writes: int = 0
+    """Of ``target_calls``: those that write that prefix to the cache; the rest read it."""
 
 
 @dataclass
@@ -322,11 +336,16 @@ class NightEstimate:
 
 def estimate_night(shape: NightShape, *, target: Price, optimizer: Price,
                    judge: Price | None = None) -> NightEstimate:
-    """What ``shape``'s calls cost at these prices (no cache hits; the judge defaults to the
-    optimizer's price, as the judge defaults to the optimizer's model)."""
+    """What ``shape``'s calls cost at these prices (the target's replays with their cached
+    prefix, ``cached_prompt_tokens``, read or written as the shape says; the judge defaults to
+    the optimizer's price, as the judge defaults to the optimizer's model)."""
     s = shape
+    cached, writes = s.cached_prompt_tokens, min(s.cache_writes, s.target_calls)
+    replay = Usage(s.prompt_tokens - cached, s.answer_tokens)
     usd = {
-        "target": s.target_calls * target.cost(Usage(s.prompt_tokens, s.answer_tokens))
+        "target": s.target_calls * target.cost(replay)
+        + writes * target.cost(Usage(cache_write_tokens=cached))
+        + (s.target_calls - writes) * target.cost(Usage(cache_read_tokens=cached))
         + s.route_calls * target.cost(Usage(s.route_prompt_tokens, s.route_answer_tokens)),
         "optimizer": s.optimizer_calls * optimizer.cost(
             Usage(s.reflect_prompt_tokens, s.reflect_output_tokens)),

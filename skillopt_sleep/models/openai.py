@@ -8,6 +8,12 @@ A base URL is the ``…/v1`` base the SDK appends ``/chat/completions`` or ``/re
 (a bare ``http://host:port`` gains ``/v1``). A local server that needs no key gets a
 placeholder one. The SDK's retries are off: ``retry.call_with_retries`` is the one retry
 policy.
+
+The system text (a replay's holds the whole skill) is sent first, the system message of Chat
+Completions or the Responses API's ``instructions``, so OpenAI's automatic prefix cache
+serves it to every replay of one skill version (from 1,024 tokens; ``models.caching``).
+The usage's cached tokens (``prompt_tokens_details.cached_tokens``,
+``input_tokens_details.cached_tokens``) are counted apart, at the cached-input price.
 """
 
 from __future__ import annotations

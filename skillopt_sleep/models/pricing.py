@@ -9,6 +9,12 @@ Prices are keyed by provider (``anthropic`` or ``openai``) and model. The agent-
 specs price like their provider (``claude-code:M`` as ``anthropic:M``, ``codex:M`` as
 ``openai:M``); ``openai-responses:M`` prices as ``openai:M``. A dated model name
 (``claude-haiku-4-5-20251001``) falls back to its undated entry.
+
+Prompt caching has prices of its own: a read from the cache costs a tenth of the input price
+on Anthropic's models and on OpenAI's GPT-5 family (a quarter on GPT-4.1, half on GPT-4o);
+Anthropic also charges a write, 1.25× the input price for its 5-minute cache (the one
+``cache_control: {"type": "ephemeral"}`` asks for); OpenAI's writes cost the input price.
+Checked against the providers' pricing pages in November 2026.
 """
 
 from __future__ import annotations
@@ -24,30 +30,41 @@ from skillopt_sleep.records import Usage
 
 @dataclass(frozen=True)
 class Price:
-    """USD per million tokens. ``cache_read_per_mtok`` defaults to the input price."""
+    """USD per million tokens. The cache's read and write prices default to the input
+    price (a server that does not cache charges none)."""
 
     input_per_mtok: float
     output_per_mtok: float
     cache_read_per_mtok: float | None = None
+    cache_write_per_mtok: float | None = None
+
+    @property
+    def read_rate(self) -> float:
+        return self.input_per_mtok if self.cache_read_per_mtok is None \
+            else self.cache_read_per_mtok
+
+    @property
+    def write_rate(self) -> float:
+        return self.input_per_mtok if self.cache_write_per_mtok is None \
+            else self.cache_write_per_mtok
 
     def cost(self, usage: Usage) -> float:
-        """Cost of one call; ``usage.input_tokens`` excludes the cache-read tokens."""
-        cache_rate = (self.input_per_mtok if self.cache_read_per_mtok is None
-                      else self.cache_read_per_mtok)
+        """Cost of one call; ``usage.input_tokens`` excludes the cache's tokens."""
         return (usage.input_tokens * self.input_per_mtok
                 + usage.output_tokens * self.output_per_mtok
-                + usage.cache_read_tokens * cache_rate) / 1_000_000
+                + usage.cache_read_tokens * self.read_rate
+                + usage.cache_write_tokens * self.write_rate) / 1_000_000
 
 
 FREE = Price(0.0, 0.0, 0.0)
 
 BUILTIN: dict[str, Price] = {
-    "anthropic:claude-haiku-4-5": Price(1.0, 5.0, 0.10),
-    "anthropic:claude-sonnet-4-5": Price(3.0, 15.0, 0.30),
-    "anthropic:claude-sonnet-4": Price(3.0, 15.0, 0.30),
-    "anthropic:claude-opus-4-5": Price(5.0, 25.0, 0.50),
-    "anthropic:claude-opus-4-1": Price(15.0, 75.0, 1.50),
-    "anthropic:claude-3-5-haiku": Price(0.80, 4.0, 0.08),
+    "anthropic:claude-haiku-4-5": Price(1.0, 5.0, 0.10, 1.25),
+    "anthropic:claude-sonnet-4-5": Price(3.0, 15.0, 0.30, 3.75),
+    "anthropic:claude-sonnet-4": Price(3.0, 15.0, 0.30, 3.75),
+    "anthropic:claude-opus-4-5": Price(5.0, 25.0, 0.50, 6.25),
+    "anthropic:claude-opus-4-1": Price(15.0, 75.0, 1.50, 18.75),
+    "anthropic:claude-3-5-haiku": Price(0.80, 4.0, 0.08, 1.0),
     "openai:gpt-5": Price(1.25, 10.0, 0.125),
     "openai:gpt-5-mini": Price(0.25, 2.0, 0.025),
     "openai:gpt-5-nano": Price(0.05, 0.40, 0.005),
@@ -90,18 +107,21 @@ def parse_overrides(config: Mapping[str, Any] | None) -> dict[str, Price]:
             continue
         if not isinstance(table, Mapping):
             raise ConfigError(f"[pricing.{spec!r}] must be a table, got {table!r}")
-        unknown = set(table) - {"input_per_mtok", "output_per_mtok", "cache_read_per_mtok"}
+        unknown = set(table) - {"input_per_mtok", "output_per_mtok", "cache_read_per_mtok",
+                                "cache_write_per_mtok"}
         if unknown:
             raise ConfigError(f"[pricing.{spec!r}] has unknown keys: {sorted(unknown)}")
         try:
-            cache = table.get("cache_read_per_mtok")
+            read, write = table.get("cache_read_per_mtok"), table.get("cache_write_per_mtok")
             price = Price(float(table["input_per_mtok"]), float(table["output_per_mtok"]),
-                          None if cache is None else float(cache))
+                          None if read is None else float(read),
+                          None if write is None else float(write))
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(
                 f"[pricing.{spec!r}] needs numeric input_per_mtok and output_per_mtok: {exc}"
             ) from exc
-        if min(price.input_per_mtok, price.output_per_mtok) < 0:
+        if min(price.input_per_mtok, price.output_per_mtok, price.read_rate,
+               price.write_rate) < 0:
             raise ConfigError(f"[pricing.{spec!r}] prices cannot be negative")
         prices[spec] = price
     return prices

@@ -145,12 +145,19 @@ def replay_jobs(
         temperature=temperature,
     )
     listed = list(jobs)
+    # The first call goes alone: it writes the skill's block to the provider's prompt cache
+    # (``models.caching``), which the rest then read at a tenth of the price; sent together,
+    # each of the first round would miss and pay the write (1.25x the input price).
+    head, rest = listed[:1], listed[1:]
     done: list[Rollout | HandoffPending]
     if shares_memory(executor):
-        done = list(executor.map(run, [t for t, _ in listed], [s for _, s in listed]))
+        done = [run(t, s) for t, s in head] + list(
+            executor.map(run, [t for t, _ in rest], [s for _, s in rest]))
     else:  # its workers are other processes: the caps and the tally stay here
-        done = remote_replays(listed, skill, target, executor=executor, judge_for=judge_for,
-                              max_tokens=max_tokens, temperature=temperature, window=window)
+        ask = functools.partial(remote_replays, skill=skill, target=target, executor=executor,
+                                judge_for=judge_for, max_tokens=max_tokens,
+                                temperature=temperature, window=window)
+        done = ask(head) + ask(rest)
     waiting = [r for r in done if isinstance(r, HandoffPending)]
     if waiting:
         raise waiting[-1]  # the run recounts the unanswered prompts when it stops

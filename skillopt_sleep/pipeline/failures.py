@@ -48,6 +48,12 @@ def annotate(result: NightResult, ledger: Ledger) -> NightResult:
     """Give ``result`` its skill's failed calls per role and the warnings they call for (none
     for a failed night: its one reason says more than a rate would)."""
     result.failures_by_role = role_failures(ledger, result.skill)
+    # Imported here: the plan's sizes read the night's prompts, which a failure note needs not.
+    from skillopt_sleep.pipeline.plan_sizes import replay_answer_tokens
+
+    result.replay_answer_tokens = replay_answer_tokens([
+        c.output_tokens for c in ledger.calls if c.skill == result.skill
+        and c.role == "target" and not c.cached and not c.error])
     if result.failed and not result.model_calls:  # stopped inside its night: count from the run
         _spent(result, ledger)
     if not result.failed:

@@ -24,6 +24,11 @@ A night with fewer validation tasks than the gate needs abstains and makes no ca
 The checks beside the night's own, the trigger and the cross check, are counted in the same
 calls per role (``pipeline.plan_checks``).
 
+Each call is priced at its size (``pipeline.plan_sizes``): the skill's tokens ride in every
+replay, the answers are as long as the skill's last night's or the sessions' were, and
+where the target's provider caches prompts the skill's block is priced as its cache reads
+and writes it. Each row says what the skill's size costs the night and what caching saves.
+
 The incumbent's answers the skill's last night left (``night.carry``) are not counted
 where they serve its side: the test split's before half, its validation block and the
 carried share of the first minibatch (``pipeline.plan_carry``).
@@ -42,21 +47,22 @@ from typing import Any
 from skillopt_sleep.archive import route_replies
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.config import Settings
+from skillopt_sleep.models import caching
 from skillopt_sleep.models.base import default_concurrency
 from skillopt_sleep.models.build import RoleCheck
-from skillopt_sleep.models.meter import CHARS_PER_TOKEN, NightShape, estimate_night
 from skillopt_sleep.models.pricing import FREE, Price
 from skillopt_sleep.night.budget import edit_budget
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.gate import gate_test
 from skillopt_sleep.night.measure import sampled
-from skillopt_sleep.night.prompts import replay_messages
 from skillopt_sleep.pipeline.companions import neighbours as find_neighbours
 from skillopt_sleep.pipeline.companions import recheck
 from skillopt_sleep.pipeline.plan_carry import Reused, reused
 from skillopt_sleep.pipeline.plan_checks import NONE, Checks, cross_calls, routing_calls
 from skillopt_sleep.pipeline.plan_pace import Pace, pace_of
+from skillopt_sleep.pipeline.plan_price import Prices, priced
 from skillopt_sleep.pipeline.plan_routing import Known, known
+from skillopt_sleep.pipeline.plan_sizes import sizes
 from skillopt_sleep.publish.adopt import read_live
 from skillopt_sleep.records import NightResult, Split, Task
 from skillopt_sleep.skilldoc import new_skill, parse
@@ -105,6 +111,9 @@ class NightCalls:
     can serve (``pipeline.plan_carry``)."""
     carried: dict[str, int] = field(default_factory=dict)
     """Target calls per split that carried answers serve, not counted."""
+    versions: int = 1
+    """Versions of the skill the night replays: the incumbent and each gated candidate
+    (a prompt cache writes each once)."""
 
     def less(self, found: Known) -> NightCalls:
         """These calls without what ``found`` answers already: all of the trigger check's
@@ -187,25 +196,19 @@ def night_calls(cfg: NightConfig, tasks: list[Task], checks: Checks = NONE,
                       by_split=by_split, routing=routing, routing_max=routing_max,
                       routing_shared=shared,
                       cross=cross, cross_reads=reads,
-                      incumbent=incumbent)
-
-
-def _shape(calls: NightCalls, skill: str, tasks: list[Task], cfg: NightConfig) -> NightShape:
-    """Token sizes from tonight's own prompts: the skill and each task as the target sees it."""
-    prompt = sum(len(m["content"]) for t in tasks for m in replay_messages(skill, t))
-    prompt_tokens = prompt // max(len(tasks), 1) // CHARS_PER_TOKEN
-    skill_tokens = len(skill) // CHARS_PER_TOKEN
-    return NightShape(
-        target_calls=calls.target - calls.routing, optimizer_calls=calls.optimizer,
-        judge_calls=calls.judge, route_calls=calls.routing, prompt_tokens=prompt_tokens,
-        # A minibatch shows each task with up to 600 characters of its answer.
-        reflect_prompt_tokens=skill_tokens + 1000 + cfg.batch_size * (
-            prompt_tokens - skill_tokens + 600 // CHARS_PER_TOKEN),
-    )
+                      incumbent=incumbent, versions=1 + gated)
 
 
 def _price(check: RoleCheck | None) -> Price:
     return check.price if check and check.price else FREE  # unpriced backends cost nothing
+
+
+def _prices(checks: list[RoleCheck]) -> Prices:
+    role = {c.role: c for c in checks}
+    optimizer = _price(role.get("optimizer"))
+    judge = role["judge"].price if "judge" in role else optimizer
+    spec = role["target"].spec if "target" in role else ""
+    return Prices(_price(role.get("target")), optimizer, judge or FREE, caching.floor(spec))
 
 
 def _checks(settings: Settings, skill: str, text: str, by_skill: dict[str, list[Task]],
@@ -226,8 +229,8 @@ def _checks(settings: Settings, skill: str, text: str, by_skill: dict[str, list[
 
 
 def _row(name: str, tasks: list[Task], calls: NightCalls, most: NightCalls, beside: Checks,
-         usd: tuple[float, float], settings: Settings) -> dict[str, Any]:
-    """One skill's row of the plan."""
+         usd: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """One skill's row of the plan (``usd``: ``plan_price.priced``)."""
     return {
         "skill": name,
         "tasks": {s.value: sum(t.split == s.value for t in tasks) for s in Split},
@@ -242,9 +245,8 @@ def _row(name: str, tasks: list[Task], calls: NightCalls, most: NightCalls, besi
                         "cross_replays": calls.cross,
                         "cross_reads": calls.cross_reads, "neighbours": beside.neighbours},
         "carried": calls.carried or {s.value: 0 for s in Split},
-        "estimated_usd": round(usd[0], 4),
-        "estimated_usd_max": round(usd[1], 4),
-        "over_skill_cap": usd[0] > settings.max_usd_per_skill,
+        **usd,
+        "over_skill_cap": usd["estimated_usd"] > settings.max_usd_per_skill,
         "abstains": calls.abstains or None}
 
 
@@ -296,10 +298,7 @@ def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[T
     description its document is created with when it is not installed (default: its name)."""
     run = _Run(settings, by_skill, roots, archive, project,
                new_description or {s: s for s in by_skill})
-    cfg = run.cfg
-    role = {c.role: c for c in checks}
-    target, optimizer = _price(role.get("target")), _price(role.get("optimizer"))
-    judge = role["judge"].price if "judge" in role else optimizer
+    cfg, prices = run.cfg, _prices(checks)
     skills: list[dict[str, Any]] = []
     total = {r: 0 for r in ROLES}
     for name, tasks in sorted(by_skill.items()):  # the order the run's nights go in
@@ -307,9 +306,8 @@ def plan(settings: Settings, checks: list[RoleCheck], by_skill: dict[str, list[T
         last = archive.last_night(project, name) if archive is not None else None
         beside = _checks(settings, name, text, by_skill, roots, archive, project, last)
         calls, most = run.calls(name, text, beside, last)
-        usd = [estimate_night(_shape(c, text, tasks, cfg), target=target, optimizer=optimizer,
-                              judge=judge or FREE).total_usd for c in (calls, most)]
-        skills.append(_row(name, tasks, calls, most, beside, (usd[0], usd[1]), settings))
+        usd = priced(calls, most, sizes(text, tasks, archive, last), cfg, prices)
+        skills.append(_row(name, tasks, calls, most, beside, usd, settings))
         for r in ROLES:
             total[r] += getattr(calls, r)
     estimate = round(sum(s["estimated_usd"] for s in skills), 4)

@@ -14,16 +14,27 @@ from skillopt_sleep.records.sessions import ToolCall
 
 @dataclass
 class Usage:
+    """Tokens of one call. ``input_tokens`` are the prompt's uncached tokens: the ones read
+    from the provider's prompt cache (``cache_read_tokens``) and written to it
+    (``cache_write_tokens``, Anthropic's cache creation) are counted apart, at their prices."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
         )
+
+    @property
+    def prompt_tokens(self) -> int:
+        """The whole prompt, cached or not."""
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
 
 
 @dataclass
@@ -262,6 +273,9 @@ class NightResult:
     cost_usd: float = 0.0
     cost_by_role: dict[str, float] = field(default_factory=dict)
     calls_by_role: dict[str, int] = field(default_factory=dict)
+    replay_answer_tokens: float = 0.0
+    """The mean output tokens of the target's replays, metered (0: not metered); the next
+    night's plan sizes its answers by it (``pipeline.plan_sizes``)."""
     task_evidence: list[dict[str, Any]] = field(default_factory=list)
     """Per held-out task: ``task_id, split, intent, before/after score and answer`` (sample 0)."""
     notes: list[str] = field(default_factory=list)

@@ -21,6 +21,8 @@ class Text:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    """Anthropic's ``cache_creation_input_tokens`` (the other wires have no such count)."""
 
 
 @dataclass
@@ -85,7 +87,7 @@ def anthropic_message(reply: Text | ToolUse, body: Any) -> dict[str, Any]:
         "stop_reason": "end_turn" if tool is None else "tool_use", "stop_sequence": None,
         "usage": {"input_tokens": inp, "output_tokens": out,
                   "cache_read_input_tokens": usage_src.cache_read_tokens,
-                  "cache_creation_input_tokens": 0},
+                  "cache_creation_input_tokens": usage_src.cache_write_tokens},
     }
 
 
