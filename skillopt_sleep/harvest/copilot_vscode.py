@@ -293,6 +293,8 @@ def _response(b: SessionBuilder, parts: Any, answer: bool = True) -> None:
             uri = part.get("uri")
             if isinstance(uri, dict) and isinstance(uri.get("path"), str):
                 b.touched(uri["path"])
+                # The edit is what the agent did in this turn (``mine.fingerprint``).
+                b.add_tool("", "textEditGroup", {"path": uri["path"]})
     if texts and answer:
         b.answer("".join(texts))
 
@@ -308,6 +310,11 @@ def _tool(b: SessionBuilder, part: dict[str, Any], position: int) -> None:
     args: dict[str, Any] = {}
     if isinstance(data, dict) and isinstance(data.get("agentName"), str):
         args["agent"] = data["agentName"]
+    line = data.get("commandLine") if isinstance(data, dict) else None
+    if isinstance(line, dict):  # a terminal call: the command the user approved or edited
+        command = line.get("toolEdited") or line.get("original")
+        if isinstance(command, str):
+            args["command"] = command
     call_id = str(part.get("toolCallId") or f"#{position}")
     b.add_tool(call_id, name, args)
     details = part.get("resultDetails")

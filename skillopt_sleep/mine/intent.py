@@ -23,7 +23,7 @@ from skillopt_sleep.mine.actions import FILLERS, VERB_CLASS, compatible
 
 # Version of the canonical form: vectors of one form are never mixed with another's in an
 # index (``index.space``). Bump it whenever ``parse`` changes what it returns.
-CANONICAL_FORM = "canon1"
+CANONICAL_FORM = "canon2"
 
 # Canonical verb -> synonyms. Finer than the action classes: "rename" and "format" are
 # both changes, but different requests.
@@ -279,3 +279,15 @@ def same_intent_possible(a: Intent | Kind, b: Intent | Kind) -> bool:
     if a.object is None and b.object is None and a.head and b.head:
         return a.head == b.head or not ({"create"} <= a.actions and {"create"} <= b.actions)
     return True
+
+
+_FOREIGN = re.compile(r"[^\x00-\x7f]")
+
+
+def embed_text(text: str) -> str:
+    """What mining embeds of a request: the canonical form of an English-lettered request;
+    a request with other letters (日本語, русский, "führe") as written, because the tables
+    only know English and would reduce it to nothing (every Japanese request to "")."""
+    if _FOREIGN.search(text):
+        return " ".join(text.split())
+    return parse(text).canonical
