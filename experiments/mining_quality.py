@@ -81,9 +81,12 @@ def mine(
 
 def variants(rows: Sequence[dict[str, Any]], embedder: Embedder, state: Path) -> dict[str, Any]:
     base = FamilySettings()
-    out: dict[str, Any] = {"threshold": base.threshold, "text_weight": base.text_weight}
+    out: dict[str, Any] = {"threshold": base.threshold, "action_threshold": base.action_threshold,
+                           "text_weight": base.text_weight}
     for name, weight in (("combined", base.text_weight), ("text_only", 1.0), ("action_only", 0.0)):
-        settings = FamilySettings(text_weight=weight)
+        # Text only is the miner before fingerprints: one bar for every pair.
+        bar = base.threshold if weight == 1.0 else base.action_threshold
+        settings = FamilySettings(text_weight=weight, action_threshold=bar)
         groups = mine(rows, embedder, settings, state / name)
         out[name] = scores(rows, groups) | {"families": len(groups)}
     return out
@@ -94,9 +97,9 @@ def sweep(rows: Sequence[dict[str, Any]], text: np.ndarray) -> dict[str, Any]:
     intents = [parse(r["text"]) for r in rows]
     keys = [(embed_text(r["text"]), tuple(r["actions"])) for r in rows]
     out: dict[str, Any] = {}
-    for weight in (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 1.0):
+    for weight in (0.0, 0.1, 0.2, 0.3, 0.4, 1.0):
         vectors = Combiner(weight).combine(text, [r["actions"] for r in rows])
-        for threshold in (0.3, 0.4, 0.5, 0.6, 0.7):
+        for threshold in (0.3, 0.35, 0.42, 0.45, 0.5, 0.6):
             for guards in (True, False):
                 groups = cluster(vectors, intents, threshold, 20, Compatibility(guards), keys)
                 s = scores(rows, [g for g in groups if len({rows[i]["session_id"] for i in g}) > 1])

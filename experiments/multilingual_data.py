@@ -369,7 +369,7 @@ def labelled() -> Iterator[tuple[str, str, str, list[tuple[str, Any]]]]:
             for text in texts:
                 yield name, lang, text, family["steps"]
     for miss in NEAR_MISSES:
-        yield f"single:{miss['id']}", miss["lang"], miss["text"], miss["steps"]
+        yield f"near:{miss.get('work', miss['id'])}", miss["lang"], miss["text"], miss["steps"]
 
 
 def build(root: Path, seed: int = 0) -> list[dict[str, Any]]:

@@ -37,6 +37,7 @@ _PYTHON = re.compile(r"^python(?:\d(?:\.\d+)?)?$")
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SEPARATORS = re.compile(r"&&|\|\||[;|\n]")
 _WORD = re.compile(r"^[a-z][a-z0-9:_-]*$")
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1[^\n]*\n.*?(?:\n\2\b|\Z)", re.S)
 # Package runners: the package run is the program.
 _RUNNERS = frozenset({"npx", "pnpx", "bunx", "uvx", "pipx"})
 _NOISE = frozenset({"cd", "echo", "true", "false", "set", "export", "source", ".", "printf",
@@ -138,6 +139,7 @@ def _normalise(tokens: list[str]) -> list[str]:
 
 def commands_of(command: str) -> list[str]:
     """The normalised commands of a shell command line, in order, repeats dropped."""
+    command = _HEREDOC.sub("", command)  # a here-document's body is data, not commands
     try:
         whole = shlex.split(command)
     except ValueError:

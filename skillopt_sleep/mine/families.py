@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import faiss
 import numpy as np
 
+from skillopt_sleep.mine.fingerprint import Combiner
 from skillopt_sleep.mine.intent import Intent, Kind, embed_text, parse, same_intent_possible
 from skillopt_sleep.records import sha256_text
 
@@ -39,8 +40,16 @@ class FamilySettings:
     threshold: float = 0.3
     min_sessions: int = 2
     neighbours: int = 20
-    text_weight: float = 0.4
+    text_weight: float = 0.2
     guards: bool = True
+    action_threshold: float = 0.42
+    """The bar two requests that both have a fingerprint must reach on the combined
+    similarity (``threshold`` stays the bar of text alone); measured on the multilingual
+    set (``experiments/mining_quality.py --sweep``)."""
+
+    def combiner(self) -> Combiner:
+        scale = (self.threshold / self.action_threshold) ** 0.5 if self.action_threshold else 1.0
+        return Combiner(self.text_weight, scale=min(scale, 1.0))
 
 
 @dataclass

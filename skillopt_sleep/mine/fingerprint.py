@@ -21,6 +21,7 @@ one inner product is a weighted sum of text cosine and fingerprint cosine.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
@@ -57,6 +58,7 @@ _PATH_KEYS = ("file_path", "path", "filePath", "target_file", "notebook_path", "
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
 _PATH_TOKEN = re.compile(r"(?:^|\s)([\w./-]*\w\.[A-Za-z0-9]{1,8}|[\w.-]+/[\w./-]+)(?=\s|$)")
 _CHANGES = frozenset({"edit", "write"})
+_REDIRECT = re.compile(r"(?<![<>&\d])>>?\s*([^\s;&|<>]+)")
 
 WEIGHTS = {"cmd": 1.0, "peek": 0.25, "file": 0.8, "edit": 0.7, "write": 0.7, "path": 0.5,
            "read": 0.4, "tool": 0.35, "outcome": 0.3, "mcp": 1.0}
@@ -123,8 +125,11 @@ def _shell_features(command: str, ok: bool | None, project: str) -> set[str]:
         if outcome and ok is not None:
             out.add(f"outcome:{outcome}-{'ok' if ok else 'failed'}")
     if "SKILL.md" not in command:
-        paths = [m.group(1) for m in _PATH_TOKEN.finditer(command)]
+        head = command.split("\n", 1)[0]  # a here-document's body holds no paths
+        paths = [m.group(1) for m in _PATH_TOKEN.finditer(head)]
         out |= {f for f in _file_features("read", paths, project) if not f.startswith("read:")}
+        written = [p for p in _REDIRECT.findall(head) if not p.startswith(("/dev/", "&"))]
+        out |= _file_features("write", written, project)
     return out
 
 
@@ -154,18 +159,23 @@ def features(calls: Sequence[ToolCall], project: str) -> list[str]:
     return sorted(out)
 
 
-def _bucket(feature: str, dim: int) -> int:
+@functools.lru_cache(maxsize=65536)
+def _bucket(feature: str, dim: int) -> tuple[int, float]:
+    """Bucket and sign of a feature: signed, so two features that share a bucket cancel
+    as often as they add (an unsigned collision would make unrelated work look alike)."""
     # sha1, not hash(): Python's string hash is salted per process.
     digest = hashlib.sha1(feature.encode("utf-8")).digest()
-    return int.from_bytes(digest[:4], "little") % dim
+    weight = WEIGHTS.get(feature.split(":", 1)[0], 0.3)
+    return int.from_bytes(digest[:4], "little") % dim, weight if digest[4] & 1 else -weight
 
 
-def vectors(fingerprints: Sequence[Sequence[str]], dim: int = 256) -> np.ndarray:
+def vectors(fingerprints: Sequence[Sequence[str]], dim: int = 1024) -> np.ndarray:
     """Unit rows of weighted, hashed features; an empty fingerprint gives a zero row."""
     out = np.zeros((len(fingerprints), dim), dtype=np.float32)
     for row, feats in enumerate(fingerprints):
         for feature in feats:
-            out[row, _bucket(feature, dim)] += WEIGHTS.get(feature.split(":", 1)[0], 0.3)
+            bucket, value = _bucket(feature, dim)
+            out[row, bucket] += value
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     return np.divide(out, norms, out=out, where=norms > 0)
 
@@ -174,19 +184,25 @@ class Combiner:
     """Text vector and fingerprint vector side by side, scaled so that the inner product
     of two combined rows is ``text_weight · text cosine + (1 − text_weight) · fingerprint
     cosine``. A request without a fingerprint keeps its text vector alone (unit length),
-    so requests that ran no tool are grouped by their words as before."""
+    so requests that ran no tool are grouped by their words as before. Rows with a
+    fingerprint are scaled by ``scale``: two of them must reach ``threshold / scale²``,
+    the stricter bar their sharper similarity needs, while text-only pairs keep
+    ``threshold``; the inner-product machinery (faiss, group sums) is unchanged."""
 
-    def __init__(self, text_weight: float = 0.4, dim: int = 256):
+    def __init__(self, text_weight: float = 0.2, dim: int = 1024, scale: float = 1.0):
         self.text_weight = text_weight
         self.dim = dim
+        self.scale = scale  # of rows with a fingerprint: see ``FamilySettings.action_threshold``
 
     @property
     def name(self) -> str:
-        return f"{FINGERPRINT_FORM}w{round(self.text_weight * 100)}d{self.dim}"
+        return (f"{FINGERPRINT_FORM}w{round(self.text_weight * 100)}d{self.dim}"
+                f"s{round(self.scale * 1000)}")
 
     def combine(self, text: np.ndarray, fingerprints: Sequence[Sequence[str]]) -> np.ndarray:
         acts = vectors(fingerprints, self.dim)
         has = np.linalg.norm(acts, axis=1) > 0
-        scale_text = np.where(has, np.sqrt(self.text_weight), 1.0).astype(np.float32)
-        scale_acts = np.sqrt(1.0 - self.text_weight, dtype=np.float32)
-        return np.hstack([text * scale_text[:, None], acts * scale_acts]).astype(np.float32)
+        scale_text = np.where(has, np.sqrt(self.text_weight) * self.scale, 1.0)
+        scale_acts = np.where(has, np.sqrt(1.0 - self.text_weight) * self.scale, 0.0)
+        return np.hstack([text * scale_text[:, None].astype(np.float32),
+                          acts * scale_acts[:, None].astype(np.float32)]).astype(np.float32)

@@ -37,7 +37,6 @@ from skillopt_sleep.mine.families import (
     best_family,
     new_families,
 )
-from skillopt_sleep.mine.fingerprint import Combiner
 from skillopt_sleep.mine.index import ProjectIndex, faiss_nearest, space
 from skillopt_sleep.mine.intent import Intent, Kind, embed_text, parse
 from skillopt_sleep.mine.requests import Request
@@ -102,7 +101,7 @@ class Miner:
         self.ratios = tuple(ratios)
         self.index_base = index_base
         self.compat = Compatibility(self.settings.guards)
-        self.combiner = Combiner(self.settings.text_weight)
+        self.combiner = self.settings.combiner()
         self._indexes: dict[str, ProjectIndex] = {}
         self._intents: dict[str, Intent] = {}
         self._checked: set[str] = set()

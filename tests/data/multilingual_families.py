@@ -9,7 +9,8 @@ requests worded like a family but whose work is different: they must stay alone.
 
 Steps: ``("sh", [commands])`` one shell command; ``("edit"|"read"|"write", [paths])`` one
 file (paths relative to the project); ``("fail", p)`` the family's test/build/lint command
-fails first with probability ``p`` (the agent then edits and runs it again).
+fails first with probability ``p`` (the agent then edits and runs it again). Near misses
+that do the same work in several languages share a ``work`` label: they are one task.
 """
 
 from __future__ import annotations
@@ -333,17 +334,17 @@ NEAR_MISSES: list[dict[str, Any]] = [
     {"id": "helm", "lang": "en", "text": "deploy it", "steps": [("sh", ["helm upgrade --install shop charts/shop"])]},
     {"id": "docs_translate", "lang": "en", "text": "translate the docs into german", "steps": [("write", ["docs/de/index.md"])]},
     {"id": "readme_badge_ci", "lang": "en", "text": "add a CI badge", "steps": [("edit", [".github/workflows/badge.yml"]), ("sh", ["gh workflow run badge"])]},
-    {"id": "es_go_tests", "lang": "es", "text": "ejecuta las pruebas", "steps": [("sh", ["go test ./..."])]},
-    {"id": "es_eslint", "lang": "es", "text": "corrige los errores del linter", "steps": [("sh", ["npx eslint --fix web/src"])]},
+    {"id": "es_go_tests", "work": "go_tests", "lang": "es", "text": "ejecuta las pruebas", "steps": [("sh", ["go test ./..."])]},
+    {"id": "es_eslint", "work": "eslint", "lang": "es", "text": "corrige los errores del linter", "steps": [("sh", ["npx eslint --fix web/src"])]},
     {"id": "es_pip_audit", "lang": "es", "text": "corrige las vulnerabilidades", "steps": [("sh", ["pip-audit"]), ("edit", ["requirements.txt"])]},
-    {"id": "de_vercel", "lang": "de", "text": "deploy auf Staging", "steps": [("sh", ["vercel deploy"])]},
-    {"id": "de_mongodump", "lang": "de", "text": "sichere die Datenbank", "steps": [("sh", ["mongodump --gzip"])]},
-    {"id": "de_prettier", "lang": "de", "text": "formatiere den Code", "steps": [("sh", ["npx prettier --write ."])]},
-    {"id": "ja_cypress", "lang": "ja", "text": "E2Eテストを実行して", "steps": [("sh", ["npx cypress run --browser chrome"])]},
-    {"id": "ja_cargo", "lang": "ja", "text": "依存関係を更新して", "steps": [("sh", ["cargo update"])]},
-    {"id": "ja_journal", "lang": "ja", "text": "サーバーのログを見て", "steps": [("sh", ["journalctl -u shop-api --since today"])]},
-    {"id": "ru_glab", "lang": "ru", "text": "создай PR с этими изменениями", "steps": [("sh", ["glab mr create"])]},
-    {"id": "ru_helm", "lang": "ru", "text": "задеплой на стейджинг", "steps": [("sh", ["helm upgrade shop charts/shop -f staging.yaml"])]},
-    {"id": "ru_go_tests", "lang": "ru", "text": "запусти тесты", "steps": [("sh", ["go test -race ./..."])]},
-    {"id": "ru_stash", "lang": "ru", "text": "сохрани изменения на потом", "steps": [("sh", ["git stash"])]},
+    {"id": "de_vercel", "work": "vercel_deploy", "lang": "de", "text": "deploy auf Staging", "steps": [("sh", ["vercel deploy"])]},
+    {"id": "de_mongodump", "work": "mongodump", "lang": "de", "text": "sichere die Datenbank", "steps": [("sh", ["mongodump --gzip"])]},
+    {"id": "de_prettier", "work": "prettier", "lang": "de", "text": "formatiere den Code", "steps": [("sh", ["npx prettier --write ."])]},
+    {"id": "ja_cypress", "work": "cypress", "lang": "ja", "text": "E2Eテストを実行して", "steps": [("sh", ["npx cypress run --browser chrome"])]},
+    {"id": "ja_cargo", "work": "cargo_update", "lang": "ja", "text": "依存関係を更新して", "steps": [("sh", ["cargo update"])]},
+    {"id": "ja_journal", "work": "journalctl", "lang": "ja", "text": "サーバーのログを見て", "steps": [("sh", ["journalctl -u shop-api --since today"])]},
+    {"id": "ru_glab", "work": "glab_mr", "lang": "ru", "text": "создай PR с этими изменениями", "steps": [("sh", ["glab mr create"])]},
+    {"id": "ru_helm", "work": "helm", "lang": "ru", "text": "задеплой на стейджинг", "steps": [("sh", ["helm upgrade shop charts/shop -f staging.yaml"])]},
+    {"id": "ru_go_tests", "work": "go_tests", "lang": "ru", "text": "запусти тесты", "steps": [("sh", ["go test -race ./..."])]},
+    {"id": "ru_stash", "work": "stash", "lang": "ru", "text": "сохрани изменения на потом", "steps": [("sh", ["git stash"])]},
 ]
