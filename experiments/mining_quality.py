@@ -39,6 +39,20 @@ from skillopt_sleep.mine.requests import request_from_json  # noqa: E402
 DATA = ROOT / "tests" / "data" / "multilingual_requests.jsonl"
 
 
+class Memo:
+    """An embedder that embeds each text once for all the variants' fresh archives."""
+
+    def __init__(self, inner: Embedder):
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.seen: dict[str, np.ndarray] = {}
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        todo = [t for t in dict.fromkeys(texts) if t not in self.seen]
+        if todo:
+            self.seen.update(zip(todo, self.inner.embed(todo), strict=True))
+        return np.stack([self.seen[t] for t in texts]) if texts else self.inner.embed([])
+
+
 def load(path: Path = DATA) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
@@ -58,10 +72,10 @@ def scores(rows: Sequence[dict[str, Any]], groups: Sequence[Sequence[int]]) -> d
             tally[key][1] += pred
             tally[key][2] += true
     out: dict[str, Any] = {}
-    for key, (both, pred, true) in tally.items():
+    for key, (both, predicted, truth) in tally.items():
         out[key] = {
-            "precision": round(both / pred if pred else 1.0, 3),
-            "recall": round(both / true if true else 1.0, 3),
+            "precision": round(both / predicted if predicted else 1.0, 3),
+            "recall": round(both / truth if truth else 1.0, 3),
         }
     return out
 
@@ -133,7 +147,7 @@ def main() -> None:
     parser.add_argument("--sweep", action="store_true")
     args = parser.parse_args()
     os.environ["HF_HUB_OFFLINE"] = "1"
-    result = quality(SentenceTransformerEmbedder(), args.sweep)
+    result = quality(Memo(SentenceTransformerEmbedder()), args.sweep)
     if args.json:
         print(json.dumps(result))
         return

@@ -90,8 +90,8 @@ def test_combined_vectors_weigh_text_and_fingerprint() -> None:
     out = Combiner(text_weight=0.2).combine(text, acts)
     assert out[0] @ out[0] == pytest.approx(1.0, abs=1e-5)
     # same words, other work: the text share only (plus whatever the hashes share)
-    assert out[0] @ out[1] == pytest.approx(0.2 + 0.8 * float(vectors(acts[:1])[0] @ vectors(acts[1:2])[0]),
-                                            abs=1e-5)
+    shared = float(vectors(acts[:1])[0] @ vectors(acts[1:2])[0])
+    assert out[0] @ out[1] == pytest.approx(0.2 + 0.8 * shared, abs=1e-5)
     assert np.linalg.norm(out[2]) == pytest.approx(1.0)  # no fingerprint: text alone
     assert not vectors([[]]).any()
 
@@ -114,6 +114,7 @@ def test_same_work_in_other_languages_joins_and_same_words_with_other_work_do_no
                 _request(4, "задеплой на стейджинг", DEPLOY),
                 _request(5, "run the backend tests", GO)]
     archive = Archive(paths.archive_path())
-    miner = Miner(archive, MockEmbedder(dim=32), FamilySettings(), index_base=paths.state_dir() / "ix")
+    miner = Miner(archive, MockEmbedder(dim=32), FamilySettings(),
+                  index_base=paths.state_dir() / "ix")
     families = sorted(sorted(f.members) for f in miner.mine(requests).families)
     assert families == [["r0", "r1", "r2"], ["r3", "r4"]]

@@ -34,6 +34,12 @@ def test_families_are_asked_in_several_phrasings_and_languages() -> None:
     assert len({r["id"] for r in rows}) == len({r["session_id"] for r in rows}) == len(rows)
 
 
+def _commands(row: dict[str, object]) -> set[str]:
+    found = row["actions"]
+    assert isinstance(found, list)
+    return {str(a) for a in found if str(a).startswith("cmd:")}
+
+
 def test_near_misses_share_words_with_a_family_but_not_its_work() -> None:
     rows = _rows()
     family_texts = {str(r["text"]): r for r in rows if not str(r["family"]).startswith("near:")}
@@ -41,8 +47,7 @@ def test_near_misses_share_words_with_a_family_but_not_its_work() -> None:
     assert len(shared) >= 10
     for r in shared:
         twin = family_texts[str(r["text"])]
-        commands = {a for a in twin["actions"] if a.startswith("cmd:")}  # type: ignore[union-attr]
-        assert not commands & {a for a in r["actions"] if a.startswith("cmd:")}  # type: ignore[union-attr]
+        assert not _commands(twin) & _commands(r)
 
 
 def test_committed_requests_are_what_the_transcripts_give(tmp_path: Path) -> None:

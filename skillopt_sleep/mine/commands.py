@@ -132,8 +132,8 @@ def _normalise(tokens: list[str]) -> list[str]:
         return [program]
     if sub in _SCRIPT_RUNNERS and program in ("npm", "pnpm", "yarn", "bun", "uv", "poetry"):
         after = rest[rest.index(sub) + 1:]
-        script = _first_word(after)
-        return [f"{program} {sub} {script}" if script else f"{program} {sub}"]
+        name = _first_word(after)
+        return [f"{program} {sub} {name}" if name else f"{program} {sub}"]
     return [f"{program} {sub}"]
 
 

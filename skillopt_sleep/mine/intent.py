@@ -288,6 +288,11 @@ def embed_text(text: str) -> str:
     """What mining embeds of a request: the canonical form of an English-lettered request;
     a request with other letters (日本語, русский, "führe") as written, because the tables
     only know English and would reduce it to nothing (every Japanese request to "")."""
-    if _FOREIGN.search(text):
+    if foreign(text):
         return " ".join(text.split())
     return parse(text).canonical
+
+
+def foreign(text: str) -> bool:
+    """Whether ``text`` has letters the English tables cannot read (``embed_text``)."""
+    return _FOREIGN.search(text) is not None

@@ -38,7 +38,7 @@ from skillopt_sleep.mine.families import (
     new_families,
 )
 from skillopt_sleep.mine.index import ProjectIndex, faiss_nearest, space
-from skillopt_sleep.mine.intent import Intent, Kind, embed_text, parse
+from skillopt_sleep.mine.intent import Intent, Kind, foreign, parse
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.splits import DEFAULT_RATIOS, balanced_split
 from skillopt_sleep.mine.vectors import VectorCache
@@ -124,7 +124,7 @@ class Miner:
         missing = [r for r in rows if r.id not in index]
         for start in range(0, len(missing), CHUNK):  # in chunks: one copy of the vectors
             chunk = missing[start : start + CHUNK]
-            vectors = self.cache.vectors([embed_text(r.text) for r in chunk])
+            vectors = self.cache.vectors([self.embedded(r.text) for r in chunk])
             index.add([r.id for r in chunk], vectors)
         if missing:
             index.save()
@@ -150,6 +150,10 @@ class Miner:
 
     def _state(self, project: str) -> MiningState:
         return MiningState(**self.store.state(project, self._space))
+
+    def embedded(self, text: str) -> str:
+        """``intent.embed_text``, reading the intent this miner parsed already."""
+        return " ".join(text.split()) if foreign(text) else self.intent(text).canonical
 
     def intent(self, text: str) -> Intent:
         found = self._intents.get(text)
