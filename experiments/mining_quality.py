@@ -130,8 +130,8 @@ def quality(embedder: Embedder, with_sweep: bool = False) -> dict[str, Any]:
     rows = load()
     result: dict[str, Any] = {
         "ml_requests": len(rows),
-        "ml_families": len({r["family"] for r in rows if not r["family"].startswith("single:")}),
-        "ml_singles": sum(r["family"].startswith("single:") for r in rows),
+        "ml_families": len({r["family"] for r in rows if not r["family"].startswith("near:")}),
+        "ml_near_misses": sum(r["family"].startswith("near:") for r in rows),
         "ml_languages": sorted({r["lang"] for r in rows}),
     }
     with tempfile.TemporaryDirectory(prefix="mining-quality-") as tmp:

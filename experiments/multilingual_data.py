@@ -302,7 +302,7 @@ def copilot_vscode(root: Path, sid: str, text: str, calls: list[Call], at: datet
                     "kind": "toolInvocationSerialized",
                     "toolId": "copilot_readFile",
                     "toolCallId": cid,
-                    "invocationMessage": {"value": f"Reading {arg}"},
+                    "invocationMessage": {"value": f"Reading [](file://{_abs(arg)}#1-1)"},
                     "isComplete": True,
                 }
             )

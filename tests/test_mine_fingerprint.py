@@ -79,9 +79,9 @@ def test_fingerprints_from_the_shared_public_transcripts() -> None:
     found = _fixture_requests(shared())
     actions = [set(r.actions) for rs in found.values() for r in rs]
     assert any("cmd:pnpm test" in a for a in actions)
-    # A here-document's body is no command; the file it writes is a write.
+    # A here-document's body is no command; the file it writes is a changed file.
     assert not any("cmd:import" in a or "cmd:def" in a for a in actions)
-    assert any("write:.py" in a and "peek:cat" in a for a in actions)
+    assert any("edit:.py" in a and "peek:cat" in a and "tool:edit" not in a for a in actions)
 
 
 def test_combined_vectors_weigh_text_and_fingerprint() -> None:

@@ -299,6 +299,9 @@ def _response(b: SessionBuilder, parts: Any, answer: bool = True) -> None:
         b.answer("".join(texts))
 
 
+_FILE_LINK = re.compile(r"\(file://([^)#\s]+)")
+
+
 def _tool(b: SessionBuilder, part: dict[str, Any], position: int) -> None:
     name = part.get("toolId")
     data = part.get("toolSpecificData")
@@ -310,6 +313,11 @@ def _tool(b: SessionBuilder, part: dict[str, Any], position: int) -> None:
     args: dict[str, Any] = {}
     if isinstance(data, dict) and isinstance(data.get("agentName"), str):
         args["agent"] = data["agentName"]
+    message = part.get("pastTenseMessage") or part.get("invocationMessage")
+    text = message.get("value") if isinstance(message, dict) else message
+    link = _FILE_LINK.search(text) if isinstance(text, str) else None
+    if link:  # "Reading [](file:///…/x.py#1-1)": the file a read or edit tool worked on
+        args["path"] = unquote(link.group(1))
     line = data.get("commandLine") if isinstance(data, dict) else None
     if isinstance(line, dict):  # a terminal call: the command the user approved or edited
         command = line.get("toolEdited") or line.get("original")

@@ -19,12 +19,17 @@ _SUBCOMMANDS = frozenset((
     "just", "gh", "glab", "alembic", "terraform", "dotnet", "mvn", "gradle", "./gradlew",
     "gradlew", "rustup", "brew", "apt", "apt-get", "systemctl", "django-admin", "manage.py",
     "flask", "rails", "bundle", "rake", "composer", "php", "mix", "deno", "nx", "turbo",
-    "tox", "nox", "pre-commit", "ruff", "black", "mypy", "aws", "gcloud", "az", "az",
+    "tox", "nox", "pre-commit", "ruff", "aws", "gcloud", "az", "az",
     "firebase", "vercel", "heroku", "supabase", "prisma", "sqlx", "dbt", "ansible-playbook",
     "mkdocs", "sphinx-build", "openapi-generator", "openapi-generator-cli", "swift", "xcodebuild",
     "flutter", "dart", "pulumi", "skaffold", "minikube", "kind", "vagrant", "redis-cli",
     "playwright", "cypress", "vitest", "jest", "npx", "wrangler", "sam", "serverless",
 ))
+# Short forms of the same subcommand.
+_ALIASES = {("npm", "i"): "install", ("npm", "add"): "install", ("npm", "t"): "test",
+            ("npm", "rm"): "uninstall", ("pnpm", "i"): "install", ("pnpm", "add"): "install",
+            ("yarn", "add"): "install", ("bun", "add"): "install", ("pip", "i"): "install",
+            ("git", "co"): "checkout", ("docker-compose", "up"): "up"}
 # Options that take a value before the subcommand (``git -C repo status``).
 _VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "-f", "--file", "-n",
                      "--namespace", "--context", "-p", "--project", "--prefix"})
@@ -134,7 +139,7 @@ def _normalise(tokens: list[str]) -> list[str]:
         after = rest[rest.index(sub) + 1:]
         name = _first_word(after)
         return [f"{program} {sub} {name}" if name else f"{program} {sub}"]
-    return [f"{program} {sub}"]
+    return [f"{program} {_ALIASES.get((program, sub), sub)}"]
 
 
 def commands_of(command: str) -> list[str]:

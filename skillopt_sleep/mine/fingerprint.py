@@ -10,7 +10,8 @@ records them:
 - ``tool:edit``, ``tool:shell``: the tools used, with each agent's names mapped to one
   class (Claude's ``Edit``, Codex's ``apply_patch``, Copilot's ``replace_string_in_file``
   are all edits);
-- ``edit:.py``, ``read:.md``: the kinds of files read and changed, and ``path:src/api``
+- ``edit:.py``, ``read:.md``: the kinds of files read and changed (created or edited:
+  one kind, as agents record creation differently), and ``path:src/api``
   the project-relative folders and ``file:CHANGELOG.md`` the files changed;
 - ``outcome:tests-failed``, ``outcome:build-ok``: what the test and build commands said.
 
@@ -56,11 +57,12 @@ _IGNORED = frozenset({"todowrite", "manage_todo_list", "update_plan", "skill", "
 _PATH_KEYS = ("file_path", "path", "filePath", "target_file", "notebook_path", "filename",
               "file", "uri")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
-_PATH_TOKEN = re.compile(r"(?:^|\s)([\w./-]*\w\.[A-Za-z0-9]{1,8}|[\w.-]+/[\w./-]+)(?=\s|$)")
+# Only tokens with a file suffix: "fix/login" and "origin/main" are branches, not files.
+_PATH_TOKEN = re.compile(r"(?:^|\s)['\"]?([\w./-]*\w\.[A-Za-z0-9]{1,8})['\"]?(?=\s|$|:)")
 _CHANGES = frozenset({"edit", "write"})
 _REDIRECT = re.compile(r"(?<![<>&\d])>>?\s*([^\s;&|<>]+)")
 
-WEIGHTS = {"cmd": 1.0, "peek": 0.25, "file": 0.8, "edit": 0.7, "write": 0.7, "path": 0.5,
+WEIGHTS = {"cmd": 1.0, "peek": 0.25, "file": 0.8, "edit": 0.7, "path": 0.5,
            "read": 0.4, "tool": 0.35, "outcome": 0.3, "mcp": 1.0}
 """How much each feature kind says about the task: the command run and the file changed
 say most; reading and the bare tool class (nearly every turn reads and edits) least."""
@@ -103,6 +105,9 @@ def _paths(call: ToolCall) -> list[str]:
 
 
 def _file_features(verb: str, paths: Iterable[str], project: str) -> set[str]:
+    # Creating a file and changing one are told apart differently by every agent (Codex
+    # adds files through its patch tool, VS Code records only edits): one kind here.
+    verb = "edit" if verb == "write" else verb
     out: set[str] = set()
     for raw in paths:
         rel = relative(raw, project)
@@ -127,7 +132,13 @@ def _shell_features(command: str, ok: bool | None, project: str) -> set[str]:
     if "SKILL.md" not in command:
         head = command.split("\n", 1)[0]  # a here-document's body holds no paths
         paths = [m.group(1) for m in _PATH_TOKEN.finditer(head)]
-        out |= {f for f in _file_features("read", paths, project) if not f.startswith("read:")}
+        found = _file_features("read", paths, project)
+        if any(cmd in LOOKS for cmd in commands_of(command)):
+            if paths:  # ``cat``/``sed -n`` on a file: how Codex and terminals read files
+                out.add("tool:read")
+        else:
+            found = {f for f in found if not f.startswith("read:")}  # arguments, not reads
+        out |= found
         written = [p for p in _REDIRECT.findall(head) if not p.startswith(("/dev/", "&"))]
         out |= _file_features("write", written, project)
     return out
