@@ -6,9 +6,10 @@ Requests: ``tests/data/multilingual_requests.jsonl`` (``multilingual_data.py``: 
 families in English, Spanish, German, Japanese and Russian, written as the four agents'
 transcripts and harvested back, plus near-miss singles). Pairwise precision and recall
 overall and per language (pairs with at least one member in that language), for the
-shipped setting (text and action fingerprint), text only (``text_weight=1``) and action
-only (``text_weight=0``); with ``--sweep``, a grid of text weight × threshold, with and
-without the English intent guards, on the same vectors (``families.cluster``).
+shipped setting (``FamilySettings()``), text only (the miner before fingerprints) and
+action only (no text, no English tables); with ``--sweep``, a grid of text weight ×
+threshold, with and without the English intent guards, on the same vectors
+(``families.cluster``).
 """
 
 from __future__ import annotations
@@ -97,10 +98,12 @@ def variants(rows: Sequence[dict[str, Any]], embedder: Embedder, state: Path) ->
     base = FamilySettings()
     out: dict[str, Any] = {"threshold": base.threshold, "action_threshold": base.action_threshold,
                            "text_weight": base.text_weight}
-    for name, weight in (("combined", base.text_weight), ("text_only", 1.0), ("action_only", 0.0)):
-        # Text only is the miner before fingerprints: one bar for every pair.
-        bar = base.threshold if weight == 1.0 else base.action_threshold
-        settings = FamilySettings(text_weight=weight, action_threshold=bar)
+    cases = {"shipped": base,
+             # the miner before fingerprints: text, English tables, one bar for every pair
+             "text_only": FamilySettings(text_weight=1.0, action_threshold=base.threshold),
+             # the fingerprint alone: no text, no English tables
+             "action_only": FamilySettings(text_weight=0.0, guards=False)}
+    for name, settings in cases.items():
         groups = mine(rows, embedder, settings, state / name)
         out[name] = scores(rows, groups) | {"families": len(groups)}
     return out

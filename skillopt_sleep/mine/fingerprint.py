@@ -180,7 +180,7 @@ def _bucket(feature: str, dim: int) -> tuple[int, float]:
     return int.from_bytes(digest[:4], "little") % dim, weight if digest[4] & 1 else -weight
 
 
-def vectors(fingerprints: Sequence[Sequence[str]], dim: int = 1024) -> np.ndarray:
+def vectors(fingerprints: Sequence[Sequence[str]], dim: int = 512) -> np.ndarray:
     """Unit rows of weighted, hashed features; an empty fingerprint gives a zero row."""
     out = np.zeros((len(fingerprints), dim), dtype=np.float32)
     for row, feats in enumerate(fingerprints):
@@ -200,7 +200,7 @@ class Combiner:
     the stricter bar their sharper similarity needs, while text-only pairs keep
     ``threshold``; the inner-product machinery (faiss, group sums) is unchanged."""
 
-    def __init__(self, text_weight: float = 0.2, dim: int = 1024, scale: float = 1.0):
+    def __init__(self, text_weight: float = 0.0, dim: int = 512, scale: float = 1.0):
         self.text_weight = text_weight
         self.dim = dim
         self.scale = scale  # of rows with a fingerprint: see ``FamilySettings.action_threshold``
