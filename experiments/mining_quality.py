@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from skillopt_sleep.archive.db import Archive  # noqa: E402
-from skillopt_sleep.mine.embed import Embedder, SentenceTransformerEmbedder  # noqa: E402
+from skillopt_sleep.mine.embed import Embedder, make_embedder  # noqa: E402
 from skillopt_sleep.mine.families import Compatibility, FamilySettings, cluster  # noqa: E402
 from skillopt_sleep.mine.fingerprint import Combiner  # noqa: E402
 from skillopt_sleep.mine.intent import embed_text, parse  # noqa: E402
@@ -148,9 +148,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--sweep", action="store_true")
+    parser.add_argument("--embedder", default="minilm", help="minilm or use-multilingual")
     args = parser.parse_args()
     os.environ["HF_HUB_OFFLINE"] = "1"
-    result = quality(Memo(SentenceTransformerEmbedder()), args.sweep)
+    result = quality(Memo(make_embedder(args.embedder)), args.sweep)
     if args.json:
         print(json.dumps(result))
         return
