@@ -4,6 +4,7 @@ together (a family joins across languages; the same words with other work stay a
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -93,6 +94,9 @@ def test_combined_vectors_weigh_text_and_fingerprint() -> None:
     shared = float(vectors(acts[:1])[0] @ vectors(acts[1:2])[0])
     assert out[0] @ out[1] == pytest.approx(0.2 + 0.8 * shared, abs=1e-5)
     assert np.linalg.norm(out[2]) == pytest.approx(1.0)  # no fingerprint: text alone
+    stored = Combiner(text_weight=0.2)
+    for _ in range(2):  # the second time from its memo
+        assert np.allclose(stored.combine_stored(text, [json.dumps(a) for a in acts]), out)
     assert not vectors([[]]).any()
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
@@ -204,14 +205,29 @@ class Combiner:
         self.text_weight = text_weight
         self.dim = dim
         self.scale = scale  # of rows with a fingerprint: see ``FamilySettings.action_threshold``
+        self._memo: dict[str, np.ndarray] = {}
 
     @property
     def name(self) -> str:
         return (f"{FINGERPRINT_FORM}w{round(self.text_weight * 100)}d{self.dim}"
                 f"s{round(self.scale * 1000)}")
 
+    def combine_stored(self, text: np.ndarray, stored: Sequence[str]) -> np.ndarray:
+        """``combine`` with fingerprints as the archive keeps them (JSON lists); each
+        distinct one is hashed once per ``Combiner`` (tasks repeat their fingerprints,
+        and a pass reads the pending pool's again)."""
+        missing = [a for a in dict.fromkeys(stored) if a not in self._memo]
+        if missing:
+            fresh = vectors([json.loads(a) for a in missing], self.dim)
+            self._memo.update(zip(missing, fresh, strict=True))
+        acts = (np.stack([self._memo[a] for a in stored]) if stored
+                else np.zeros((0, self.dim), dtype=np.float32))
+        return self._join(text, acts)
+
     def combine(self, text: np.ndarray, fingerprints: Sequence[Sequence[str]]) -> np.ndarray:
-        acts = vectors(fingerprints, self.dim)
+        return self._join(text, vectors(fingerprints, self.dim))
+
+    def _join(self, text: np.ndarray, acts: np.ndarray) -> np.ndarray:
         has = np.linalg.norm(acts, axis=1) > 0
         scale_text = np.where(has, np.sqrt(self.text_weight) * self.scale, 1.0)
         scale_acts = np.where(has, np.sqrt(1.0 - self.text_weight) * self.scale, 0.0)

@@ -145,8 +145,8 @@ class Miner:
 
     def combined(self, rows: Sequence[RequestRow], index: ProjectIndex) -> np.ndarray:
         """The rows' text vectors (from the index) beside their fingerprint vectors."""
-        return self.combiner.combine(index.vectors([r.id for r in rows]),
-                                     [json.loads(r.actions) for r in rows])
+        return self.combiner.combine_stored(index.vectors([r.id for r in rows]),
+                                            [r.actions for r in rows])
 
     def _state(self, project: str) -> MiningState:
         return MiningState(**self.store.state(project, self._space))
