@@ -236,12 +236,13 @@ def best_family(
 ) -> str | None:
     """The candidate family ``item`` fits best (mean cosine ≥ threshold, intents agree)."""
     best, best_score = None, threshold
+    kind = [compat.kind(item.intent)]
     for fid in sorted(candidates):
         family = candidates[fid]
-        if not compat.all([compat.kind(item.intent)], family.kinds):
-            continue
         score = float(family.total @ item.vector) / family.size
-        if score >= best_score:
+        # The score first: it is one dot product, while the intents' check walks every
+        # kind the family holds, and most candidates fall short of the bar anyway.
+        if score >= best_score and compat.all(kind, family.kinds):
             best, best_score = fid, score
     return best
 

@@ -176,11 +176,18 @@ def _drop_names(text: str) -> str:
 
 def _phrases(text: str) -> str:
     lowered = _drop_names(text).lower()
-    for pattern, repl in _VERB_PHRASES:
-        lowered = re.sub(pattern, repl, lowered)
-    for phrase, obj in _PHRASE_OBJECT:
-        lowered = re.sub(rf"\b{re.escape(phrase)}\b", "<" + obj.replace(" ", "_") + ">", lowered)
+    for pattern, repl in _VERB_PATTERNS:
+        lowered = pattern.sub(repl, lowered)
+    for phrase, pattern, repl in _OBJECT_PATTERNS:
+        if phrase in lowered:  # a substring test first: most requests name few objects
+            lowered = pattern.sub(repl, lowered)
     return lowered
+
+
+# Compiled once: parsing is on every mining pass's path (each pending request, each night).
+_VERB_PATTERNS = [(re.compile(p), r) for p, r in _VERB_PHRASES]
+_OBJECT_PATTERNS = [(phrase, re.compile(rf"\b{re.escape(phrase)}\b"),
+                     "<" + obj.replace(" ", "_") + ">") for phrase, obj in _PHRASE_OBJECT]
 
 
 def _identifier(token: str) -> bool:
