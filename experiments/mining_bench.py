@@ -10,6 +10,10 @@
   (must be 0).
 - ``families_precision`` / ``families_recall``: pairwise, on tests/data/paraphrases.jsonl
   at the default threshold, plus a threshold sweep.
+- ``multilingual``: pairwise precision and recall overall and per language on the labelled
+  multilingual set (tests/data/multilingual_requests.jsonl: 43 families in five
+  languages, in the four agents' transcript formats, plus near misses), for the shipped
+  miner, text only and action fingerprint only (``mining_quality.py``; ``--sweep`` there).
 Everything runs in a temporary state dir.
 """
 
@@ -157,6 +161,9 @@ def main() -> None:
         results["embed_texts"] = args.embed_texts
         results["embed_texts_per_s"] = embed_speed(embedder, args.embed_texts)
         results |= family_quality(state, embedder)
+        from mining_quality import Memo, quality
+
+        results["multilingual"] = quality(Memo(embedder))
     if args.json:
         print(json.dumps(results))
     else:

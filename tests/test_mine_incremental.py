@@ -20,7 +20,6 @@ from skillopt_sleep.mine import miner as miner_module
 from skillopt_sleep.mine.embed import make_embedder
 from skillopt_sleep.mine.evaluate import pairwise_scores
 from skillopt_sleep.mine.families import FamilySettings
-from skillopt_sleep.mine.index import space
 from skillopt_sleep.mine.intent import parse
 from skillopt_sleep.mine.miner import Miner
 from skillopt_sleep.mine.requests import read_requests
@@ -83,13 +82,15 @@ def test_stored_family_aggregates_match_their_members() -> None:
     miner.mine(REQUESTS[120:])
     store = MiningStore(archive)
     members = store.family_members(REQUESTS[0].project)
-    stats = store.family_stats(list(members), space("hashing"))
+    stats = store.family_stats(list(members), miner.stats_space)
     assert set(stats) == set(members)
     index = miner.open_index(REQUESTS[0].project)
     for fid, ids in members.items():
         total = np.frombuffer(stats[fid].total, dtype=np.float64)
         assert stats[fid].size == len(ids)
-        assert np.allclose(total, index.vectors(ids).sum(axis=0), atol=1e-4)
+        rows = store.member_rows([fid])
+        assert [r.id for r in rows] == ids
+        assert np.allclose(total, miner.combined(rows, index).sum(axis=0), atol=1e-4)
         kinds = {(tuple(a), o, h) for a, o, h in json.loads(stats[fid].kinds)}
         by_text = {r.id: r.text for r in REQUESTS}
         expected = {(tuple(sorted(k.actions)), k.object, k.head)

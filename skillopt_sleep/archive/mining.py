@@ -27,9 +27,11 @@ class RequestRow(NamedTuple):
     session_id: str
     text: str
     family_id: str | None
+    actions: str = "[]"  # JSON list: the request's fingerprint (``mine.fingerprint``)
 
 
-_ROW = "SELECT seq, id, session_id, text, family_id FROM mined_requests"
+_ROW = ("SELECT seq, id, session_id, text, family_id,"
+        " COALESCE(json_extract(request_json, '$.actions'), '[]') FROM mined_requests")
 
 
 class StatsRow(NamedTuple):

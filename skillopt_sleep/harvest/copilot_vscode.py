@@ -293,8 +293,13 @@ def _response(b: SessionBuilder, parts: Any, answer: bool = True) -> None:
             uri = part.get("uri")
             if isinstance(uri, dict) and isinstance(uri.get("path"), str):
                 b.touched(uri["path"])
+                # The edit is what the agent did in this turn (``mine.fingerprint``).
+                b.add_tool("", "textEditGroup", {"path": uri["path"]})
     if texts and answer:
         b.answer("".join(texts))
+
+
+_FILE_LINK = re.compile(r"\(file://([^)#\s]+)")
 
 
 def _tool(b: SessionBuilder, part: dict[str, Any], position: int) -> None:
@@ -308,6 +313,16 @@ def _tool(b: SessionBuilder, part: dict[str, Any], position: int) -> None:
     args: dict[str, Any] = {}
     if isinstance(data, dict) and isinstance(data.get("agentName"), str):
         args["agent"] = data["agentName"]
+    message = part.get("pastTenseMessage") or part.get("invocationMessage")
+    text = message.get("value") if isinstance(message, dict) else message
+    link = _FILE_LINK.search(text) if isinstance(text, str) else None
+    if link:  # "Reading [](file:///…/x.py#1-1)": the file a read or edit tool worked on
+        args["path"] = unquote(link.group(1))
+    line = data.get("commandLine") if isinstance(data, dict) else None
+    if isinstance(line, dict):  # a terminal call: the command the user approved or edited
+        command = line.get("toolEdited") or line.get("original")
+        if isinstance(command, str):
+            args["command"] = command
     call_id = str(part.get("toolCallId") or f"#{position}")
     b.add_tool(call_id, name, args)
     details = part.get("resultDetails")

@@ -23,7 +23,7 @@ from skillopt_sleep.mine.actions import FILLERS, VERB_CLASS, compatible
 
 # Version of the canonical form: vectors of one form are never mixed with another's in an
 # index (``index.space``). Bump it whenever ``parse`` changes what it returns.
-CANONICAL_FORM = "canon1"
+CANONICAL_FORM = "canon2"
 
 # Canonical verb -> synonyms. Finer than the action classes: "rename" and "format" are
 # both changes, but different requests.
@@ -176,11 +176,18 @@ def _drop_names(text: str) -> str:
 
 def _phrases(text: str) -> str:
     lowered = _drop_names(text).lower()
-    for pattern, repl in _VERB_PHRASES:
-        lowered = re.sub(pattern, repl, lowered)
-    for phrase, obj in _PHRASE_OBJECT:
-        lowered = re.sub(rf"\b{re.escape(phrase)}\b", "<" + obj.replace(" ", "_") + ">", lowered)
+    for pattern, repl in _VERB_PATTERNS:
+        lowered = pattern.sub(repl, lowered)
+    for phrase, pattern, repl in _OBJECT_PATTERNS:
+        if phrase in lowered:  # a substring test first: most requests name few objects
+            lowered = pattern.sub(repl, lowered)
     return lowered
+
+
+# Compiled once: parsing is on every mining pass's path (each pending request, each night).
+_VERB_PATTERNS = [(re.compile(p), r) for p, r in _VERB_PHRASES]
+_OBJECT_PATTERNS = [(phrase, re.compile(rf"\b{re.escape(phrase)}\b"),
+                     "<" + obj.replace(" ", "_") + ">") for phrase, obj in _PHRASE_OBJECT]
 
 
 def _identifier(token: str) -> bool:
@@ -279,3 +286,20 @@ def same_intent_possible(a: Intent | Kind, b: Intent | Kind) -> bool:
     if a.object is None and b.object is None and a.head and b.head:
         return a.head == b.head or not ({"create"} <= a.actions and {"create"} <= b.actions)
     return True
+
+
+_FOREIGN = re.compile(r"[^\x00-\x7f]")
+
+
+def embed_text(text: str) -> str:
+    """What mining embeds of a request: the canonical form of an English-lettered request;
+    a request with other letters (日本語, русский, "führe") as written, because the tables
+    only know English and would reduce it to nothing (every Japanese request to "")."""
+    if foreign(text):
+        return " ".join(text.split())
+    return parse(text).canonical
+
+
+def foreign(text: str) -> bool:
+    """Whether ``text`` has letters the English tables cannot read (``embed_text``)."""
+    return _FOREIGN.search(text) is not None

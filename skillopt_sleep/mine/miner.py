@@ -38,7 +38,7 @@ from skillopt_sleep.mine.families import (
     new_families,
 )
 from skillopt_sleep.mine.index import ProjectIndex, faiss_nearest, space
-from skillopt_sleep.mine.intent import Intent, Kind, parse
+from skillopt_sleep.mine.intent import Intent, Kind, foreign, parse
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.splits import DEFAULT_RATIOS, balanced_split
 from skillopt_sleep.mine.vectors import VectorCache
@@ -100,7 +100,8 @@ class Miner:
         self.settings = settings or FamilySettings()
         self.ratios = tuple(ratios)
         self.index_base = index_base
-        self.compat = Compatibility()
+        self.compat = Compatibility(self.settings.guards)
+        self.combiner = self.settings.combiner()
         self._indexes: dict[str, ProjectIndex] = {}
         self._intents: dict[str, Intent] = {}
         self._checked: set[str] = set()
@@ -123,7 +124,7 @@ class Miner:
         missing = [r for r in rows if r.id not in index]
         for start in range(0, len(missing), CHUNK):  # in chunks: one copy of the vectors
             chunk = missing[start : start + CHUNK]
-            vectors = self.cache.vectors([self.intent(r.text).canonical for r in chunk])
+            vectors = self.cache.vectors([self.embedded(r.text) for r in chunk])
             index.add([r.id for r in chunk], vectors)
         if missing:
             index.save()
@@ -136,8 +137,23 @@ class Miner:
     def _space(self) -> str:
         return space(self.embedder.name)
 
+    @property
+    def stats_space(self) -> str:
+        """Family sums are of combined vectors (text and fingerprint), kept apart from
+        sums of another combination."""
+        return f"{self._space}+{self.combiner.name}"
+
+    def combined(self, rows: Sequence[RequestRow], index: ProjectIndex) -> np.ndarray:
+        """The rows' text vectors (from the index) beside their fingerprint vectors."""
+        return self.combiner.combine_stored(index.vectors([r.id for r in rows]),
+                                            [r.actions for r in rows])
+
     def _state(self, project: str) -> MiningState:
         return MiningState(**self.store.state(project, self._space))
+
+    def embedded(self, text: str) -> str:
+        """``intent.embed_text``, reading the intent this miner parsed already."""
+        return " ".join(text.split()) if foreign(text) else self.intent(text).canonical
 
     def intent(self, text: str) -> Intent:
         found = self._intents.get(text)
@@ -156,8 +172,8 @@ class Miner:
         return report
 
     def _members(self, rows: Sequence[RequestRow], index: ProjectIndex) -> list[Member]:
-        vectors = index.vectors([r.id for r in rows])
-        return [Member(r.id, r.session_id, v, self.intent(r.text))
+        vectors = self.combined(rows, index)
+        return [Member(r.id, r.session_id, v, self.intent(r.text), (r.text, r.actions))
                 for r, v in zip(rows, vectors, strict=True)]
 
     def _mine_project(self, project: str, report: MineReport) -> None:
@@ -223,11 +239,11 @@ class Miner:
     def _family_groups(self, family_ids: Sequence[str], index: ProjectIndex) -> dict[str, Group]:
         """Each family as a ``Group`` (vector sum, size, kinds), from ``family_stats`` by key;
         a family without stats (mined before they were kept) is read from its members once."""
-        stored = self.store.family_stats(family_ids, self._space)
+        stored = self.store.family_stats(family_ids, self.stats_space)
         groups = {fid: self._group(s) for fid, s in stored.items()}
         missing = [f for f in family_ids if f not in stored]
         rows = self.store.member_rows(missing)
-        for r, v in zip(rows, index.vectors([r.id for r in rows]), strict=True):
+        for r, v in zip(rows, self.combined(rows, index), strict=True):
             one = Group.of(v, self.compat.kind(self.intent(r.text)))
             fid = r.family_id or ""
             if fid in groups:
@@ -242,7 +258,7 @@ class Miner:
         return Group([], np.frombuffer(stats.total, dtype=np.float64).copy(), kinds, stats.size)
 
     def _save_stats(self, groups: dict[str, Group]) -> None:
-        self.store.save_family_stats(self._space, {
+        self.store.save_family_stats(self.stats_space, {
             fid: StatsRow(g.size, np.ascontiguousarray(g.total, np.float64).tobytes(),
                           json.dumps([[sorted(k.actions), k.object, k.head]
                                       for k in self.compat.kinds(g.kinds)]))
@@ -257,7 +273,7 @@ class Miner:
         others = [r for r in pending if r.id not in have]
         if not still or not others:
             return still
-        vectors = index.vectors([r.id for r in others])
+        vectors = self.combined(others, index)
         near = faiss_nearest(vectors, np.stack([m.vector for m in still]),
                              self.settings.neighbours)
         extra = sorted({int(r) for rows in near for r in rows})
@@ -276,7 +292,7 @@ class Miner:
             counts[split] = counts.get(split, 0) + 1
             formed.append((FamilyRow(fid, project, self.embedder.name, split, ids[:2],
                                      utcnow().isoformat()), ids))
-            group = Group([], np.zeros(self.embedder.dim), set(), 0)
+            group = Group([], np.zeros(self.embedder.dim + self.combiner.dim), set(), 0)
             for rid in ids:
                 group.absorb(Group.of(by_id[rid].vector, self.compat.kind(by_id[rid].intent)))
             stats[fid] = group

@@ -20,7 +20,7 @@ from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.mining import MiningStore
 from skillopt_sleep.mine.embed import Embedder
 from skillopt_sleep.mine.index import ProjectIndex, space
-from skillopt_sleep.mine.intent import parse
+from skillopt_sleep.mine.intent import embed_text
 from skillopt_sleep.mine.vectors import VectorCache
 from skillopt_sleep.records import Split, Task
 
@@ -84,8 +84,8 @@ class Recaller:
         return self._indexes[project]
 
     def recall(self, task: Task, k: int = 20, scope: str = "project") -> list[Neighbour]:
-        # The index holds canonical forms, so the query is one too.
-        vector = self.cache.vectors([parse(task.intent).canonical])[0]
+        # The index holds what mining embeds (``embed_text``), so the query is that too.
+        vector = self.cache.vectors([embed_text(task.intent)])[0]
         return self.recall_vector(vector, task.project, k, scope, task_outcome(task), task.intent)
 
     def recall_vector(self, vector: np.ndarray, project: str, k: int = 20,

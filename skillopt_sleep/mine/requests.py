@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_sleep.errors import ConfigError
+from skillopt_sleep.mine.fingerprint import features
 from skillopt_sleep.records import (
     SENTINEL,
     Reaction,
@@ -44,6 +45,7 @@ def request_from_json(data: Any) -> Request:
         reaction=str(data.get("reaction") or Reaction.NONE.value),
         correction=str(data.get("correction", "")),
         final_answer=str(data.get("final_answer", "")), context=str(data.get("context", "")),
+        actions=_strings(data.get("actions")),
     )
 
 
@@ -82,4 +84,5 @@ def requests_from_sessions(sessions: Iterable[Session]) -> Iterator[Request]:
                 skills_used=list(session.skills_used), reaction=turn.reaction,
                 correction=follow if turn.reaction == Reaction.CORRECTION.value else "",
                 final_answer=turn.final_answer,
+                actions=features(turn.tool_calls, session.project),
             )

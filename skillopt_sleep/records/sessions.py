@@ -102,6 +102,8 @@ class Request:
     correction: str = ""
     final_answer: str = ""
     context: str = ""
+    actions: list[str] = field(default_factory=list)
+    """What the agent did for it: ``mine.fingerprint.features`` of the turn's tool calls."""
 
     @property
     def outcome(self) -> str:
