@@ -17,12 +17,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tenacity import (
-    retry,
-    retry_if_exception_message,
-    stop_after_delay,
-    wait_random_exponential,
-)
 
 from skillopt_sleep.archive.migrations import migrations
 from skillopt_sleep.errors import StoreError
@@ -226,15 +220,26 @@ def night_row(result: NightResult) -> dict[str, Any]:
     return redact_tree(data) | exact
 
 
-@retry(
-    retry=retry_if_exception_message(match=".*locked.*"),
-    stop=stop_after_delay(15),
-    wait=wait_random_exponential(multiplier=0.02, max=0.5),
-    reraise=True,
-)
 def _use_wal(conn: sqlite3.Connection) -> None:
     """Switch to WAL. The switch needs an exclusive lock and SQLite reports "locked" at once,
-    without its busy handler, when another process is opening the same fresh file."""
+    without its busy handler, when another process is opening the same fresh file: then
+    retry for up to 15 s."""
+    try:
+        _switch_to_wal(conn)
+    except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc):
+            raise
+        # tenacity only now: it loads asyncio (and tornado's adapter when tornado is there),
+        # a tenth of a second of every command's start-up for a race that is rare.
+        from tenacity import retry, retry_if_exception_message, stop_after_delay
+        from tenacity import wait_random_exponential
+
+        retry(retry=retry_if_exception_message(match=".*locked.*"), stop=stop_after_delay(15),
+              wait=wait_random_exponential(multiplier=0.02, max=0.5),
+              reraise=True)(_switch_to_wal)(conn)
+
+
+def _switch_to_wal(conn: sqlite3.Connection) -> None:
     if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         conn.execute("PRAGMA journal_mode=WAL")
 
