@@ -68,12 +68,16 @@ def nothing_new_project(base: Path, env: dict[str, str]) -> Path:
 
 
 def commands(upstream: Path | None, base: Path) -> dict[str, tuple[list[str], dict, Path]]:
-    """Every command timed, with its environment and working folder."""
-    ours = os.environ | {"PYTHONPATH": str(ROOT), "SKILLOPT_SLEEP_HOME": str(base / "ours"),
+    """Every command timed, with its environment and working folder. Bytecode is written
+    (to a cache folder of the run's own) as an installed package has it: a checkout run with
+    PYTHONDONTWRITEBYTECODE would compile every module on every start, on both sides."""
+    common = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    common["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
+    ours = common | {"PYTHONPATH": str(ROOT), "SKILLOPT_SLEEP_HOME": str(base / "ours"),
                          "HOME": str(base / "home"), "ANTHROPIC_API_KEY": "k",
                          "OPENAI_API_KEY": "k"}
     (base / "home").mkdir()
-    theirs = os.environ | {"HOME": str(base / "home-upstream"),
+    theirs = common | {"HOME": str(base / "home-upstream"),
                            "SKILLOPT_SLEEP_HOME": str(base / "upstream")}
     (base / "home-upstream").mkdir()
     if upstream is not None:
@@ -96,6 +100,8 @@ def measure(rounds: int, upstream: Path | None) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="startup-bench-") as tmp:
         table = commands(upstream, Path(tmp))
         cpu: dict[str, list[float]] = {name: [] for name in table}
+        for argv, env, cwd in table.values():  # warm-up: writes both sides' bytecode
+            cpu_of(argv, env, cwd)
         for _ in range(rounds):
             order = list(table)
             random.shuffle(order)

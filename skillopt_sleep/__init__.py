@@ -19,6 +19,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from skillopt_sleep.config import Settings
+    from skillopt_sleep.config import load as load_settings
     from skillopt_sleep.errors import (
         AuthError,
         BudgetExceeded,
@@ -32,6 +34,14 @@ if TYPE_CHECKING:
         StoreError,
         UnknownModelError,
     )
+    from skillopt_sleep.harvest.base import Source
+    from skillopt_sleep.harvest.mock import MockSource
+    from skillopt_sleep.judges.base import Judge, ScriptedJudge
+    from skillopt_sleep.mine.embed import Embedder, MockEmbedder
+    from skillopt_sleep.models.base import LLM, Backend, BackendOptions, ScriptedLLM
+    from skillopt_sleep.models.registry import build_llm
+    from skillopt_sleep.night.config import NightConfig
+    from skillopt_sleep.pipeline.run import RunOutcome, run_once
     from skillopt_sleep.records import (
         Completion,
         Edit,
@@ -47,6 +57,7 @@ if TYPE_CHECKING:
         Turn,
         Usage,
     )
+    from skillopt_sleep.sim.prove import ProofSpec, prove
     from skillopt_sleep.tables import (
         BUDGET_SCHEDULES,
         EMBEDDERS,
@@ -56,17 +67,6 @@ if TYPE_CHECKING:
         SOURCES,
         Table,
     )
-    from skillopt_sleep.config import Settings
-    from skillopt_sleep.config import load as load_settings
-    from skillopt_sleep.harvest.base import Source
-    from skillopt_sleep.harvest.mock import MockSource
-    from skillopt_sleep.judges.base import Judge, ScriptedJudge
-    from skillopt_sleep.mine.embed import Embedder, MockEmbedder
-    from skillopt_sleep.models.base import LLM, Backend, BackendOptions, ScriptedLLM
-    from skillopt_sleep.models.registry import build_llm
-    from skillopt_sleep.night.config import NightConfig
-    from skillopt_sleep.pipeline.run import RunOutcome, run_once
-    from skillopt_sleep.sim.prove import ProofSpec, prove
 
 __version__ = "0.1.0"
 

@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-
 from skillopt_sleep.archive.migrations import migrations
 from skillopt_sleep.errors import StoreError
 from skillopt_sleep.records import Edit, GateDecision, NightResult, from_dict, to_dict, utcnow
@@ -231,8 +230,12 @@ def _use_wal(conn: sqlite3.Connection) -> None:
             raise
         # tenacity only now: it loads asyncio (and tornado's adapter when tornado is there),
         # a tenth of a second of every command's start-up for a race that is rare.
-        from tenacity import retry, retry_if_exception_message, stop_after_delay
-        from tenacity import wait_random_exponential
+        from tenacity import (
+            retry,
+            retry_if_exception_message,
+            stop_after_delay,
+            wait_random_exponential,
+        )
 
         retry(retry=retry_if_exception_message(match=".*locked.*"), stop=stop_after_delay(15),
               wait=wait_random_exponential(multiplier=0.02, max=0.5),

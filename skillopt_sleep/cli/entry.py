@@ -48,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         sys.stdout.write(render(program_name(), None if sys.stdout.isatty() else 80))
         return
-    from skillopt_sleep.cli._console import guarded
+    from skillopt_sleep.cli._redacting import guarded
 
     with guarded():
         _main(args)
