@@ -21,6 +21,10 @@ def wanted(args: Sequence[str]) -> bool:
     return "--json" in (words[:words.index("--")] if "--" in words else words)
 
 
+def reset() -> None:
+    _printed[0] = 0
+
+
 def emitted() -> int:
     """How many JSON values this process has printed."""
     return _printed[0]

@@ -59,6 +59,7 @@ def _main(args: list[str]) -> None:
     from skillopt_sleep.cli._build import build
 
     as_json = _json.wanted(args)
+    _json.reset()  # a count per command line (tests call main more than once)
     app = build(modules_for(args))
     try:
         # Outside --json, click prints its own usage errors (typer's panels) and exits.
