@@ -241,10 +241,26 @@ def _status_rows(found: Status, enrolled: list[dict[str, Any]]
     }
 
 
+def _plain_printer() -> Any:
+    """``typer.echo``, wrapping to the terminal's width on a terminal (a pipe gets whole
+    lines, for grep)."""
+    if not sys.stdout.isatty():
+        return typer.echo
+    import shutil
+    import textwrap
+
+    width = shutil.get_terminal_size((80, 24)).columns
+
+    def say(line: str) -> None:
+        typer.echo(textwrap.fill(line, width, subsequent_indent="    "))
+
+    return say
+
+
 def _print_status(found: dict[str, list[dict[str, Any]]]) -> None:
     # Plain lines through typer.echo (colour only on a terminal, from click's styles): rich's
     # console would add a tenth of a second to the command a user runs most.
-    say, style = typer.echo, typer.style
+    say, style = _plain_printer(), typer.style
     for a in found["alert"]:  # first, before anything else: nobody has fixed it for days
         say(f"{style('ALERT', fg='red', bold=True)}: {a['alert']}")
     say(f"state: {paths.state_dir()}")
