@@ -13,7 +13,10 @@ import typer
 from typer._coercion import PassThroughRuntimeParam, RuntimeParam
 from typer.core import TyperOption, _TyperParameter
 
+from skillopt_sleep.cli._text import plain_help
 from skillopt_sleep.cli.exit_codes import EXIT_CODES
+
+__all__ = ["EPILOG", "PANELS", "SUMMARY", "build", "plain_help"]
 
 _value_type = TyperOption.display_type_rich
 
@@ -60,16 +63,6 @@ EPILOG = ("Exit codes: " + "; ".join(f"{code} {short}" for code, short, _ in EXI
 
 def _panel_of(name: str) -> str:
     return next(panel for panel, names in PANELS.items() if name in names)
-
-
-def plain_help(doc: str | None) -> str | None:
-    """A docstring as ``--help`` shows it: each paragraph on one line (the terminal wraps
-    it; a docstring's own line breaks would cut sentences in two) and no reST backticks."""
-    if not doc:
-        return doc
-    paragraphs = inspect.cleandoc(doc).split("\n\n")
-    return "\n\n".join(" ".join(p.split()).replace("``", "").replace("`", "")
-                       for p in paragraphs)
 
 
 def _version(value: bool) -> None:
