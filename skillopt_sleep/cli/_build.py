@@ -7,10 +7,11 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
-from typer._coercion import PassThroughRuntimeParam, RuntimeParam
+from typer._coercion import RuntimeParam, build_runtime_param
 from typer.core import TyperOption, _TyperParameter
 
 from skillopt_sleep.cli._text import plain_help
@@ -29,22 +30,31 @@ def _flag_type(option: TyperOption, ctx: Any) -> str | None:
 
 TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign,assignment]
 
-_runtime_param = _TyperParameter.get_runtime_param
+@dataclass(frozen=True)
+class _BuiltOnFirstValue(RuntimeParam):
+    """An option's coercion, built when a value arrives. Typer 0.29 builds a pydantic
+    TypeAdapter for every option it processes, a left-out one included, only to pass its
+    ``None`` through: that put pydantic's import (0.1-0.2 s of CPU) into every command's
+    start-up. ``RuntimeParam.coerce`` answers ``None`` itself; a real value builds typer's
+    own coercion, which then replaces this one."""
+
+    descriptor: Any = None
+
+    def _coerce_value(self, value: Any, param: _TyperParameter, ctx: Any) -> Any:
+        real = build_runtime_param(self.descriptor)
+        param._runtime_param = real
+        return real._coerce_value(value, param=param, ctx=ctx)
 
 
-def _bool_runtime_param(self: _TyperParameter) -> RuntimeParam:
-    """A flag's value is a bool, or None when left out (``--help``'s default): checking that
-    needs no pydantic TypeAdapter, whose import typer 0.29 would otherwise put into every
-    command's start-up (0.1-0.2 s of CPU) just to pass ``None`` through."""
-    descriptor = self.type_descriptor
-    if (self._runtime_param is None and descriptor.annotation is bool
-            and descriptor.parameter_info.parser is None):
-        self._runtime_param = PassThroughRuntimeParam(
-            annotation=bool, parameter_info=descriptor.parameter_info)
-    return _runtime_param(self)
+def _deferred_runtime_param(self: _TyperParameter) -> RuntimeParam:
+    if self._runtime_param is None:
+        d = self.type_descriptor
+        self._runtime_param = _BuiltOnFirstValue(
+            parameter_info=d.parameter_info, annotation=d.annotation, descriptor=d)
+    return self._runtime_param
 
 
-_TyperParameter.get_runtime_param = _bool_runtime_param  # type: ignore[method-assign]
+_TyperParameter.get_runtime_param = _deferred_runtime_param  # type: ignore[method-assign]
 
 SUMMARY = "Nightly, offline, validation-gated self-evolution of coding-agent skills."
 
