@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from skillopt_sleep.archive.migrations import known as known_migrations
 from skillopt_sleep.archive.migrations import migrations
 from skillopt_sleep.errors import StoreError
 from skillopt_sleep.records import Edit, GateDecision, NightResult, from_dict, to_dict, utcnow
@@ -98,7 +99,7 @@ class Archive:
             )
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"archive {self.path} is corrupt: {exc}") from exc
-        for number, name, sql in migrations():
+        for number, name, sql in migrations(skip=set(applied)):
             if number in applied:
                 continue
             with self.transaction() as conn:
@@ -257,7 +258,7 @@ def applied_migrations(conn: sqlite3.Connection) -> dict[int, str]:
 
 def refuse_newer(path: Path, applied: dict[int, str]) -> None:
     """``StoreError`` when ``applied`` holds a migration this version does not have."""
-    known = {number for number, _, _ in migrations()}
+    known = {number for number, _ in known_migrations()}
     unknown = sorted(set(applied) - known)
     if unknown:
         names = ", ".join(applied[n] for n in unknown)

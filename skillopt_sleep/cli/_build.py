@@ -93,14 +93,19 @@ def _options(
     """Nightly, offline, validation-gated self-evolution of coding-agent skills."""
 
 
-def build(modules: Iterable[str]) -> typer.Typer:
+def build(modules: Iterable[str], only: str | None = None) -> typer.Typer:
     """The app with the commands of ``modules`` (names in ``skillopt_sleep.cli.MODULES``),
-    in their panels and ``--help`` order, every help text plain."""
+    in their panels and ``--help`` order, every help text plain; with ``only``, that one
+    command of them (typer reads every registered command's signature, ``run``'s twenty
+    options included, before it runs one)."""
     app = typer.Typer(name="skillopt-sleep", help=SUMMARY, no_args_is_help=True,
                       add_completion=False, pretty_exceptions_enable=False, epilog=EPILOG)
     app.callback()(_options)
     for module in modules:
         importlib.import_module(f"skillopt_sleep.cli.{module}").register(app)
+    if only is not None:
+        app.registered_commands[:] = [c for c in app.registered_commands if c.name == only]
+        app.registered_groups[:] = [g for g in app.registered_groups if g.name == only]
     for command in app.registered_commands:
         command.rich_help_panel = _panel_of(command.name or "")
     for group in app.registered_groups:

@@ -60,7 +60,8 @@ def _main(args: list[str]) -> None:
 
     as_json = _json.wanted(args)
     _json.reset()  # a count per command line (tests call main more than once)
-    app = build(modules_for(args))
+    modules = modules_for(args)
+    app = build(modules, only=args[0] if len(modules) == 1 else None)
     try:
         # Outside --json, click prints its own usage errors (typer's panels) and exits.
         code = app(args=args, standalone_mode=not as_json)
