@@ -18,47 +18,22 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from skillopt_sleep.errors import (
-    AuthError,
-    BudgetExceeded,
-    ConfigError,
-    HandoffPending,
-    JudgeError,
-    ModelError,
-    RoleUnavailable,
-    SkillDocError,
-    SkillOptError,
-    StoreError,
-    UnknownModelError,
-)
-from skillopt_sleep.records import (
-    Completion,
-    Edit,
-    EditOutcome,
-    GateDecision,
-    JudgeSpec,
-    NightResult,
-    Rollout,
-    Score,
-    Session,
-    Task,
-    ToolCall,
-    Turn,
-    Usage,
-)
-from skillopt_sleep.tables import (
-    BUDGET_SCHEDULES,
-    EMBEDDERS,
-    GATE_TESTS,
-    JUDGES,
-    MODELS,
-    SOURCES,
-    Table,
-)
-
 if TYPE_CHECKING:
     from skillopt_sleep.config import Settings
     from skillopt_sleep.config import load as load_settings
+    from skillopt_sleep.errors import (
+        AuthError,
+        BudgetExceeded,
+        ConfigError,
+        HandoffPending,
+        JudgeError,
+        ModelError,
+        RoleUnavailable,
+        SkillDocError,
+        SkillOptError,
+        StoreError,
+        UnknownModelError,
+    )
     from skillopt_sleep.harvest.base import Source
     from skillopt_sleep.harvest.mock import MockSource
     from skillopt_sleep.judges.base import Judge, ScriptedJudge
@@ -67,11 +42,66 @@ if TYPE_CHECKING:
     from skillopt_sleep.models.registry import build_llm
     from skillopt_sleep.night.config import NightConfig
     from skillopt_sleep.pipeline.run import RunOutcome, run_once
+    from skillopt_sleep.records import (
+        Completion,
+        Edit,
+        EditOutcome,
+        GateDecision,
+        JudgeSpec,
+        NightResult,
+        Rollout,
+        Score,
+        Session,
+        Task,
+        ToolCall,
+        Turn,
+        Usage,
+    )
     from skillopt_sleep.sim.prove import ProofSpec, prove
+    from skillopt_sleep.tables import (
+        BUDGET_SCHEDULES,
+        EMBEDDERS,
+        GATE_TESTS,
+        JUDGES,
+        MODELS,
+        SOURCES,
+        Table,
+    )
 
 __version__ = "0.1.0"
 
 _LAZY = {
+    "AuthError": "skillopt_sleep.errors:AuthError",
+    "BudgetExceeded": "skillopt_sleep.errors:BudgetExceeded",
+    "ConfigError": "skillopt_sleep.errors:ConfigError",
+    "HandoffPending": "skillopt_sleep.errors:HandoffPending",
+    "JudgeError": "skillopt_sleep.errors:JudgeError",
+    "ModelError": "skillopt_sleep.errors:ModelError",
+    "RoleUnavailable": "skillopt_sleep.errors:RoleUnavailable",
+    "SkillDocError": "skillopt_sleep.errors:SkillDocError",
+    "SkillOptError": "skillopt_sleep.errors:SkillOptError",
+    "StoreError": "skillopt_sleep.errors:StoreError",
+    "UnknownModelError": "skillopt_sleep.errors:UnknownModelError",
+    "Completion": "skillopt_sleep.records:Completion",
+    "Edit": "skillopt_sleep.records:Edit",
+    "EditOutcome": "skillopt_sleep.records:EditOutcome",
+    "GateDecision": "skillopt_sleep.records:GateDecision",
+    "JudgeSpec": "skillopt_sleep.records:JudgeSpec",
+    "NightResult": "skillopt_sleep.records:NightResult",
+    "Rollout": "skillopt_sleep.records:Rollout",
+    "Score": "skillopt_sleep.records:Score",
+    "Session": "skillopt_sleep.records:Session",
+    "Task": "skillopt_sleep.records:Task",
+    "ToolCall": "skillopt_sleep.records:ToolCall",
+    "Turn": "skillopt_sleep.records:Turn",
+    "Usage": "skillopt_sleep.records:Usage",
+    "BUDGET_SCHEDULES": "skillopt_sleep.tables:BUDGET_SCHEDULES",
+    "EMBEDDERS": "skillopt_sleep.tables:EMBEDDERS",
+    "GATE_TESTS": "skillopt_sleep.tables:GATE_TESTS",
+    "JUDGES": "skillopt_sleep.tables:JUDGES",
+    "MODELS": "skillopt_sleep.tables:MODELS",
+    "SOURCES": "skillopt_sleep.tables:SOURCES",
+    "Table": "skillopt_sleep.tables:Table",
     "Settings": "skillopt_sleep.config:Settings",
     "load_settings": "skillopt_sleep.config:load",
     "Source": "skillopt_sleep.harvest.base:Source",

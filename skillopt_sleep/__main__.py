@@ -1,3 +1,3 @@
-from skillopt_sleep.cli.app import main
+from skillopt_sleep.cli.entry import main
 
 main()

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any
 
 from skillopt_sleep.errors import ConfigError, SkillOptError, UnknownModelError
@@ -131,6 +130,14 @@ class Table:
         self._plugins_read = True
         for point in entry_points(group=self.group):
             self._rows.setdefault(point.name, Row(point.name, point.value, "(plugin)"))
+
+
+def entry_points(*, group: str) -> Any:
+    """``importlib.metadata.entry_points``, imported at the first plugin look-up: it loads
+    the ``email`` package, a tenth of a second of every command's start-up otherwise."""
+    from importlib import metadata
+
+    return metadata.entry_points(group=group)
 
 
 def _resolve(row: Row, table: Table) -> object:

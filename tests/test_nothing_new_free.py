@@ -17,7 +17,7 @@ _PROBE = (
     "import sys, json, atexit\n"
     "atexit.register(lambda: print('SDKS ' + json.dumps(sorted(m for m in sys.modules "
     "if m.split('.')[0] in ('anthropic', 'openai'))), file=sys.stderr))\n"
-    "from skillopt_sleep.cli.app import main\n"
+    "from skillopt_sleep.cli.entry import main\n"
     "sys.argv = ['skillopt-sleep', *sys.argv[1:]]\n"
     "main()\n"
 )

@@ -40,7 +40,7 @@ def test_cheap_commands_do_not_load_the_engine(args: list[str], isolated_home: P
     heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
     stages = sorted(m for m in modules if m.startswith(STAGES))
     assert heavy == [] and stages == [], (heavy, stages)
-    assert "skillopt_sleep.cli.app" in modules  # the probe sees our own imports
+    assert "skillopt_sleep.cli.entry" in modules  # the probe sees our own imports
 
 
 def test_the_probe_sees_the_engine_when_a_command_needs_it(isolated_home: Path,

@@ -87,3 +87,27 @@ def test_the_pipeline_shows_every_other_installed_skill_and_their_tasks(tmp_path
     assert cards == {"review": "Reviews pull requests.", "deploy": "Ships releases.",
                      "skillopt-sleep-learned": "Lessons learned."}
     assert [t.skill for t in setup.foreign_tasks] == ["review", "skillopt-sleep-learned"]
+
+
+def test_a_skill_with_nothing_competing_says_its_trigger_rate_cannot_be_measured(
+        night: NightResult) -> None:
+    assert night.trigger["competing_skills"] > 0 and night.trigger["unmeasured"] is None
+    p = personas.load("maintainer")
+    tasks = [t for t in personas.tasks(p, 0) if t.skill == "release-notes"]
+    text = next(s.initial_text() for s in p.skills if s.name == "release-notes")
+    alone = run_night(NightInputs(
+        tasks=tasks, skill_text=text, skill_name="release-notes",
+        target=build(p, 0, "target"), optimizer=build(p, 0, "optimizer"),
+        night_id="20261125-020000-abcdef12", project="/p",
+        trigger=proof_setup(p, "release-notes", {"release-notes": text}, tasks)))
+    t = alone.trigger
+    assert t["competing_skills"] == 0 and "no other skill is installed" in t["unmeasured"]
+    assert t["recall_before"] is None and t["recall_after"] is None  # never an invented 0
+    html = render([alone])
+    assert "not measurable" in html and "0% → 0%" not in html
+    summary = render_json([alone])["summary"]["skills"][0]["trigger"]
+    assert summary["recall_before"] is None and summary["unmeasured"] == t["unmeasured"]
+    folder = staging.stage(paths.staging_dir(), alone.night_id, "/p", [alone], {}, "<html/>")
+    done = CliRunner().invoke(app, ["report", folder.name, "--json"])
+    row = json.loads(done.output)["skills"][0]["trigger"]
+    assert row["recall_after"] is None and row["unmeasured"].startswith("not measurable")

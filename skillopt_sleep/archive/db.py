@@ -17,13 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tenacity import (
-    retry,
-    retry_if_exception_message,
-    stop_after_delay,
-    wait_random_exponential,
-)
-
+from skillopt_sleep.archive.migrations import known as known_migrations
 from skillopt_sleep.archive.migrations import migrations
 from skillopt_sleep.errors import StoreError
 from skillopt_sleep.records import Edit, GateDecision, NightResult, from_dict, to_dict, utcnow
@@ -105,7 +99,7 @@ class Archive:
             )
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"archive {self.path} is corrupt: {exc}") from exc
-        for number, name, sql in migrations():
+        for number, name, sql in migrations(skip=set(applied)):
             if number in applied:
                 continue
             with self.transaction() as conn:
@@ -226,15 +220,30 @@ def night_row(result: NightResult) -> dict[str, Any]:
     return redact_tree(data) | exact
 
 
-@retry(
-    retry=retry_if_exception_message(match=".*locked.*"),
-    stop=stop_after_delay(15),
-    wait=wait_random_exponential(multiplier=0.02, max=0.5),
-    reraise=True,
-)
 def _use_wal(conn: sqlite3.Connection) -> None:
     """Switch to WAL. The switch needs an exclusive lock and SQLite reports "locked" at once,
-    without its busy handler, when another process is opening the same fresh file."""
+    without its busy handler, when another process is opening the same fresh file: then
+    retry for up to 15 s."""
+    try:
+        _switch_to_wal(conn)
+    except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc):
+            raise
+        # tenacity only now: it loads asyncio (and tornado's adapter when tornado is there),
+        # a tenth of a second of every command's start-up for a race that is rare.
+        from tenacity import (
+            retry,
+            retry_if_exception_message,
+            stop_after_delay,
+            wait_random_exponential,
+        )
+
+        retry(retry=retry_if_exception_message(match=".*locked.*"), stop=stop_after_delay(15),
+              wait=wait_random_exponential(multiplier=0.02, max=0.5),
+              reraise=True)(_switch_to_wal)(conn)
+
+
+def _switch_to_wal(conn: sqlite3.Connection) -> None:
     if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         conn.execute("PRAGMA journal_mode=WAL")
 
@@ -249,7 +258,7 @@ def applied_migrations(conn: sqlite3.Connection) -> dict[int, str]:
 
 def refuse_newer(path: Path, applied: dict[int, str]) -> None:
     """``StoreError`` when ``applied`` holds a migration this version does not have."""
-    known = {number for number, _, _ in migrations()}
+    known = {number for number, _ in known_migrations()}
     unknown = sorted(set(applied) - known)
     if unknown:
         names = ", ".join(applied[n] for n in unknown)

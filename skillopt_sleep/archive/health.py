@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillopt_sleep.archive.db import applied_migrations, refuse_lost, refuse_newer
-from skillopt_sleep.archive.migrations import migrations
+from skillopt_sleep.archive.migrations import known as known_migrations
 from skillopt_sleep.errors import StoreError
 
 __all__ = ["ArchiveHealth", "check"]
@@ -30,7 +30,7 @@ class ArchiveHealth:
 
 def check(path: Path) -> ArchiveHealth:
     """``PRAGMA integrity_check`` and the schema version of the archive at ``path``."""
-    known = max(number for number, _, _ in migrations())
+    known = max(number for number, _ in known_migrations())
     try:
         refuse_lost(path)  # 0 bytes, or gone where one existed: a lost history
     except StoreError as exc:

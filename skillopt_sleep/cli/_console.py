@@ -5,20 +5,22 @@ Rich assumes 80 columns when stdout is not a terminal and hard-wraps there, whic
 night id or a path in two for anyone who pipes the output into ``grep`` or a log.
 
 Every text printed through these consoles is redacted before rich lays it out (a wrap
-could otherwise split a secret across two lines, past its rule), and ``guarded`` redacts
-whatever else reaches stdout and stderr, line by line, for the length of a command.
+could otherwise split a secret across two lines, past its rule), and ``guarded`` (in
+``_redacting``, which loads no rich) redacts whatever else reaches stdout and stderr.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
-from typing import Any, TextIO
+from contextlib import contextmanager
+from typing import Any
 
 from rich.console import Console
 
+from skillopt_sleep.cli._redacting import RedactingStream, guarded
 from skillopt_sleep.secrets import redact
+
+__all__ = ["RedactingStream", "console", "guarded", "is_terminal", "working"]
 
 UNWRAPPED = 100_000
 """The width a piped console lays tables out in: wide enough that nothing wraps."""
@@ -39,48 +41,6 @@ def console(*, stderr: bool = False) -> Console:
     if found.is_terminal:
         return found
     return _Redacting(stderr=stderr, soft_wrap=True, width=UNWRAPPED)
-
-
-class RedactingStream:
-    """A text stream that redacts what it passes on, a line at a time (a secret written
-    in two pieces is still seen whole); ``flush`` passes on an unfinished line too."""
-
-    def __init__(self, stream: TextIO):
-        self._stream = stream
-        self._line = ""
-
-    def write(self, text: str) -> int:
-        self._line += text
-        end = self._line.rfind("\n") + 1
-        if end:
-            done, self._line = self._line[:end], self._line[end:]
-            self._stream.write(redact(done)[0])
-        return len(text)
-
-    def flush(self) -> None:
-        if self._line:
-            line, self._line = self._line, ""
-            self._stream.write(redact(line)[0])
-        self._stream.flush()
-
-    def __getattr__(self, name: str) -> Any:
-        # isatty, fileno, encoding, buffer (a binary writer, such as the MCP transport,
-        # is left alone: what it sends is redacted where it is made).
-        return getattr(self._stream, name)
-
-
-@contextmanager
-def guarded() -> Iterator[None]:
-    """Standard output and error redacted for the length of the block."""
-    out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = RedactingStream(out), RedactingStream(err)
-    try:
-        yield
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            with suppress(OSError, ValueError):  # a closed pipe: nothing more can be said
-                stream.flush()
-        sys.stdout, sys.stderr = out, err
 
 
 def is_terminal(*, stderr: bool = True) -> bool:

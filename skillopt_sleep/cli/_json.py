@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
@@ -11,9 +12,27 @@ from skillopt_sleep.secrets import redact_tree
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable output")]
 
+_printed = [0]  # JSON values printed by this process: a failure after them adds no second
+
+
+def wanted(args: Sequence[str]) -> bool:
+    """Whether a command line asks for JSON (``--json`` before any ``--``)."""
+    words = list(args)
+    return "--json" in (words[:words.index("--")] if "--" in words else words)
+
+
+def reset() -> None:
+    _printed[0] = 0
+
+
+def emitted() -> int:
+    """How many JSON values this process has printed."""
+    return _printed[0]
+
 
 def emit(data: Any, *, ensure_ascii: bool = True) -> None:
     """One JSON value on one line of standard output, every string in it redacted (a base
     URL, an error, a path: whatever a command prints, it prints no secret)."""
     plain = json.loads(json.dumps(data, default=str))  # records, dates, paths as JSON has them
     typer.echo(json.dumps(redact_tree(plain), ensure_ascii=ensure_ascii))
+    _printed[0] += 1

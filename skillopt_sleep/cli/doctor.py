@@ -176,47 +176,101 @@ def doctor_cmd(
         "skills": _skill_check(),
         "write_back": _journal_check(),
     }
-    failing = [role for role, row in checks["backends"].items()
-               if row["status"].startswith("error")]
-    if checks["embedding_model"].startswith("error"):
-        failing.append("embedding_model")
-    if checks["archive"]["status"].startswith("error"):
-        failing.append("archive")
-    checks["ok"] = not failing
+    checks["problems"] = problems(checks)
+    checks["summary"] = summary(checks["problems"])
+    checks["ok"] = not any(p["level"] == "error" for p in checks["problems"])
     if as_json:
         emit(checks)
     else:
         _print(checks)
-    if failing:
+    if not checks["ok"]:
         raise typer.Exit(1)
 
 
-def _print(checks: dict[str, Any]) -> None:
-    out = console()
-    out.print(f"state_dir: {checks['state_dir']}\nconfig: {checks['config']}")
-    for name, count in checks["sources"].items():
-        out.print(f"source {name}: {count} transcript(s) in {', '.join(checks['folders'][name])}")
+def problems(checks: dict[str, Any]) -> list[dict[str, str]]:
+    """Every error and warning once, each with what it is about: the backends' pre-flight
+    findings (or the one error that stopped a role's check), the live call, the embedding
+    model, the archive, a stale lock and a write-back waiting for recovery."""
+    found: list[dict[str, str]] = []
     for role, row in checks["backends"].items():
-        colour = "red" if row["status"].startswith("error") else "green"
-        out.print(f"{role}: {row.get('spec', '')} [{colour}]{row['status']}[/{colour}]")
-        for c in row.get("checks", []):
-            out.print(f"  {c['what']}: {c['level']}: {c['detail']}")
-        if row.get("unknowable") and "live" not in row:
-            out.print(f"  not known without a call: {row['unknowable']}")
-        if "live" in row:
-            out.print(f"  live call: {row['live']}")
-    out.print(f"embedding_model: {checks['embedding_model']}\nlock: {checks['lock']}")
+        listed = [c for c in row.get("checks", []) if c["level"] in ("error", "warning")]
+        found += [{"about": f"{role}: {c['what']}", "level": c["level"], "detail": c["detail"]}
+                  for c in listed]
+        status = row["status"]
+        if status.startswith("error") and not any(c["level"] == "error" for c in listed):
+            found.append({"about": role, "level": "error", "detail": _detail(status)})
+    if checks["embedding_model"].startswith("error"):
+        found.append({"about": "embedding model", "level": "error",
+                      "detail": _detail(checks["embedding_model"])})
+    if checks["archive"]["status"].startswith("error"):
+        found.append({"about": "archive", "level": "error",
+                      "detail": _detail(checks["archive"]["status"])})
+    if checks["lock"] and "stale" in checks["lock"]:
+        found.append({"about": "night lock", "level": "warning", "detail": checks["lock"]})
+    found += [{"about": "write-back", "level": "warning", "detail": note}
+              for note in checks["write_back"]]
+    return found
+
+
+def _detail(status: str) -> str:
+    return status.removeprefix("error: ").removeprefix("error")
+
+
+def summary(found: list[dict[str, str]]) -> str:
+    """``2 errors, 1 warning``, or ``all good``."""
+    errors = sum(p["level"] == "error" for p in found)
+    warnings = len(found) - errors
+    if not found:
+        return "all good"
+    parts = [f"{n} {word}{'' if n == 1 else 's'}"
+             for n, word in ((errors, "error"), (warnings, "warning")) if n]
+    return ", ".join(parts)
+
+
+def _print(checks: dict[str, Any]) -> None:
+    """Every check once; a problem is shown where it belongs (a backend's finding under the
+    backend), so the role line says only ok or error, and the summary line counts them."""
+    out = console()
+    out.print(f"state_dir: {checks['state_dir']}\nconfig: {checks['config']}", highlight=False)
+    for name, count in checks["sources"].items():
+        out.print(f"source {name}: {count} transcript(s) in {', '.join(checks['folders'][name])}",
+                  highlight=False)
+    for role, row in checks["backends"].items():
+        _print_backend(out, role, row)
+    out.print(f"embedding_model: {_coloured(checks['embedding_model'])}", highlight=False)
+    out.print(f"lock: {checks['lock'] or 'not held'}", highlight=False)
     skills = checks["skills"]
     out.print(f"skills: {skills['found']} installed, {len(skills['notes'])} note(s)")
     for row in skills["notes"]:
         out.print(f"  note: {escape(row['path'])}: {escape(row['note'])}", highlight=False)
     archive = checks["archive"]
-    colour = "red" if archive["status"].startswith("error") else "green"
-    out.print(f"archive: {escape(archive['path'])} (schema {archive['schema']}, this version "
-              f"knows {archive['known_schema']}) [{colour}]{escape(archive['status'])}"
-              f"[/{colour}]", highlight=False)
+    schema = "no schema yet" if archive["schema"] is None else f"schema {archive['schema']}"
+    out.print(f"archive: {escape(archive['path'])} ({schema}, this version knows "
+              f"{archive['known_schema']}) {_coloured(archive['status'])}", highlight=False)
     for note in checks["write_back"]:
         out.print(f"write-back: [yellow]{escape(note)}[/yellow]", highlight=False)
+    colour = "red" if not checks["ok"] else "yellow" if checks["problems"] else "green"
+    out.print(f"[{colour}]{checks['summary']}[/{colour}]")
+
+
+def _print_backend(out: Any, role: str, row: dict[str, Any]) -> None:
+    listed = row.get("checks", [])
+    status = row["status"]
+    if status.startswith("error") and any(c["level"] == "error" for c in listed) \
+            and not row.get("live", "").startswith("error"):
+        status = "error"  # its findings, below, say what
+    out.print(f"{role}: {row.get('spec', '')} {_coloured(status)}", highlight=False)
+    for c in listed:
+        out.print(f"  {c['what']}: {c['level']}: {escape(c['detail'])}", highlight=False)
+    if row.get("unknowable") and "live" not in row:
+        out.print(f"  not known without a call: {row['unknowable']}", highlight=False)
+    if "live" in row and not row["live"].startswith("error"):  # an error is the status
+        out.print(f"  live call: {escape(row['live'])}", highlight=False)
+
+
+def _coloured(status: str) -> str:
+    colour = "red" if status.startswith("error") else "green"
+    return f"[{colour}]{escape(status)}[/{colour}]"
 
 
 def register(app: typer.Typer) -> None:

@@ -31,6 +31,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from skillopt_sleep import skill_names as names
+from skillopt_sleep.cli._text import plain_help
 from skillopt_sleep.cli.mcp_jobs import (
     HANDOFF_PENDING,
     OUTPUT_TAIL,
@@ -159,8 +160,6 @@ class _RedactingServer(MCPServer):
     returns lands in a model's context."""
 
     def tool(self, *args: Any, **kwargs: Any) -> Any:
-        register = super().tool(*args, **kwargs)
-
         def wrap(fn: Any) -> Any:
             @functools.wraps(fn)
             async def redacted(*a: Any, **k: Any) -> Any:
@@ -169,7 +168,10 @@ class _RedactingServer(MCPServer):
                 except ToolError as exc:
                     raise ToolError(redact(str(exc))[0]) from None
 
-            return register(redacted)
+            # What the client shows: the docstring's sentences, without reST backticks
+            # and without the line breaks that would cut them in two.
+            described = {"description": plain_help(fn.__doc__), **kwargs}
+            return MCPServer.tool(self, *args, **described)(redacted)
 
         return wrap
 

@@ -303,7 +303,7 @@ def _print_task(task: Task, as_json: bool) -> None:
 
 
 def recall_command(
-    task: Annotated[str, typer.Option("--task", help="Task id (see `skillopt-sleep tasks`).")],
+    task: Annotated[str, typer.Option("--task", help="Task id (as tasks lists them).")],
     k: Annotated[int, typer.Option("-k", help="How many neighbours.")] = 20,
     scope: Annotated[str, typer.Option("--scope", help="project or all.")] = "project",
     embedder: EmbedderOption = "minilm",

@@ -9,11 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
 from skillopt_sleep import config, paths
 from skillopt_sleep.archive.db import Archive
-from skillopt_sleep.cli._console import console
 from skillopt_sleep.cli._json import JsonOpt, emit
 from skillopt_sleep.errors import HandoffPending, RoleUnavailable
 
@@ -96,6 +94,8 @@ def _run(where: Path, settings: config.Settings, dry_run: bool, adopt: str | Non
         outcome = run_once(where, settings=settings, dry_run=dry_run, adopt=adopt)
         emit(outcome.to_dict())
         return outcome
+    from skillopt_sleep.cli._console import console  # rich: not for status's plain lines
+
     err = console(stderr=True)
     with err.status("starting the night") as status:
 
@@ -109,6 +109,8 @@ def _run(where: Path, settings: config.Settings, dry_run: bool, adopt: str | Non
 
 
 def _print_plan(outcome: Any) -> None:
+    from skillopt_sleep.cli._console import console
+
     out, plan = console(), outcome.plan
     mined = outcome.counts.get("mining", {})
     out.print(f"{outcome.message}\nharvested {outcome.counts.get('harvest', {}).get('sessions', 0)}"
@@ -123,6 +125,8 @@ def _print_plan(outcome: Any) -> None:
                   f"  {cost}")
         for problem in model["problems"]:
             out.print(f"    [red]problem[/red]: {problem}")
+    from rich.table import Table
+
     table = Table("skill", "train", "val", "test", "target", "optimizer", "judge", "est. $")
     for row in plan["skills"]:
         t, c = row["tasks"], row["calls"]
@@ -185,6 +189,8 @@ def _size_line(row: dict[str, Any], size: dict[str, Any]) -> str:
 
 
 def _print_run(outcome: Any) -> None:
+    from skillopt_sleep.cli._console import console
+
     out = console()
     for skill in outcome.to_dict()["skills"]:
         if skill["failed"]:
@@ -252,42 +258,54 @@ def _status_rows(found: Status, enrolled: list[dict[str, Any]]
     }
 
 
+def _plain_printer() -> Any:
+    """``typer.echo``, wrapping to the terminal's width on a terminal (a pipe gets whole
+    lines, for grep)."""
+    if not sys.stdout.isatty():
+        return typer.echo
+    import shutil
+    import textwrap
+
+    width = shutil.get_terminal_size((80, 24)).columns
+
+    def say(line: str) -> None:
+        typer.echo(textwrap.fill(line, width, subsequent_indent="    "))
+
+    return say
+
+
 def _print_status(found: dict[str, list[dict[str, Any]]]) -> None:
-    out = console()
+    # Plain lines through typer.echo (colour only on a terminal, from click's styles): rich's
+    # console would add a tenth of a second to the command a user runs most.
+    say, style = _plain_printer(), typer.style
     for a in found["alert"]:  # first, before anything else: nobody has fixed it for days
-        out.print(f"[bold red]ALERT[/bold red]: {a['alert']}", soft_wrap=True)
-    out.print(f"state: {paths.state_dir()}")
+        say(f"{style('ALERT', fg='red', bold=True)}: {a['alert']}")
+    say(f"state: {paths.state_dir()}")
     for e in found["enrolled"]:
         served = "daemon running" if e["daemon_running"] else \
             "no daemon running: skillopt-sleep daemon install"
-        out.print(f"enrolled {e['project']}: nightly at {e['at']}, next run {e['next_run']},"
-                  f" adopt {e['adopt']} ({served})", soft_wrap=True, highlight=False)
+        say(f"enrolled {e['project']}: nightly at {e['at']}, next run {e['next_run']},"
+            f" adopt {e['adopt']} ({served})")
     for n in found["night"]:
         if n["failed"]:
-            out.print(f"night {n['night_id']} {n['skill'] or '(no skill)'}: [red]failed[/red] "
-                      f"({n['failed']})", soft_wrap=True)
+            say(f"night {n['night_id']} {n['skill'] or '(no skill)'}: "
+                f"{style('failed', fg='red')} ({n['failed']})")
             continue
         note = n["abstained"] or n["stopped"]
-        out.print(
-            f"night {n['night_id']} {n['skill']}: {n['status']}, {n['accepted']} accepted"
-            + (f" ({note})" if note else ""), soft_wrap=True
-        )
+        say(f"night {n['night_id']} {n['skill']}: {n['status']}, {n['accepted']} accepted"
+            + (f" ({note})" if note else ""))
         for warning in n["warnings"]:
-            out.print(f"  [yellow]warning[/yellow]: {warning}", soft_wrap=True)
+            say(f"  {style('warning', fg='yellow')}: {warning}")
     for s in found["skipped"]:
-        out.print(f"last run of {s['project']} at {s['at']}: skipped, {s['reason']}",
-                  soft_wrap=True, highlight=False)
+        say(f"last run of {s['project']} at {s['at']}: skipped, {s['reason']}")
     for p in found["pending"]:
-        out.print(
-            f"[yellow]pending review[/yellow]: {p['skill']} from night {p['night_id']} "
-            f"(skillopt-sleep adopt {p['night_id']} --skill {p['skill']})"
-        )
+        say(f"{style('pending review', fg='yellow')}: {p['skill']} from night {p['night_id']} "
+            f"(skillopt-sleep adopt {p['night_id']} --skill {p['skill']})")
     for a in found["adopted"]:
         where = ", ".join(f"{t} ({state})" for t, state in a["on_disk"].items())
-        out.print(f"adopted {a['skill']} v{a['version']} ({a['reason']}) at {where}")
+        say(f"adopted {a['skill']} v{a['version']} ({a['reason']}) at {where}")
     for row in found["journal"]:
-        out.print(f"[yellow]write-back[/yellow]: {row['note']}", soft_wrap=True,
-                  highlight=False)
+        say(f"{style('write-back', fg='yellow')}: {row['note']}")
 
 
 def status_cmd(as_json: JsonOpt = False) -> None:

@@ -21,9 +21,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import psutil
-from filelock import FileLock, Timeout
-
 from skillopt_sleep import paths
 from skillopt_sleep.atomic import write_atomic
 from skillopt_sleep.errors import LockHeld
@@ -124,6 +121,8 @@ def running_pid(state: Path | None = None) -> int | None:
     folder = daemon_dir(state)
     if not (folder / "daemon.lock").exists():
         return None
+    from filelock import FileLock, Timeout  # here: status pays for it only when a lock exists
+
     probe = FileLock(str(folder / "daemon.lock"), timeout=0)
     try:
         probe.acquire()
@@ -139,10 +138,15 @@ class DaemonLock:
     def __init__(self, state: Path | None = None):
         self.folder = daemon_dir(state)
         self.pid_file = self.folder / "daemon.pid"
+        from filelock import FileLock
+
         self._lock = FileLock(str(self.folder / "daemon.lock"), timeout=0)
         self.stale_pid: int | None = None
 
     def acquire(self) -> None:
+        import psutil
+        from filelock import Timeout
+
         paths.ensure(self.folder)
         try:
             self._lock.acquire()
@@ -161,6 +165,8 @@ class DaemonLock:
     def _holder(self, patience: float = 1.0) -> int | None:
         """The holder's pid. It writes its pid file just after taking the lock, so a daemon
         started at the same moment may look in between: wait a little for a live pid."""
+        import psutil
+
         deadline = time.monotonic() + patience
         while True:
             pid = _pid_in(self.pid_file)

@@ -16,9 +16,6 @@ import sqlite3
 from datetime import UTC, datetime
 from typing import Any
 
-import psutil
-from apscheduler.triggers.cron import CronTrigger
-
 from skillopt_sleep import paths
 from skillopt_sleep.daemon.state import DaemonState, read_status, running_pid
 from skillopt_sleep.errors import StoreError
@@ -29,6 +26,8 @@ __all__ = ["daemon_status"]
 def _rss(pid: int | None) -> int | None:
     if not pid or pid < 0:
         return None
+    import psutil
+
     try:
         return int(psutil.Process(pid).memory_info().rss)
     except (psutil.Error, OSError):
@@ -96,6 +95,8 @@ def _night_summary(rows: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _next_run(hour: int, minute: int, now: datetime) -> str | None:
     """When the schedule fires next (the daemon's own trigger, read without the daemon)."""
+    from apscheduler.triggers.cron import CronTrigger  # asyncio: only with a project enrolled
+
     trigger = CronTrigger(hour=hour, minute=minute)
     fire = trigger.get_next_fire_time(None, now.astimezone(trigger.timezone))
     return fire.isoformat() if fire else None

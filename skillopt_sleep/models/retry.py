@@ -15,18 +15,13 @@ import socket
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
-
-from tenacity import (
-    RetryCallState,
-    Retrying,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_exponential_jitter,
-)
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from skillopt_sleep.errors import AuthError, ModelError, Unreachable
 from skillopt_sleep.records import Completion
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
 
 T = TypeVar("T")
 Kind = Literal["auth", "transient", "unreachable", "fatal"]
@@ -129,6 +124,10 @@ def call_with_retries(
     transient_types: tuple[type[BaseException], ...] = (),
 ) -> T:
     """Run ``fn`` under ``policy``; raise ``AuthError`` or ``ModelError``, never return junk."""
+    # Imported at the first call: tenacity loads asyncio (and tornado's adapter when tornado
+    # is installed), which a command that builds no model, a nothing-new night, never needs.
+    from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+
     backoff = wait_exponential_jitter(multiplier=policy.initial_wait_s, max=policy.max_wait_s,
                                       jitter=policy.initial_wait_s)
 

@@ -329,14 +329,18 @@ class Describer:
             after = score(self.skill, self.router.picks(end.description,
                                                         self._jobs(split, reps, first)))
         return report_dict(self.skill, split, start.description, end.description, before,
-                           after, score(self.skill, train), decisions)
+                           after, score(self.skill, train), decisions,
+                           competing=len(self.router.others))
 
 
 def report_dict(skill: str, split: str, before_text: str, after_text: str,
                 before: TriggerScore, after: TriggerScore, train: TriggerScore,
-                decisions: Sequence[DescriptionDecision]) -> dict[str, Any]:
-    """``NightResult.trigger``: what the report and ``report --json`` show."""
-    return {
+                decisions: Sequence[DescriptionDecision], *,
+                competing: int | None = None) -> dict[str, Any]:
+    """``NightResult.trigger``: what the report and ``report --json`` show. With no other
+    skill installed the rates are None and ``unmeasured`` says why: picking the only skill
+    or none measures nothing about choosing between skills, and 0 % would read as a fault."""
+    found = {
         "skill": skill,
         "split": split,
         "description_before": before_text,
@@ -350,4 +354,14 @@ def report_dict(skill: str, split: str, before_text: str, after_text: str,
         "failed_picks": before.failed + after.failed + train.failed,
         "train": train.to_dict(),
         "decisions": [d.to_dict() for d in decisions],
+        "competing_skills": competing,
+        "unmeasured": None,
     }
+    if competing == 0:
+        found |= {"recall_before": None, "recall_after": None, "false_trigger_before": None,
+                  "false_trigger_after": None, "unmeasured": UNMEASURED}
+    return found
+
+
+UNMEASURED = ("not measurable: no other skill is installed, so nothing competes with this "
+              "one for a task")

@@ -45,9 +45,10 @@ from skillopt_sleep.pipeline.cluster import replay_executor
 from skillopt_sleep.pipeline.fit import Fitted, fit
 from skillopt_sleep.pipeline.managed import first_description, group_by_skill, new_descriptions
 from skillopt_sleep.pipeline.outcome import RunOutcome
-from skillopt_sleep.publish import adopt as adoption
+from skillopt_sleep.publish import roots as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
+from skillopt_sleep.publish.recovery import recover as recover_journal
 from skillopt_sleep.records import Task, sha256_text, utcnow
 from skillopt_sleep.skilldoc import new_skill
 
@@ -139,7 +140,7 @@ class _Run:
         # A write-back a crash interrupted is finished or undone before the night reads
         # the live skills (the lock is held). A dry run's state is a throwaway copy whose
         # journal must never reach the real skill dirs.
-        if not self.outcome.dry_run and (done := adoption.recover(self.archive)) is not None:
+        if not self.outcome.dry_run and (done := recover_journal(self.archive)) is not None:
             self.say(done.line)
             self.outcome.counts["recovered"] = done.as_dict()
         by_skill: dict[str, list[Task]] = {}
@@ -186,7 +187,11 @@ class _Run:
         if policy == "auto":
             for result in self.outcome.nights:
                 if result.changed:
-                    taken = adoption.adopt_skill(self.archive, staged, result.skill, roots)
+                    # Here: the firewall it checks with parses shell (bashlex builds its
+                    # tables on import, ~0.3 s), which a night that adopts nothing never needs.
+                    from skillopt_sleep.publish.adopt import adopt_skill
+
+                    taken = adopt_skill(self.archive, staged, result.skill, roots)
                     self.outcome.adopted[result.skill] = taken.version
                     self.outcome.warnings += [f"{result.skill} not written to {path}: {why}"
                                               for path, why in taken.skipped.items()]

@@ -19,9 +19,9 @@ from skillopt_sleep.archive import versions as ledger
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.errors import StoreError
 from skillopt_sleep.pipeline import failures
-from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.recovery import pending_note
+from skillopt_sleep.publish.writes import ABSENT
 from skillopt_sleep.records import sha256_text
 
 __all__ = [
@@ -175,7 +175,7 @@ def disk_state(version: ledger.Version) -> dict[str, str]:
     for target in version.targets:
         path = Path(target)
         if not path.is_file():
-            found[target] = "absent" if version.reason == adoption.ABSENT else "missing"
+            found[target] = "absent" if version.reason == ABSENT else "missing"
         else:
             # Bytes decoded as they are: read_text would turn CRLF into LF and call a
             # byte-exact CRLF copy "modified since".

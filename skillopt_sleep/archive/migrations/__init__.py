@@ -15,16 +15,19 @@ import re
 _NAME = re.compile(r"^m(\d{4})_\w+$")
 
 
-def migrations() -> list[tuple[int, str, str]]:
-    """All migrations as ``(number, module name, sql)``, in order."""
-    found: list[tuple[int, str, str]] = []
-    for info in pkgutil.iter_modules(__path__):
-        match = _NAME.match(info.name)
-        if not match:
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        found.append((int(match.group(1)), info.name, module.SQL))
-    found.sort()
+def known() -> list[tuple[int, str]]:
+    """Every migration's ``(number, module name)``, in order, from the file names alone:
+    opening an archive that is up to date (every command's start-up) imports none."""
+    found = [(int(m.group(1)), info.name) for info in pkgutil.iter_modules(__path__)
+             if (m := _NAME.match(info.name))]
+    return sorted(found)
+
+
+def migrations(skip: set[int] | frozenset[int] = frozenset()) -> list[tuple[int, str, str]]:
+    """All migrations as ``(number, module name, sql)``, in order; those numbered in
+    ``skip`` (already applied) carry no SQL and their modules are not imported."""
+    found = [(number, name, "" if number in skip else
+              importlib.import_module(f"{__name__}.{name}").SQL) for number, name in known()]
     numbers = [n for n, _, _ in found]
     if len(numbers) != len(set(numbers)):
         raise RuntimeError(f"duplicate migration numbers: {numbers}")

@@ -13,12 +13,14 @@ from typing import Any
 from skillopt_sleep.records import NightResult
 
 KEYS = ("split", "recall_before", "recall_after", "false_trigger_before",
-        "false_trigger_after", "description_before", "description_after", "failed_picks")
+        "false_trigger_after", "description_before", "description_after", "failed_picks",
+        "unmeasured")
 
 
 def summary(trigger: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """Recall and false triggers before and after, the descriptions, and how many
-    descriptions were tried and accepted; None without a trigger check."""
+    descriptions were tried and accepted; None without a trigger check. ``unmeasured`` is
+    None, or why the rates (then None, never 0) could not be measured."""
     if not trigger:
         return None
     decisions = trigger.get("decisions") or []
@@ -46,10 +48,12 @@ def section(nights: Sequence[NightResult]) -> str:
         text = (f"<s>{escape(s['description_before'] or '')}</s><br>"
                 f"{escape(s['description_after'] or '')}" if changed
                 else escape(s["description_after"] or ""))
+        rates = (f'<td colspan="2">{escape(s["unmeasured"])}</td>' if s["unmeasured"] else
+                 f'<td class="num">{_pair(s["recall_before"], s["recall_after"])}</td>'
+                 f'<td class="num">{_pair(s["false_trigger_before"], s["false_trigger_after"])}'
+                 "</td>")
         rows.append(
-            f"<tr><td>{escape(r.skill)}</td>"
-            f'<td class="num">{_pair(s["recall_before"], s["recall_after"])}</td>'
-            f'<td class="num">{_pair(s["false_trigger_before"], s["false_trigger_after"])}</td>'
+            f"<tr><td>{escape(r.skill)}</td>{rates}"
             f'<td class="num">{s["descriptions_tried"]} / {s["descriptions_accepted"]}</td>'
             f"<td>{text}</td></tr>")
     if not rows:
