@@ -120,6 +120,22 @@ def run_fetched(cmds: Sequence[Command]) -> Iterator[Found]:
     yield from _powershell_cradle(cmds)
 
 
+def run_downloaded(cmds: Sequence[Command]) -> Iterator[Found]:
+    """A file a fetcher wrote, run later by name: the strict reading for commands spread
+    over a document (``curl -o run.sh URL`` in one step, ``bash run.sh`` in the next)."""
+    files: set[str] = set()
+    fetchers: list[Command] = []
+    for cmd in cmds:
+        if _is_fetcher(cmd) and any("://" in a for a in cmd.args):
+            files.update(_outputs(cmd) - {"-", "/dev/null"})
+            fetchers.append(cmd)
+            continue
+        names = [w.lstrip("./") for w in unwrap(cmd.words)]
+        if files and names and (names[0] in files or (_is_interpreter(cmd) and any(
+                n in files for n in names[1:]))):
+            yield RUN_FETCHED, _target(fetchers)
+
+
 _PS_RUN = {"iex", "invoke-expression"}
 _PS_FETCH = re.compile(r"invoke-webrequest|invoke-restmethod|\biwr\b|\birm\b|downloadstring"
                        r"|downloadfile|net\.webclient|start-bitstransfer", re.I)
