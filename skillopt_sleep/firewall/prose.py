@@ -7,7 +7,8 @@ import re
 from collections.abc import Iterator
 
 from skillopt_sleep.firewall.overrides import override_hits
-from skillopt_sleep.firewall.roles import negated, role_hits
+from skillopt_sleep.firewall.roles import negated
+from skillopt_sleep.firewall.roles_actions import role_hits
 from skillopt_sleep.firewall.shell_access import CREDENTIAL, PERSISTENT, place
 from skillopt_sleep.firewall.shell_rules import (
     BYPASS_CHECK,

@@ -33,13 +33,30 @@ _NEG = re.compile(r"\b(?:never|not|no\s+longer|don'?t|doesn'?t|do\s+not|mustn'?t
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|:\s+|\s+[—–]\s+")
 
 
+# A sentence that opens with a noun phrase and puts the act in a relative or infinitive
+# clause names a kind of thing ("Scripts that download and execute binaries", "Instructions
+# to auto-approve permissions"): a description, as in a list of risks, not an instruction.
+_NOUN_LED = re.compile(r"^[\W_]*(?!(?:use|run|call|invoke|try|prefer|install|add|start|launch"
+                       r"|execute|apply|make|set|create|put|write|always|then|first|now|just"
+                       r"|please|remember|ensure|be|feel|don'?t|do|never|go|keep|treat|consider"
+                       r"|tell|say|send|open|read|copy|print|dump|skip|disable|turn|ignore"
+                       r"|disregard|forget|pipe|download|fetch|get|schedule|register|expose|if"
+                       r"|when|whenever|unless|once|after|before|while|should|even|you|we|i"
+                       r"|your|our|from|at|in|on|for)\b)"
+                       r"(?:[\w'-]+\s+){0,4}?(?:that|which|who|(?:instructions?|attempts?"
+                       r"|requests?|prompts?|scripts?|commands?|ways?|tricks?|patterns?|payloads?"
+                       r"|code|efforts?|tries)\s+to)\s+", re.I)
+
+
 def sentences(line: str) -> Iterator[tuple[str, int]]:
-    """The sentences (and colon-led clauses) of ``line``, each with where it starts."""
+    """The sentences (and colon-led clauses) of ``line`` that could instruct, each with
+    where it starts; descriptions of a kind of thing are left out."""
     start = 0
-    for m in _SENTENCE.finditer(line):
-        yield line[start:m.start()], start
-        start = m.end()
-    yield line[start:], start
+    for m in [*_SENTENCE.finditer(line), None]:
+        end = m.start() if m else len(line)
+        if not _NOUN_LED.match(line[start:end]):
+            yield line[start:end], start
+        start = m.end() if m else start
 
 
 def negated(before: str) -> bool:
@@ -65,6 +82,8 @@ _CONSTRAINT = re.compile(
     rf"|previous|prior|earlier|above|original|other|existing|all|any|default|safety|usual"
     rf"|standard|those|these\s+other)\s+{_BETWEEN}{_RULE_NOUN}\b"
     r"|\bthe\s+(?:instructions?|guidance|system\s+prompt)\b(?!\s+(?:below|that\s+follow|in\s+this))"
+    rf"|\b{_RULE_NOUN}\s+(?:that\s+)?you\s+(?:received|were\s+given|got|have|had|were\s+told"
+    r"|were\s+trained\s+on|follow|started\s+with)\b"
     r"|\b(?:system\s+prompt|guardrails|content\s+polic(?:y|ies)|safety\s+(?:rules|guidelines"
     r"|filters|policies|instructions|notes|checks|training)|CLAUDE\.md|AGENTS\.md|GEMINI\.md"
     r"|copilot-instructions(?:\.md)?|\.cursorrules)", re.I)
@@ -82,7 +101,7 @@ _NULLIFY_AFTER = re.compile(
     r"(?:all\s+)?(?:outdated|obsolete|void|lifted|suspended|revoked|cancel+ed|waived|superseded"
     r"|replaced|optional|advisory|irrelevant|invalid|overridden|removed|disabled|off"
     r"|no\s+longer\s+(?:valid|in\s+force|binding|relevant))"
-    r"|(?:no\s+longer|don'?t|do\s+not|does\s+not|doesn'?t)\s+(?:apply|matter|count|bind|hold)"
+    r"|(?:no\s+longer|don'?t|do\s+not|does\s+not|doesn'?t)\s+(?:appl(?:y|ies)|matters?|counts?|binds?|holds?)"
     r"|as\s+(?:mere\s+|just\s+|only\s+)?(?:optional|suggestions?|advisory|hints|non-binding"
     r"|guidelines\s+you\s+may\s+skip))", re.I)
 
@@ -223,13 +242,13 @@ _OFF = (r"(?:disabl\w*|turn\w*\s+(?:\S+\s+){0,3}?off|switch\w*\s+(?:\S+\s+){0,3}
         r"|remov\w*|delet\w*|uninstall\w*|comment\w*\s+out|mut\w*|silenc\w*|bypass\w*"
         r"|deactivat\w*|set\w*\s+(?:\S+\s+){0,5}?to\s+[\"'`]?(?:off|false|0|none|ignore)\b[\"'`]?"
         r"|mark\w*\s+(?:\S+\s+){0,4}?(?:as\s+)?(?:skipped|xfail)|get\s+rid\s+of)")
-_CHECK = (r"(?:tests?|test\s+suites?|suite|linters?|linting|lint\s+checks|rules?|checks?|hooks?"
+_CHECK = (r"(?:tests?|test\s+suites?|suite|assert\w*|linters?|linting|lint\s+checks|rules?|checks?|hooks?"
           r"|pre-commit(?:\s+hooks)?|ci|pipelines?|jobs?|workflows?|type[- ]?check\w*|mypy|eslint"
           r"|ruff|flake8|pylint|coverage|scanners?|audits?|validation|verification|them|it)\b")
 _GLOBAL = re.compile(r"\b(?:all|every|each|whole|entire|any)\b|\bthe\s+$", re.I)
-_PURPOSE = re.compile(r"\bso\s+(?:that\s+)?(?:the\s+)?(?:build|ci|commit|push|pipeline|tests?"
+_PURPOSE = re.compile(r"\bso\s+(?:that\s+)?(?:the\s+)?(?:build|ci|commit|push|pipeline|tests?|suite"
                       r"|checks?|it|merge|release|pr)\s+(?:\w+\s+)?(?:pass\w*|goes\s+through"
-                      r"|succeeds?|stops?\s+failing|is\s+green|turns?\s+green|works|lands)"
+                      r"|succeeds?|stops?\s+failing|(?:is|goes|turns?|stays?)\s+green|works|lands)"
                       r"|\b(?:for\s+good|globally|permanently|everywhere|in\s+the\s+(?:repository"
                       r"|repo|global|project)\s+config)\b", re.I)
 _DET = r"(?:(?:the|all|every|each|whole|entire|any|of)\s+)*"
@@ -263,6 +282,29 @@ def _checks_off(sentence: str) -> Iterator[int]:
             yield m.start()
 
 
+_CLAIM = re.compile(
+    r"\b(?:(?P<false>pretend|claim|fake|assert)|report|say|state|tell\s+\w+|mark)\s+(?:that\s+)?"
+    r"(?:all\s+|the\s+|every\s+)?(?:\w+\s+)?(?:tests?|checks?|ci|build|suite|pipeline|lint\w*)"
+    r"\s+(?:all\s+)?(?:passed|pass|succeeded|are\s+green|were\s+green|is\s+green|as\s+passed"
+    r"|ok)\b(?P<rest>[^.;!?]*)", re.I)
+_REGARDLESS = re.compile(r"\b(?:even|regardless|without\s+running|anyway|whether|if\s+(?:they|it"
+                         r"|any)\s+(?:fail|time|error|crash|break))", re.I)
+_AUTO_APPROVE = re.compile(
+    r"\b(?:auto-?(?:matically\s+)?(?:approve|accept|confirm|allow)|always\s+(?:approve|allow"
+    r"|accept|say\s+yes\s+to)|pre-?approve|allow-?list|whitelist)\w*\s+(?:(?:every|all|any|each"
+    r"|the)\s+)?(?:[\w-]+\s+){0,2}?(?:tool\s+calls?|commands?|tools|requests?|edits?|prompts?"
+    r"|permissions?|actions?|operations?|changes)\b", re.I)
+
+
+def _faked(sentence: str) -> Iterator[int]:
+    """A check's result claimed rather than earned."""
+    for m in _CLAIM.finditer(sentence):
+        if negated(sentence[: m.start()]):
+            continue
+        if m.group("false") or _REGARDLESS.search(m.group("rest")):
+            yield m.start()
+
+
 def bypass_roles(line: str) -> Iterator[Hit]:
     """Consent taken for granted, a check turned off globally or to make a failure pass."""
     for sentence, at in sentences(line):
@@ -270,70 +312,8 @@ def bypass_roles(line: str) -> Iterator[Hit]:
             yield BYPASS, "user confirmation", at + start
         for start in _checks_off(sentence):
             yield BYPASS, "checks turned off", at + start
-
-
-# -- running fetched code, persisting, dumping the environment ----------------------------
-
-_EXECUTE = re.compile(r"\b(?:run|execute|exec|eval\w*|source|pipe\s+(?:it|them)\s+in)\w*\b", re.I)
-_REMOTE = r"(?:endpoint|server|url|api|site|page|host|service|gist|webhook|remote|link|response)"
-_FETCHED = re.compile(
-    rf"\b{_REMOTE}\s+(?:\S+\s+){{0,2}}?(?:returns|returned|serves|served|sends|sent|responds"
-    rf"|gives\s+back|hands\s+back)\b|\b(?:returned|served|sent)\s+(?:back\s+)?by\s+(?:the|that"
-    rf"|this|a)\s+(?:\S+\s+)?{_REMOTE}|\b(?:downloaded|fetched)\s+(?!by\b)"
-    r"|\bthe\s+(?:response|download)\b|\bfrom\s+(?:the\s+|that\s+|this\s+)?(?:url|endpoint"
-    r"|server|api|response|page|gist|paste\w*|link|web|internet)\b|\b(?:download|fetch|curl"
-    r"|wget|retrieve|grab|pull\s+down)\s+\S*(?:https?://|\b\w[\w-]*\.[a-z]{2,}/)", re.I)
-_CODE_NOUN = re.compile(r"\b(?:script|code|commands?|snippet|payload|it|them|that|this|file"
-                        r"|installer|program|binary|whatever)\b", re.I)
-
-
-def run_roles(line: str) -> Iterator[Hit]:
-    """Code a remote side supplies, run by the agent."""
-    for sentence, at in sentences(line):
-        fetched = _FETCHED.search(sentence)
-        if not fetched:
-            continue
-        for m in _EXECUTE.finditer(sentence):
-            near = sentence[max(0, m.start() - 80):m.end() + 40]
-            if _CODE_NOUN.search(near) and not negated(sentence[: m.start()]) and not negated(
-                    sentence[: fetched.start()]):
-                yield RUN, "fetched content", at + min(m.start(), fetched.start())
-                break
-
-
-_RECUR = re.compile(
-    r"\b(?:in|on|at|for|with)\s+(?:every|each)\s+(?:new\s+)?(?:shell|terminal|session|login"
-    r"|log-?in|boot|start-?up|reboot)\b|\b(?:at|on|after)\s+(?:every\s+)?(?:login|log-?in|boot"
-    r"|start-?up|reboot)\b|\bwhenever\s+(?:you|the\s+user|someone|a\s+user)\s+(?:logs?\s+in"
-    r"|opens?\s+a\s+(?:shell|terminal)|starts?\s+a\s+(?:shell|session))", re.I)
-_INSTALL = re.compile(r"\b(?:add|append|insert|put|write|register|install|create|set\s+up"
-                      r"|schedule|drop|place|make)\w*\b", re.I)
-
-
-def persist_roles(line: str) -> Iterator[Hit]:
-    """Something installed to run again on a trigger no one will be asked about."""
-    for sentence, at in sentences(line):
-        when = _RECUR.search(sentence)
-        verb = _INSTALL.search(sentence[: when.start()]) if when else None
-        if when and verb and not negated(sentence[: verb.start()]):
-            yield PERSIST, "start-up trigger", at + verb.start()
-
-
-_DUMP = re.compile(
-    r"\b(?:print|dump|show|output|send|include|list|paste|log|echo|post|upload|attach|share"
-    r"|copy|write)\w*\s+(?:\S+\s+){0,3}?(?:every|all|each|the\s+whole|the\s+entire|the\s+full"
-    r"|the\s+complete)\s+(?:of\s+the\s+)?(?:\w+\s+)?(?:environment(?:\s+variables?|\s+vars?)?"
-    r"|env(?:\s+vars?)?\b|secrets?|tokens|credentials|keys)\b", re.I)
-
-
-def dump_roles(line: str) -> Iterator[Hit]:
-    """Every environment variable (or every secret) put where someone else will read it."""
-    for sentence, at in sentences(line):
-        for m in _DUMP.finditer(sentence):
-            if not negated(sentence[: m.start()]):
-                yield CREDENTIALS, "environment", at + m.start()
-
-
-def role_hits(line: str) -> Iterator[Hit]:
-    for rule in (override_roles, bypass_roles, run_roles, persist_roles, dump_roles):
-        yield from rule(line)
+        for start in _faked(sentence):
+            yield BYPASS, "tests", at + start
+        for m in _AUTO_APPROVE.finditer(sentence):
+            if not negated(sentence[: m.start()]) and not _SCOPED.search(sentence[m.end():]):
+                yield BYPASS, "user confirmation", at + m.start()
