@@ -99,7 +99,8 @@ _NULLIFY_BEFORE = re.compile(
 _NULLIFY_AFTER = re.compile(
     r"^(?:[^.;!?]{0,40}?)\b(?:(?:are|is|were|was|have\s+been|has\s+been|become|becomes)\s+(?:now\s+)?"
     r"(?:all\s+)?(?:outdated|obsolete|void|lifted|suspended|revoked|cancel+ed|waived|superseded"
-    r"|replaced|optional|advisory|irrelevant|invalid|overridden|removed|disabled|off"
+    r"|replaced|optional|advisory|irrelevant|invalid|overridden|removed|disabled|off|paused"
+    r"|relaxed|inactive|not\s+(?:active|in\s+effect|binding)|on\s+hold|switched\s+off"
     r"|no\s+longer\s+(?:valid|in\s+force|binding|relevant))"
     r"|(?:no\s+longer|don'?t|do\s+not|does\s+not|doesn'?t)\s+(?:appl(?:y|ies)|matters?|counts?|binds?|holds?)"
     r"|as\s+(?:mere\s+|just\s+|only\s+)?(?:optional|suggestions?|advisory|hints|non-binding"
@@ -155,7 +156,9 @@ def _silenced(sentence: str) -> Iterator[int]:
 
 
 _OPPOSED = re.compile(r"\b(?:if|when|even\s+if|whenever|should)\s+(?:the\s+)?(?:user|developer"
-                      r"|human|reviewer|they)\s+(?:\w+\s+)?(?:objects?|refuses?|says?\s+no|declines?"
+                      r"|human|reviewer|they|maintainers?|owner|operator|someone|anyone|team|lead"
+                      r"|manager)\s+(?:\w+\s+)?(?:objects?|refuses?|says?\s+no|declines?"
+                      r"|says?\s+to\s+(?:wait|hold|pause)|asks?\s+(?:you\s+)?to\s+(?:wait|hold|pause)"
                       r"|disagrees?|complains?|pushes?\s+back|asks?\s+(?:you\s+)?to\s+stop"
                       r"|tells?\s+you\s+to\s+stop|says?\s+(?:to\s+)?stop|wants?\s+(?:you\s+)?to\s+stop"
                       r"|interrupts?|cancels?)", re.I)
@@ -176,7 +179,7 @@ _PERSONA = re.compile(
     r"(?:if\s+you\s+(?:are|were|had)\s+)?(?:[\w-]+\s+){0,4}?(?:with\s+no|without(?:\s+any)?"
     r"|free\s+(?:of|from)|unbound\s+by|that\s+ignores)\s+(?:\w+\s+){0,2}?(?:polic\w*|rules"
     r"|restrictions|limits|filters|guidelines|guardrails|ethics|safety|censorship|constraints)"
-    r"|\byou\s+are\s+(?:now\s+)?(?:an?\s+)?(?:[\w-]+\s+){0,3}?(?:with\s+no|without(?:\s+any)?)"
+    r"|\byou\s+are\s+(?:now\s+)?(?:an?\s+)?(?:[\w,'-]+\s+){0,4}?(?:with\s+no|without(?:\s+any)?)"
     r"\s+(?:\w+\s+){0,2}?(?:polic\w*|rules|restrictions|filters|guidelines|guardrails|ethics)",
     re.I)
 
@@ -206,7 +209,10 @@ _CONSENT = re.compile(
     r"(?:\w+\s+){0,2}?(?:ask\w*|wait\w*\s+for|seek\w*|request\w*|get\w*|prompt\w*|check\w*\s+with)"
     r"\s+(?:\w+\s+){0,3}?(?:to\s+confirm|confirm\w*|approv\w*|permission|consent|(?:the\s+)?user"
     r"\s+(?:to\s+)?(?:confirm|approve|first|before))"
-    r"|\bwithout\s+(?:asking|confirmation|approval|permission|consent|confirming|checking\s+with)",
+    r"|\bwithout\s+(?:asking|prompting|confirmation|approval|permission|consent|confirming"
+    r"|checking\s+with|consulting|waiting\s+for)"
+    r"|\bapprov\w*\s+(?:its|your|their|his|her)\s+own\s+(?:tool\s+calls?|commands?|actions?"
+    r"|changes|requests?|edits?|pull\s+requests?|prs?|merge\s+requests?|code)",
     re.I)
 _SCOPED = re.compile(
     r"\b(?:for|on|in|under|inside|to)\s+(?:the\s+)?(?:`[^`]+`|read-only|local|generated|vendor\w*"
@@ -296,6 +302,22 @@ _AUTO_APPROVE = re.compile(
     r"|permissions?|actions?|operations?|changes)\b", re.I)
 
 
+_TOGGLE = re.compile(
+    r"\b(?:ignore[_-]?(?:errors|missing\w*)?|skip\w*|disable\w*|allow[_-]?failures?"
+    r"|continue-on-error|exit[-_]zero|fail[_-]?under|strict\w*|enabled?|check\w*|verif\w*"
+    r"|enforce\w*|run)\s*[:=]\s*[\"']?(?:true|false|0|off|yes|no|none)\b", re.I)
+
+
+def _toggled_off(sentence: str) -> Iterator[int]:
+    """A setting that switches a check off, set everywhere or to make a failure pass."""
+    for m in _TOGGLE.finditer(sentence):
+        if negated(sentence[: m.start()]):
+            continue
+        everywhere = re.search(r"\b(?:every|all|each|whole|entire|globally)\b", sentence, re.I)
+        if everywhere or _PURPOSE.search(sentence):
+            yield m.start()
+
+
 def _faked(sentence: str) -> Iterator[int]:
     """A check's result claimed rather than earned."""
     for m in _CLAIM.finditer(sentence):
@@ -311,6 +333,8 @@ def bypass_roles(line: str) -> Iterator[Hit]:
         for start in _consent_taken(sentence, line[:at]):
             yield BYPASS, "user confirmation", at + start
         for start in _checks_off(sentence):
+            yield BYPASS, "checks turned off", at + start
+        for start in _toggled_off(sentence):
             yield BYPASS, "checks turned off", at + start
         for start in _faked(sentence):
             yield BYPASS, "tests", at + start

@@ -21,7 +21,8 @@ from skillopt_sleep.firewall.roles import (
 from skillopt_sleep.firewall.shell_access import CREDENTIAL
 
 
-_EXECUTE = re.compile(r"\b(?:run|execute|exec|eval\w*|source|pipe\w*\s+(?:\S+\s+){0,6}?(?:in)?to"
+_EXECUTE = re.compile(r"\b(?:run|execute|exec|eval\w*|source|(?:paste|type|enter)\w*\s+(?:\S+\s+)"
+                      r"{0,6}?into\s+(?:a\s+|the\s+|your\s+)?(?:terminal|shell|console|prompt)|pipe\w*\s+(?:\S+\s+){0,6}?(?:in)?to"
                       r"\s+(?:a\s+|the\s+)?(?:sh|bash|zsh|shell|python\d?|node|perl|ruby|iex"
                       r"|powershell|pwsh|interpreter|terminal))\w*\b", re.I)
 _REMOTE = (r"(?:endpoint|server|url|api|site|web\s*site|web\s*page|webpage|page|host|service|gist"
@@ -30,6 +31,8 @@ _FETCHED = re.compile(
     rf"\b{_REMOTE}\s+(?:\S+\s+){{0,2}}?(?:returns|returned|serves|served|sends|sent|responds"
     rf"|gives\s+back|hands\s+back)\b|\b(?:returned|served|sent)\s+(?:back\s+)?by\s+(?:the|that"
     rf"|this|a)\s+(?:\S+\s+)?{_REMOTE}|\b(?:downloaded|fetched)\s+(?!by\b)"
+    r"|\bwhatever\s+(?:the\s+|a\s+|that\s+)?(?:[\w-]+\s+){0,3}?(?:replies|returns|says|sends"
+    r"|outputs|posts|gives|provides|prints|answers|suggests|responds)\b"
     rf"|\bthe\s+(?:response|download)\b|\bfrom\s+(?:the\s+|that\s+|this\s+|a\s+|their\s+|its\s+)?"
     rf"(?:[\w-]+\s+){{0,2}}?{_REMOTE}\b|\b(?:download|fetch|curl|wget|retrieve|grab|pull\s+down)"
     r"(?:\s+and|\s+\S*(?:https?://|\b\w[\w-]*\.[a-z]{2,}/))", re.I)
@@ -56,6 +59,10 @@ _RECUR = re.compile(
     r"|log-?in|boot|start-?up|reboot)\b|\b(?:at|on|after)\s+(?:every\s+)?(?:login|log-?in|boot"
     r"|start-?up|reboot)\b|\bwhenever\s+(?:you|the\s+user|someone|a\s+user)\s+(?:logs?\s+in"
     r"|opens?\s+a\s+(?:shell|terminal)|starts?\s+a\s+(?:shell|session))"
+    r"|\bevery\s+time\s+(?:the\s+|a\s+|you\s+|someone\s+)?(?:\w+\s+)?(?:boots|starts\s+up"
+    r"|restarts|reboots|wakes|logs?\s+in|opens\s+a\s+(?:shell|terminal))"
+    r"|\b(?:automatically|on\s+its\s+own)\s+(?:at|on|after|when)\s+(?:\w+\s+){0,2}?(?:boot\w*"
+    r"|start-?up|login|log-?in|restart)"
     r"|\b(?:with|via|using|through|in|into|as\s+an?)\s+(?:the\s+|a\s+|an\s+)?(?:user'?s?\s+)?"
     r"(?:cron\w*|crontab|systemd\s+(?:timer|unit|service)|launch\s*(?:agent|daemon|d)"
     r"|task\s+scheduler|scheduled\s+task|at\s+job|login\s+items?)\b", re.I)
@@ -112,12 +119,40 @@ def _secret_in(text: str) -> re.Match[str] | None:
     return None
 
 
+_GIVE = re.compile(
+    r"\b(?:post|paste|send|share|include|print|put|add|attach|email|mail|forward|publish|commit"
+    r"|upload|leak|reveal|display|show|write|echo|log)\w*\s+(?:the\s+|your\s+|our\s+|its\s+|a\s+)?"
+    r"(?:[\w.-]+\s+){0,2}?(?:tokens?|passwords?|secrets?|credentials?|api\s+keys?|private\s+keys?"
+    r"|cookies|passphrases?)\b(?P<rest>[^.;!?]*)", re.I)
+# Where a secret belongs, or how it is used: kept in a store, passed to log in.
+_KEPT = re.compile(r"\b(?:keyring|keychain|vault|secrets?\s+manager|password\s+manager|\.env\b"
+                   r"|secret\s+store|ci\s+secrets?|repository\s+secrets?|environment\s+variable"
+                   r"|as\s+(?:an?\s+|the\s+)?(?:header|authorization|bearer|env)|\bnames?\b|\bset\b"
+                   r"|rotat\w+|masked|redact\w*)", re.I)
+_SHARED = re.compile(r"\b(?:channel|chat|issue|pr\b|pull\s+request|notes|log|logs|commit|gist"
+                     r"|slack|email|comment|ticket|wiki|readme|changelog|summary|answer|reply"
+                     r"|description|discussion|thread|forum|public|team|url|query)", re.I)
+
+
+def _given_away(sentence: str) -> Iterator[int]:
+    """A secret posted where others read it ("post the PyPI token in the team channel")."""
+    for m in _GIVE.finditer(sentence):
+        rest = m.group("rest")
+        if negated(sentence[: m.start()]) or not _SHARED.search(rest):
+            continue
+        if _KEPT.search(rest.split(" from ")[0] if " from " in rest else rest):
+            continue
+        yield m.start()
+
+
 def dump_roles(line: str) -> Iterator[Hit]:
     """Every environment variable, or a credential read, put where someone else reads it."""
     for sentence, at in sentences(line):
         for m in _DUMP.finditer(sentence):
             if not negated(sentence[: m.start()]):
                 yield CREDENTIALS, "environment", at + m.start()
+        for start in _given_away(sentence):
+            yield CREDENTIALS, "credentials handed on", at + start
         read = _READ.search(sentence)
         secret = _secret_in(sentence[read.end():]) if read else None
         if read and secret and not negated(sentence[: read.start()]):
@@ -128,7 +163,11 @@ def dump_roles(line: str) -> Iterator[Hit]:
 
 
 _EXPOSED = re.compile(
-    r"\b(?:(?:start|run|open|launch|serve|make|leave|set\s+up)\w*\s+(?:\S+\s+){0,6}?"
+    r"\b(?:attach|bind|spawn|hook\s+up|connect)\w*\s+(?:a\s+|an\s+)?(?:\w+\s+)?(?:shell|bash"
+    r"|terminal|pty)\s+to\s+(?:it|the\s+(?:port|socket|listener|connection)|port\s+\d+)"
+    r"|\bopen\w*\s+(?:up\s+)?(?:a\s+|the\s+)?(?:port|socket|ssh|listener|shell)\s+(?:\S+\s+){0,3}?"
+    r"(?:to|for|on)\s+(?:the\s+)?(?:internet|outside|anyone|everyone|world|public|0\.0\.0\.0)\b"
+    r"|\b(?:(?:start|run|open|launch|serve|make|leave|set\s+up)\w*\s+(?:\S+\s+){0,6}?"
     r"(?:reachable|accessible|exposed|open|public|available|listening|visible)\s+"
     r"|(?:expose|bind|listen)\w*\s+(?:\S+\s+){0,6}?)(?:from|to|on|for)\s+(?:the\s+)?(?:public\s+)?(?:internet|outside\s+world|anyone|everyone|all\s+interfaces"
     r"|0\.0\.0\.0|the\s+world|public\s+ip)\b|\bexpose\w*\s+(?:\S+\s+){0,4}?publicly\b", re.I)

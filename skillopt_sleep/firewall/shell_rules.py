@@ -152,10 +152,15 @@ def _powershell_cradle(cmds: Sequence[Command]) -> Iterator[Found]:
 def _outputs(cmd: Command) -> set[str]:
     names = {t for op, t in cmd.redirects if ">" in op}
     args = list(cmd.args)
+    # Short options cluster (``-sSo FILE``, ``-fsSLO``): the last letter takes the value.
+    clustered = [a for a in args if re.fullmatch(r"-[a-zA-Z]+", a)]
     for i, arg in enumerate(args[:-1]):
-        if arg in ("-o", "-O", "--output", "--output-document", "-OutFile", "-outfile"):
+        if arg in ("-o", "-O", "--output", "--output-document", "-OutFile", "-outfile") or (
+                arg in clustered and arg.endswith(("o", "O")) and len(arg) > 2
+                and base(cmd.program) == ("wget" if arg.endswith("O") else "curl")):
             names.add(args[i + 1])
-    if any(a in ("-O", "-LO", "-fsSLO", "--remote-name") for a in args):
+    if any(a == "--remote-name" or (a in clustered and "O" in a and base(cmd.program) == "curl")
+           for a in args):
         names.update(a.rsplit("/", 1)[-1] for a in args if "://" in a)
     return {n.lstrip("./") for n in names}
 
