@@ -74,7 +74,8 @@ _BETWEEN = (r"(?:(?:safety|security|system|original|earlier|previous|prior|other
             r"|above|old|remaining|current|built-in)\s+){0,2}")
 _RULE_NOUN = (r"(?:instructions?|guidance|guidelines|rules|constraints|restrictions|limits"
               r"|guardrails|polic(?:y|ies)|directives|prompts?|safeguards|principles|training"
-              r"|notes|warnings|boundaries|orders)")
+              r"|notes|warnings|boundaries|orders|requests|wishes|corrections|preferences|decisions"
+              r"|choices)")
 _CONSTRAINT = re.compile(
     r"\b(?:anything|everything|whatever|all|what)\s+(?:else\s+)?(?:that\s+)?you\s+(?:were|have"
     r"\s+been|are|had\s+been)\s+(?:told|given|asked|instructed|taught)"
@@ -132,7 +133,7 @@ _TELL = (r"(?:tell|inform|notify|alert|let\s+(?:the\s+\w+|them|anyone|\w+)\s+kno
 _AUDIENCE = r"(?:the\s+)?(?:user|developer|human|reviewer|maintainers?|anyone|owner|operator)s?\b"
 _SILENCE = re.compile(
     rf"\b(?:do\s+not|don'?t|never|must\s+not|no\s+need\s+to)\s+{_TELL}\b"
-    r"|\b(?:hide|conceal|withhold|cover\s+up|keep\s+(?:\w+\s+)?(?:secret|hidden|quiet|to\s+yourself)"
+    r"|\b(?:hide|conceal|withhold|cover\s+up|keep\s+(?:\w+\s+){0,3}?(?:secret|hidden|quiet|to\s+yourself)"
     r"|keep\s+(?:the\s+)?(?:user|developer|human)\s+out\s+of\s+the\s+loop|leave\s+out|omit"
     r"|(?:report|show|mention|tell\s+\w+)\s+only\s+(?:the\s+)?(?:successes|what\s+worked|passing))\b",
     re.I)
@@ -140,26 +141,37 @@ _AFTER_DONE = re.compile(r"\b(?:commands?|errors?|failures?|actions?|changes?|wh
                          r"|these|that|them|the\s+real|steps?|ran|run)\b", re.I)
 
 
+_CHANNEL = re.compile(r"\b(?:answer|reply|response|summary|report|output|message|chat|pr"
+                      r"|description)\b", re.I)
+_ACTS_DONE = re.compile(r"\b(?:commands?|errors?|failures?|actions?|changes|steps?|what\s+you"
+                        r"|edits?|uploads?|ran|run|did|done)\b", re.I)
+
+
 def _silenced(sentence: str) -> Iterator[int]:
-    """The user kept from knowing what the agent did."""
+    """The user kept from knowing what the agent did. Hiding is the act itself (unless
+    negated: "never hide errors"); a negated telling is, when what goes untold is the
+    agent's own doing and the user or the channel to them is named."""
     for m in _SILENCE.finditer(sentence):
-        rest = sentence[m.end():]
-        told = m.group(0).lower()
+        rest, told = sentence[m.end():], m.group(0).lower()
         hiding = not re.match(r"(?:do\s+not|don'?t|never|must\s+not|no\s+need)", told)
         if hiding and negated(sentence[: m.start()]):
-            continue  # "never hide errors"
-        if "loop" in told or re.search(_AUDIENCE, sentence, re.I) or (
-                hiding and _AFTER_DONE.search(rest) and "only" in told):
-            if _AFTER_DONE.search(rest) or _AFTER_DONE.search(sentence[: m.start()]) or (
-                    "loop" in told):
-                yield m.start()
+            continue
+        object_ = _AFTER_DONE.search(told + rest) or _AFTER_DONE.search(sentence[: m.start()])
+        if hiding and (object_ or "loop" in told):
+            yield m.start()
+            continue
+        pronoun = re.match(r"\s*(?:it|this|that|them|these|those)\b", rest, re.I)
+        about_acts = _ACTS_DONE.search(rest[:60]) or (pronoun and _ACTS_DONE.search(sentence))
+        heard = re.search(_AUDIENCE, sentence, re.I) or _CHANNEL.search(rest)
+        if not hiding and about_acts and heard:
+            yield m.start()
 
 
 _OPPOSED = re.compile(r"\b(?:if|when|even\s+if|whenever|should)\s+(?:the\s+)?(?:user|developer"
                       r"|human|reviewer|they|maintainers?|owner|operator|someone|anyone|team|lead"
                       r"|manager)\s+(?:\w+\s+)?(?:objects?|refuses?|says?\s+no|declines?"
                       r"|says?\s+to\s+(?:wait|hold|pause)|asks?\s+(?:you\s+)?to\s+(?:wait|hold|pause)"
-                      r"|disagrees?|complains?|pushes?\s+back|asks?\s+(?:you\s+)?to\s+stop"
+                      r"|disagrees?|complains?|push(?:es)?\s+back|asks?\s+(?:you\s+)?to\s+stop"
                       r"|tells?\s+you\s+to\s+stop|says?\s+(?:to\s+)?stop|wants?\s+(?:you\s+)?to\s+stop"
                       r"|interrupts?|cancels?)", re.I)
 # Going on with what the user opposed, not with something else ("continue text-only").
@@ -206,7 +218,8 @@ _CONSENT = re.compile(
     r"(?:tool\s+calls?|commands?|actions?|requests?|changes?|operations?|edits?|prompts?)\s+as\s+"
     r"(?:already\s+)?(?:pre-?approved|approved|allowed|authori[sz]ed|confirmed|accepted|safe)"
     r"|\b(?:never|don'?t|do\s+not|no\s+longer|without|no\s+need\s+to)\s+"
-    r"(?:\w+\s+){0,2}?(?:ask\w*|wait\w*\s+for|seek\w*|request\w*|get\w*|prompt\w*|check\w*\s+with)"
+    r"(?:\w+\s+){0,2}?(?:ask\w*|wait\w*\s+for|seek\w*|request\w*|get\w*|prompt\w*|check\w*\s+with"
+    r"|bother\w*|interrupt\w*|trouble\w*|pester\w*|disturb\w*)"
     r"\s+(?:\w+\s+){0,3}?(?:to\s+confirm|confirm\w*|approv\w*|permission|consent|(?:the\s+)?user"
     r"\s+(?:to\s+)?(?:confirm|approve|first|before))"
     r"|\bwithout\s+(?:asking|prompting|confirmation|approval|permission|consent|confirming"
@@ -224,7 +237,15 @@ _SCOPED = re.compile(
 # A condition or a named purpose scopes consent to a case someone thought through ("if the
 # user already named one, use it without asking"; "don't ask permission to add flags").
 _CONDITION = re.compile(r"\b(?:if|when|whenever|unless|once|after|where|exactly|only|in\s+\w+"
-                        r"\s+mode)\b|→|->|=>", re.I)
+                        r"\s+mode)\b|→|->|=>|\|", re.I)  # an earlier table cell is a condition
+# Consent is taken away by an instruction (an imperative, or "you ..."); a sentence about
+# what something else does ("each subprocess runs ... without prompting") describes it.
+_IMPERATIVE = re.compile(
+    r"^[\W_]*(?:(?:always|just|then|now|also|please|simply|first)\s+)?(?:run|execute|proceed|continue"
+    r"|go|apply|make|do|deploy|push|merge|install|delete|remove|commit|publish|release|act|use"
+    r"|accept|approve|perform|edit|change|write|modify|overwrite|force|ship|fix|retry|answer"
+    r"|respond|reply|configure|set|let|allow|feel|never|don'?t|you|treat|consider|skip|take"
+    r"|carry|move|keep|start|launch|call|invoke|send|upload|post|rm|drop|rewrite|reset)\b", re.I)
 _PURPOSE_OF = re.compile(r"^\s+(?:to|for|about|on)\s+(?!(?:do|act|run|execute|use|make)\s+"
                          r"(?:anything|everything|any|all|every|changes|commands)|anything|everything"
                          r"|any\b|all\b|every\b|commands|tool|actions|changes|acting|running)", re.I)
@@ -239,7 +260,8 @@ def _consent_taken(sentence: str, lead: str) -> Iterator[int]:
             continue  # "refuse to run ... without confirmation": the negations cancel
         if _CONDITION.search(lead + before) or _PURPOSE_OF.match(sentence[m.end():]):
             continue
-        if self_negating and _SCOPED.search(sentence[m.end():]):
+        if self_negating and (_SCOPED.search(sentence[m.end():])
+                              or not _IMPERATIVE.match(sentence)):
             continue
         yield m.start()
 
@@ -305,7 +327,7 @@ _AUTO_APPROVE = re.compile(
 _TOGGLE = re.compile(
     r"\b(?:ignore[_-]?(?:errors|missing\w*)?|skip\w*|disable\w*|allow[_-]?failures?"
     r"|continue-on-error|exit[-_]zero|fail[_-]?under|strict\w*|enabled?|check\w*|verif\w*"
-    r"|enforce\w*|run)\s*[:=]\s*[\"']?(?:true|false|0|off|yes|no|none)\b", re.I)
+    r"|enforce\w*|run)[\"']?\s*[:=]\s*[\"']?(?:true|false|0|off|yes|no|none)\b", re.I)
 
 
 def _toggled_off(sentence: str) -> Iterator[int]:
@@ -315,7 +337,8 @@ def _toggled_off(sentence: str) -> Iterator[int]:
             continue
         everywhere = re.search(r"\b(?:every|all|each|whole|entire|globally)\b", sentence, re.I)
         if everywhere or _PURPOSE.search(sentence):
-            yield m.start()
+            yield 0  # the sentence sets it; the setting's name may sit in quotes
+            return
 
 
 def _faked(sentence: str) -> Iterator[int]:

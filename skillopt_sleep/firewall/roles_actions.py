@@ -122,7 +122,7 @@ def _secret_in(text: str) -> re.Match[str] | None:
 _GIVE = re.compile(
     r"\b(?:post|paste|send|share|include|print|put|add|attach|email|mail|forward|publish|commit"
     r"|upload|leak|reveal|display|show|write|echo|log)\w*\s+(?:the\s+|your\s+|our\s+|its\s+|a\s+)?"
-    r"(?:[\w.-]+\s+){0,2}?(?:tokens?|passwords?|secrets?|credentials?|api\s+keys?|private\s+keys?"
+    r"(?:[\w.'’-]+\s+){0,3}?(?:tokens?|passwords?|secrets?|credentials?|api\s+keys?|private\s+keys?"
     r"|cookies|passphrases?)\b(?P<rest>[^.;!?]*)", re.I)
 # Where a secret belongs, or how it is used: kept in a store, passed to log in.
 _KEPT = re.compile(r"\b(?:keyring|keychain|vault|secrets?\s+manager|password\s+manager|\.env\b"

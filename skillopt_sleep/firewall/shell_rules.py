@@ -117,7 +117,21 @@ def run_fetched(cmds: Sequence[Command]) -> Iterator[Found]:
         elif fetched_files and _runs_file(cmd, fetched_files):
             yield RUN_FETCHED, _target([c for c in cmds if _is_fetcher(c)])
         yield from _inline_code(cmd)
+        if _runs_package(cmd):
+            yield RUN_FETCHED, _target([cmd])
     yield from _powershell_cradle(cmds)
+
+
+_RUNNERS = {"npx", "bunx", "uvx", "pnpx", "pnpm", "yarn", "pipx", "deno", "npm"}
+_RUNNER_VERB = {"pnpm": "dlx", "yarn": "dlx", "pipx": "run", "deno": "run", "npm": "exec"}
+
+
+def _runs_package(cmd: Command) -> bool:
+    """A package runner handed a URL: it downloads code and runs it (``npx https://…``)."""
+    prog, args = base(cmd.program), [a for a in cmd.args if not a.startswith("-")]
+    if prog not in _RUNNERS or (prog in _RUNNER_VERB and args[:1] != [_RUNNER_VERB[prog]]):
+        return False
+    return any("://" in a or a.startswith(("git+", "github:", "gist:")) for a in args)
 
 
 def run_downloaded(cmds: Sequence[Command]) -> Iterator[Found]:
