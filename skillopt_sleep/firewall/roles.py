@@ -30,7 +30,9 @@ CREDENTIALS = "read_credentials"
 _NEG = re.compile(r"\b(?:never|not|no\s+longer|don'?t|doesn'?t|do\s+not|mustn'?t|must\s+not"
                   r"|shouldn'?t|should\s+not|refus\w*|avoid\w*|instead\s+of|rather\s+than"
                   r"|forbid\w*|prohibit\w*|warn\w*|attackers?|malicious)\b", re.I)
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|:\s+|\s+[—–]\s+")
+# A colon ends a clause, unless it is a setting's ("strict": false).
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|:\s+(?!(?:true|false|null|none|off|on|yes|no)\b|[\d\"'\[{])"
+                       r"|\s+[—–]\s+", re.I)
 
 
 # A sentence that opens with a noun phrase and puts the act in a relative or infinitive
@@ -156,8 +158,12 @@ def _silenced(sentence: str) -> Iterator[int]:
         hiding = not re.match(r"(?:do\s+not|don'?t|never|must\s+not|no\s+need)", told)
         if hiding and negated(sentence[: m.start()]):
             continue
-        object_ = _AFTER_DONE.search(told + rest) or _AFTER_DONE.search(sentence[: m.start()])
-        if hiding and (object_ or "loop" in told):
+        # What is hidden is the agent's doing ("the commands you ran", not "it" in "omit it
+        # to send {}"); a weak verb (omit, leave out, hide) also needs the user named.
+        acts = _ACTS_DONE.search(told + rest) or _ACTS_DONE.search(sentence[: m.start()])
+        strong = re.search(r"conceal|withhold|cover|yourself|secret|loop", told)
+        if hiding and ("loop" in told or (acts and (strong or re.search(
+                _AUDIENCE, sentence, re.I) or _CHANNEL.search(rest)))):
             yield m.start()
             continue
         pronoun = re.match(r"\s*(?:it|this|that|them|these|those)\b", rest, re.I)
