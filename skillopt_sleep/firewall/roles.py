@@ -330,10 +330,13 @@ _AUTO_APPROVE = re.compile(
     r"|permissions?|actions?|operations?|changes)\b", re.I)
 
 
+# A setting turns a check off when a negative key is set true ("ignore_errors = true") or a
+# positive one false ("strict": false); turning something on is never a bypass.
 _TOGGLE = re.compile(
     r"\b(?:ignore[_-]?(?:errors|missing\w*)?|skip\w*|disable\w*|allow[_-]?failures?"
-    r"|continue-on-error|exit[-_]zero|fail[_-]?under|strict\w*|enabled?|check\w*|verif\w*"
-    r"|enforce\w*|run)[\"']?\s*[:=]\s*[\"']?(?:true|false|0|off|yes|no|none)\b", re.I)
+    r"|continue-on-error|exit[-_]zero|no[_-]?verify)[\"']?\s*[:=]\s*[\"']?(?:true|yes|1|on)\b"
+    r"|\b(?:strict\w*|check\w*|verif\w*|enforce\w*|lint\w*|tests?|type[_-]?check\w*)[\"']?\s*"
+    r"[:=]\s*[\"']?(?:false|0|off|no|none)\b|\bfail[_-]?under[\"']?\s*[:=]\s*0\b", re.I)
 
 
 def _toggled_off(sentence: str) -> Iterator[int]:
