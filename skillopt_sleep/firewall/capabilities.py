@@ -316,7 +316,8 @@ def _line_capabilities(number: int, line: str, block: _Block) -> Iterator[Capabi
                 continue  # a quotation is shown, not said
             token = (prose[at:].split(None, 1) or [""])[0]
             shown = token.startswith("-") or f"`{token}" in line  # code, not the sentence's words
-            if not warned(block.lead + prose[:at]) and not (shown and described(prose, at, at + len(token))) and (
+            hidden_by = shown and described(prose, at, at + len(token))
+            if not warned(block.lead + prose[:at]) and not hidden_by and (
                     kind, target) not in seen:
                 seen.add((kind, target))
                 yield Capability(kind, target, number, excerpt)

@@ -46,7 +46,8 @@ _UNVERIFIED = re.compile(
 _SKIP_ALL = re.compile(r"pytest\.skip\([^)]*allow_module_level\s*=\s*True|pytestmark\s*=\s*pytest"
                        r"\.mark\.skip\b|\bif:\s*false\b|describe\.skip\(|\bxdescribe\(", re.I)
 # A file server (not an app) on every interface, or serving the home or root folder.
-_FILE_SERVER = r"(?:http\.server|SimpleHTTPServer|http-server|\bserve\b|php\s+-S|httpd|static-server)"
+_FILE_SERVER = (r"(?:http\.server|SimpleHTTPServer|http-server|\bserve\b|php\s+-S|httpd"
+                r"|static-server)")
 _ALL_INTERFACES = re.compile(
     r"(?:--bind|-b|bind\(\(?|-S|host\s*=)\s*['\"(]*(?:0\.0\.0\.0|::)\b"
     rf"|{_FILE_SERVER}[^\n]*(?:\s(?:~|/|\$HOME)(?:\s|$)|0\.0\.0\.0)", re.I | re.M)

@@ -130,7 +130,8 @@ def _nullified(sentence: str) -> Iterator[int]:
             yield m.start()
 
 
-_TELL = (r"(?:tell|inform|notify|alert|let\s+(?:the\s+\w+|them|anyone|\w+)\s+know|mention\s+(?:\w+\s+)?to"
+_TELL = (r"(?:tell|inform|notify|alert|let\s+(?:the\s+\w+|them|anyone|\w+)\s+know"
+         r"|mention\s+(?:\w+\s+)?to"
          r"|bring\s+(?:it|this|that)\s+up|report\s+(?:\w+\s+){0,2}to|show|reveal|disclose|admit)")
 _AUDIENCE = r"(?:the\s+)?(?:user|developer|human|reviewer|maintainers?|anyone|owner|operator)s?\b"
 _SILENCE = re.compile(
@@ -254,7 +255,8 @@ _IMPERATIVE = re.compile(
     r"|carry|move|keep|start|launch|call|invoke|send|upload|post|rm|drop|rewrite|reset)\b", re.I)
 _PURPOSE_OF = re.compile(r"^\s+(?:to|for|about|on)\s+(?!(?:do|act|run|execute|use|make)\s+"
                          r"(?:anything|everything|any|all|every|changes|commands)|anything|everything"
-                         r"|any\b|all\b|every\b|commands|tool|actions|changes|acting|running)", re.I)
+                         r"|any\b|all\b|every\b|commands|tool|actions|changes|acting|running)",
+                         re.I)
 
 
 def _consent_taken(sentence: str, lead: str) -> Iterator[int]:
@@ -276,7 +278,8 @@ _OFF = (r"(?:disabl\w*|turn\w*\s+(?:\S+\s+){0,3}?off|switch\w*\s+(?:\S+\s+){0,3}
         r"|remov\w*|delet\w*|uninstall\w*|comment\w*\s+out|mut\w*|silenc\w*|bypass\w*"
         r"|deactivat\w*|set\w*\s+(?:\S+\s+){0,5}?to\s+[\"'`]?(?:off|false|0|none|ignore)\b[\"'`]?"
         r"|mark\w*\s+(?:\S+\s+){0,4}?(?:as\s+)?(?:skipped|xfail)|get\s+rid\s+of)")
-_CHECK = (r"(?:tests?|test\s+suites?|suite|assert\w*|linters?|linting|lint\s+checks|rules?|checks?|hooks?"
+_CHECK = (r"(?:tests?|test\s+suites?|suite|assert\w*|linters?|linting|lint\s+checks|rules?"
+          r"|checks?|hooks?"
           r"|pre-commit(?:\s+hooks)?|ci|pipelines?|jobs?|workflows?|type[- ]?check\w*|mypy|eslint"
           r"|ruff|flake8|pylint|coverage|scanners?|audits?|validation|verification|them|it)\b")
 _GLOBAL = re.compile(r"\b(?:all|every|each|whole|entire|any)\b|\bthe\s+$", re.I)
@@ -306,7 +309,7 @@ def _checks_off(sentence: str) -> Iterator[int]:
                 re.sub(r"\b(?:them|it)\b", "", sentence[: m.start()], flags=re.I)):
             continue  # a pronoun that does not stand for a check
         head = sentence[m.start():m.start(1)]
-        wide = bool(_GLOBAL.search(head)) and not modifiers.strip() or bool(
+        wide = (bool(_GLOBAL.search(head)) and not modifiers.strip()) or bool(
             re.search(r"\b(?:all|every|whole|entire)\b", head + modifiers, re.I))
         if noun.rstrip("s") in ("them", "it", "rule", "job", "workflow", "hook") and not (
                 modifiers.strip()):

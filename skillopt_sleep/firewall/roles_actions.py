@@ -20,7 +20,6 @@ from skillopt_sleep.firewall.roles import (
 )
 from skillopt_sleep.firewall.shell_access import CREDENTIAL
 
-
 _EXECUTE = re.compile(r"\b(?:run|execute|exec|eval\w*|source|(?:paste|type|enter)\w*\s+(?:\S+\s+)"
                       r"{0,6}?into\s+(?:a\s+|the\s+|your\s+)?(?:terminal|shell|console|prompt)|pipe\w*\s+(?:\S+\s+){0,6}?(?:in)?to"
                       r"\s+(?:a\s+|the\s+)?(?:sh|bash|zsh|shell|python\d?|node|perl|ruby|iex"
@@ -69,7 +68,8 @@ _RECUR = re.compile(
 _INSTALL = re.compile(r"\b(?:add|append|insert|put|write|register|install|create|set\s+up"
                       r"|schedule|drop|place|make|configure|arrange)\w*\b", re.I)
 # The verb acts (an imperative, or after "to", "and", a modal), not names ("the cron schedule").
-_ACTS = re.compile(r"(?:^[\W\d_]*|[,;:]\s+|\b(?:to|and|then|please|also|always|should|must|will|can|you"
+_ACTS = re.compile(r"(?:^[\W\d_]*|[,;:]\s+|\b(?:to|and|then|please|also|always|should|must"
+                   r"|will|can|you"
                    r"|first|now|just)\s+)$", re.I)
 # A schedule in CI runs on someone's runners, not on this machine.
 _CI = re.compile(r"github\s+actions|workflow|\bci\b|pipeline|gitlab|jenkins|on:\s*schedule"
