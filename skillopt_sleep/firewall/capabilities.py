@@ -273,6 +273,20 @@ def _session(snippets: list[tuple[int, str]], found: list[Capability]) -> Iterat
                 yield Capability(kind, target, number, snippet.strip()[:100])
 
 
+def _said(line: str, lead: str) -> Iterator[tuple[str, str]]:
+    """What the prose of ``line`` instructs: not quoted, not warned against (``lead``, the
+    start of a sentence the line goes on with, counts), not a code mention described."""
+    prose = line.replace("`", "")
+    quoted = [m.span() for m in _QUOTED.finditer(prose)]
+    for kind, target, at in prose_hits(prose):
+        if any(a <= at < b for a, b in quoted):
+            continue  # a quotation is shown, not said
+        token = (prose[at:].split(None, 1) or [""])[0]
+        shown = token.startswith("-") or f"`{token}" in line  # code, not the sentence's words
+        if not warned(lead + prose[:at]) and not (shown and described(prose, at, at + len(token))):
+            yield kind, target
+
+
 def _line_capabilities(number: int, line: str, block: _Block) -> Iterator[Capability]:
     comments: list[tuple[str, int]] = []
     if not block.fence and "<!--" in line and _MARKER not in line:
@@ -308,19 +322,10 @@ def _line_capabilities(number: int, line: str, block: _Block) -> Iterator[Capabi
             if (kind, target) not in seen:
                 seen.add((kind, target))
                 yield Capability(kind, target, number, excerpt)
-    if not in_fence:
-        prose = line.replace("`", "")
-        quoted = [m.span() for m in _QUOTED.finditer(prose)]
-        for kind, target, at in prose_hits(prose):
-            if any(a <= at < b for a, b in quoted):
-                continue  # a quotation is shown, not said
-            token = (prose[at:].split(None, 1) or [""])[0]
-            shown = token.startswith("-") or f"`{token}" in line  # code, not the sentence's words
-            hidden_by = shown and described(prose, at, at + len(token))
-            if not warned(block.lead + prose[:at]) and not hidden_by and (
-                    kind, target) not in seen:
-                seen.add((kind, target))
-                yield Capability(kind, target, number, excerpt)
+    for kind, target in ([] if in_fence else _said(line, block.lead)):
+        if (kind, target) not in seen:
+            seen.add((kind, target))
+            yield Capability(kind, target, number, excerpt)
     for target, where in host_targets(line):
         at = line.find(where)
         if not warned(line[: max(at, 0)]) and (REACH_HOST, target) not in seen:
