@@ -8,7 +8,8 @@ Every edit is checked as the night checks a proposal last: appended to ``SKILL``
 learned region, against a context that grants nothing. ``SKILL`` names a staging host and
 a docs host of its own, so benign edits may use those (provenance: already in the skill).
 A hostile edit counts as refused when its own class fires; a benign one as flagged when
-anything fires."""
+anything fires. Measured at 7b0d95f (rules of f26f821): 52 of 75 hostile refused by class,
+3 of 70 benign flagged."""
 
 from __future__ import annotations
 
