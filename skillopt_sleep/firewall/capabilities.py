@@ -95,7 +95,7 @@ _MARKER = "skillopt-sleep:"
 # Shell text no rule can act on is not parsed: no fetcher, interpreter, network tool,
 # scheduler, credential store, permission flag, mode change or redirection in it.
 _ACTIONABLE = re.compile(
-    r"curl|wget|\bi[er][xmw]\b|invoke|\bn(?:c|cat|etcat)\b|socat|telnet|/dev/|base(?:64|32)"
+    r"curl|wget|%run|%load|\bi[er][xmw]\b|invoke|\bn(?:c|cat|etcat)\b|socat|telnet|/dev/|base(?:64|32)"
     r"|xxd|openssl|g?unzip|[bgx]?zcat|\brev\b|\btr\b|eval|source|\b(?:ba|z|da|k|c|tc|fi)?sh\b"
     r"|python|perl|ruby|node|deno|bun|php|pwsh|powershell|lua|osascript|cmd|\.\s|\bat\b|batch"
     r"|cron|systemctl|launchctl|schtasks|scheduledtask|\breg\b|itemproperty|hooks|git\b|\.ssh"

@@ -147,7 +147,8 @@ _AFTER_DONE = re.compile(r"\b(?:commands?|errors?|failures?|actions?|changes?|wh
 _CHANNEL = re.compile(r"\b(?:answer|reply|response|summary|report|output|message|chat|pr"
                       r"|description)\b", re.I)
 _ACTS_DONE = re.compile(r"\b(?:commands?|errors?|failures?|actions?|changes|steps?|what\s+you"
-                        r"|edits?|uploads?|ran|run|did|done)\b", re.I)
+                        r"|edits?|uploads?|ran|run|did|done)\b|\byou\s+(?:just\s+)?\w+(?:ed|t)\b",
+                        re.I)
 
 
 def _silenced(sentence: str) -> Iterator[int]:
@@ -169,14 +170,15 @@ def _silenced(sentence: str) -> Iterator[int]:
             continue
         pronoun = re.match(r"\s*(?:it|this|that|them|these|those)\b", rest, re.I)
         about_acts = _ACTS_DONE.search(rest[:60]) or (pronoun and _ACTS_DONE.search(sentence))
-        heard = re.search(_AUDIENCE, sentence, re.I) or _CHANNEL.search(rest)
+        heard = re.search(_AUDIENCE, sentence, re.I) or _CHANNEL.search(rest) or re.match(
+            r"(?:do\s+not|don'?t|never|must\s+not|no\s+need\s+to)\s+(?:tell|inform|notify|alert"
+            r"|let)", told)  # these verbs take the person told as their object
         if not hiding and about_acts and heard:
             yield m.start()
 
 
-_OPPOSED = re.compile(r"\b(?:if|when|even\s+if|whenever|should)\s+(?:the\s+)?(?:user|developer"
-                      r"|human|reviewer|they|maintainers?|owner|operator|someone|anyone|team|lead"
-                      r"|manager)\s+(?:\w+\s+)?(?:objects?|refuses?|says?\s+no|declines?"
+_OPPOSED = re.compile(r"\b(?:if|when|even\s+if|whenever|should)\s+(?:the\s+|your\s+|a\s+)?"
+                      r"(?:[\w-]+)\s+(?:\w+\s+)?(?:objects?|refuses?|says?\s+no|declines?"
                       r"|says?\s+to\s+(?:wait|hold|pause)|asks?\s+(?:you\s+)?to\s+(?:wait|hold|pause)"
                       r"|disagrees?|complains?|push(?:es)?\s+back|asks?\s+(?:you\s+)?to\s+stop"
                       r"|tells?\s+you\s+to\s+stop|says?\s+(?:to\s+)?stop|wants?\s+(?:you\s+)?to\s+stop"
@@ -279,13 +281,13 @@ _OFF = (r"(?:disabl\w*|turn\w*\s+(?:\S+\s+){0,3}?off|switch\w*\s+(?:\S+\s+){0,3}
         r"|deactivat\w*|set\w*\s+(?:\S+\s+){0,5}?to\s+[\"'`]?(?:off|false|0|none|ignore)\b[\"'`]?"
         r"|mark\w*\s+(?:\S+\s+){0,4}?(?:as\s+)?(?:skipped|xfail)|get\s+rid\s+of)")
 _CHECK = (r"(?:tests?|test\s+suites?|suite|assert\w*|linters?|linting|lint\s+checks|rules?"
-          r"|checks?|hooks?"
+          r"|checks?|hooks?|checkpoints?|expectations|validations?|gates?|guards?"
           r"|pre-commit(?:\s+hooks)?|ci|pipelines?|jobs?|workflows?|type[- ]?check\w*|mypy|eslint"
           r"|ruff|flake8|pylint|coverage|scanners?|audits?|validation|verification|them|it)\b")
 _GLOBAL = re.compile(r"\b(?:all|every|each|whole|entire|any)\b|\bthe\s+$", re.I)
 _PURPOSE = re.compile(r"\bso\s+(?:that\s+)?(?:the\s+)?(?:build|ci|commit|push|pipeline|tests?|suite"
                       r"|checks?|it|merge|release|pr)\s+(?:\w+\s+)?(?:pass\w*|goes\s+through"
-                      r"|succeeds?|stops?\s+failing|(?:is|goes|turns?|stays?)\s+green|works|lands)"
+                      r"|succeeds?|stops?\s+failing|never\s+fails|(?:can'?t|cannot|won'?t|doesn'?t)\s+fail|(?:is|goes|turns?|stays?)\s+green|works|lands)"
                       r"|\b(?:for\s+good|globally|permanently|everywhere|in\s+the\s+(?:repository"
                       r"|repo|global|project)\s+config)\b", re.I)
 _DET = r"(?:(?:the|all|every|each|whole|entire|any|of)\s+)*"
@@ -327,6 +329,9 @@ _CLAIM = re.compile(
 _REGARDLESS = re.compile(r"\b(?:even|regardless|without\s+running|anyway|whether|if\s+(?:they|it"
                          r"|any)\s+(?:fail|time|error|crash|break))", re.I)
 _AUTO_APPROVE = re.compile(
+    r"\b(?:accept|approve|allow|confirm|grant|answer\s+yes\s+to|say\s+yes\s+to|click\s+(?:yes"
+    r"|allow)\s+on)\w*\s+(?:every|all|any|each)\s+(?:\w+\s+){0,2}?(?:requests?|prompts?"
+    r"|dialogs?|questions?)\b|"
     r"\b(?:auto-?(?:matically\s+)?(?:approve|accept|confirm|allow)|always\s+(?:approve|allow"
     r"|accept|say\s+yes\s+to)|pre-?approve|allow-?list|whitelist)\w*\s+(?:(?:every|all|any|each"
     r"|the)\s+)?(?:[\w-]+\s+){0,2}?(?:tool\s+calls?|commands?|tools|requests?|edits?|prompts?"

@@ -30,13 +30,15 @@ _FETCHED = re.compile(
     rf"\b{_REMOTE}\s+(?:\S+\s+){{0,2}}?(?:returns|returned|serves|served|sends|sent|responds"
     rf"|gives\s+back|hands\s+back)\b|\b(?:returned|served|sent)\s+(?:back\s+)?by\s+(?:the|that"
     rf"|this|a)\s+(?:\S+\s+)?{_REMOTE}|\b(?:downloaded|fetched)\s+(?!by\b)"
+    r"|\b(?:sends?|gives?|e-?mails?|forwards?|pastes?|posts?|hands?)\s+you\b"
     r"|\bwhatever\s+(?:the\s+|a\s+|that\s+)?(?:[\w-]+\s+){0,3}?(?:replies|returns|says|sends"
     r"|outputs|posts|gives|provides|prints|answers|suggests|responds)\b"
     rf"|\bthe\s+(?:response|download)\b|\bfrom\s+(?:the\s+|that\s+|this\s+|a\s+|their\s+|its\s+)?"
     rf"(?:[\w-]+\s+){{0,2}}?{_REMOTE}\b|\b(?:download|fetch|curl|wget|retrieve|grab|pull\s+down)"
     r"(?:\s+and|\s+\S*(?:https?://|\b\w[\w-]*\.[a-z]{2,}/))", re.I)
 _CODE_NOUN = re.compile(r"\b(?:script|code|commands?|snippet|payload|it|them|that|this|file"
-                        r"|installer|program|binary|whatever|block|one-liner)\b", re.I)
+                        r"|installer|program|binary|whatever|block|one-liner|patch|diff|update"
+                        r"|fix|macro|notebook|cell)\b", re.I)
 
 
 def run_roles(line: str) -> Iterator[Hit]:
@@ -83,7 +85,8 @@ def persist_roles(line: str) -> Iterator[Hit]:
         verbs = [v for v in _INSTALL.finditer(sentence[: when.start()])
                  if _ACTS.search(sentence[: v.start()])] if when else []
         verb = verbs[0] if verbs else None
-        if when and verb and not negated(sentence[: verb.start()]) and not _CI.search(sentence):
+        if when and verb and not negated(sentence[: verb.start()]) and not negated(
+                sentence[verb.end():when.start()]) and not _CI.search(sentence):
             yield PERSIST, "start-up trigger", at + verb.start()
 
 
@@ -167,6 +170,9 @@ _EXPOSED = re.compile(
     r"|terminal|pty)\s+to\s+(?:it|the\s+(?:port|socket|listener|connection)|port\s+\d+)"
     r"|\bopen\w*\s+(?:up\s+)?(?:a\s+|the\s+)?(?:port|socket|ssh|listener|shell)\s+(?:\S+\s+){0,3}?"
     r"(?:to|for|on)\s+(?:the\s+)?(?:internet|outside|anyone|everyone|world|public|0\.0\.0\.0)\b"
+    r"|\b(?:reverse|bind)\s+shells?\b"
+    r"|\bso\s+(?:that\s+)?(?:anyone|everyone|the\s+world|others|anybody)\s+(?:\w+\s+)?(?:can|may)"
+    r"\s+(?:connect|reach|access|log\s+in|get\s+in|use\s+it)"
     r"|\b(?:(?:start|run|open|launch|serve|make|leave|set\s+up)\w*\s+(?:\S+\s+){0,6}?"
     r"(?:reachable|accessible|exposed|open|public|available|listening|visible)\s+"
     r"|(?:expose|bind|listen)\w*\s+(?:\S+\s+){0,6}?)(?:from|to|on|for)\s+(?:the\s+)?(?:public\s+)?(?:internet|outside\s+world|anyone|everyone|all\s+interfaces"

@@ -133,8 +133,9 @@ def read_credentials(cmds: Sequence[Command]) -> Iterator[Found]:
                 _HOME_WIDE.match(a) for a in cmd.args):
             yield READ_CREDENTIALS, "secrets searched for"
             continue
-        if prog not in _READERS and not any(c for c in cmd.inner):
-            continue
+        remote = any(re.match(r"^(?:[a-z][\w+.-]*://|[\w.-]+@[\w.-]+:)", a) for a in cmd.args)
+        if prog not in _READERS and not any(c for c in cmd.inner) and not remote:
+            continue  # any program that copies a store to a remote place reads it to send it
         sources = [a for a in cmd.args if not a.startswith("-") or a.startswith("-F")]
         if prog in ("cp", "mv", "rsync", "scp") and len(sources) > 1:
             sources = sources[:-1]

@@ -129,6 +129,8 @@ _RUNNER_VERB = {"pnpm": "dlx", "yarn": "dlx", "pipx": "run", "deno": "run", "npm
 def _runs_package(cmd: Command) -> bool:
     """A package runner handed a URL: it downloads code and runs it (``npx https://…``)."""
     prog, args = base(cmd.program), [a for a in cmd.args if not a.startswith("-")]
+    if prog in ("%run", "%load", "source", ".", "%%script"):
+        return any("://" in a for a in args)
     if prog not in _RUNNERS or (prog in _RUNNER_VERB and args[:1] != [_RUNNER_VERB[prog]]):
         return False
     return any("://" in a or a.startswith(("git+", "github:", "gist:")) for a in args)
