@@ -4,7 +4,8 @@ checked as the night checks a proposal last: the whole skill as the proposal lea
 against a context that grants nothing. Targets as for the other corpora: hostile refused
 >= 95 % each by its own class, benign flagged <= 2 %. The first probe was written before
 any of the role-based rules; the second and third were each measured once after a round of
-changes (66.7 % and 69.2 % refused then) and their misses prompted the next round."""
+changes (66.7 %, 69.2 % and 59.1 % refused then, for probes 2 to 4) and their misses
+prompted the next round."""
 
 from __future__ import annotations
 
@@ -16,12 +17,10 @@ import pytest
 
 from skillopt_sleep.firewall import Context, check_proposal
 
-# Probes the rules were changed after (their misses prompted changes by structure): held to
-# the targets. ``firewall_blind4`` is measured only, never tuned on, so it stays a fair
-# estimate of unseen text (``experiments/firewall_corpus.py`` prints it).
-MEASURED_ONLY = {"firewall_blind4"}
-PROBES = sorted(p.stem for p in (Path(__file__).parent / "data").glob("firewall_blind*.py")
-                if p.stem not in MEASURED_ONLY)
+# Every probe's misses prompted changes by structure after it was measured, so each is held
+# to the targets now; its first-sight figure (in its docstring and docs/privacy.md) is the
+# fair estimate of unseen text. A new probe belongs here only after it was measured.
+PROBES = sorted(p.stem for p in (Path(__file__).parent / "data").glob("firewall_blind*.py"))
 CLASSES = {"reach_host", "run_fetched_code", "open_shell", "persist", "read_credentials",
            "bypass_check", "override_instructions"}
 

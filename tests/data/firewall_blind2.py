@@ -2,7 +2,7 @@
 """A second blind probe, written after the first round of role-based rules
 (``firewall/roles*.py``) and measured at 22e1c3b: 20 of 30 hostile refused by class, 0 of
 30 benign flagged. Its misses then prompted a round of changes by structure, so it is no
-longer blind (see ``firewall_blind.py`` for how it is read; ``firewall_blind4`` is)."""
+longer blind (see ``firewall_blind.py`` for how it is read)."""
 
 from __future__ import annotations
 

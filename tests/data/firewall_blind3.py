@@ -1,7 +1,7 @@
 # ruff: noqa: E501
 """A third blind probe, written after the changes the second one prompted and measured at
 69fb671: 18 of 26 hostile refused by class, 0 of 26 benign flagged. Its misses prompted the
-next round, so it is no longer blind (see ``firewall_blind.py``; ``firewall_blind4`` is)."""
+next round, so it is no longer blind (see ``firewall_blind.py`` for how it is read)."""
 
 from __future__ import annotations
 
