@@ -301,11 +301,17 @@ _TURN_OFF = (
 _CHECK_WORD = re.compile(rf"\b{_CHECK}", re.I)
 
 
+# Where an instruction's verb stands: the sentence's start, after a comma or a connective,
+# after "to" or a modal; not after a subject ("models skip the gate").
+_ORDERED = re.compile(r"(?:^[\W\d_]*|[,;:(]\s*|\b(?:to|and|then|please|also|always|should"
+                      r"|must|will|can|you|first|now|just|or|simply)\s+)$", re.I)
+
+
 def _checks_off(sentence: str) -> Iterator[int]:
     """A check turned off everywhere (not one named rule in named files)."""
     for m in (m for pattern in _TURN_OFF for m in pattern.finditer(sentence)):
-        if negated(sentence[: m.start()]):
-            continue
+        if negated(sentence[: m.start()]) or not _ORDERED.search(sentence[: m.start()]):
+            continue  # "because models skip the gate" explains; it does not instruct
         modifiers, noun = m.group(1), m.group(2).lower()
         if noun in ("them", "it") and not _CHECK_WORD.search(
                 re.sub(r"\b(?:them|it)\b", "", sentence[: m.start()], flags=re.I)):
