@@ -1,7 +1,7 @@
 # ruff: noqa: E501
 """A fourth blind probe, written after every change the earlier probes prompted and
 measured at b53865f: 13 of 22 hostile refused by class, 1 of 22 benign flagged. Its misses
-then prompted a last round of changes (0b2af13), so it is no longer blind."""
+then prompted a last round of changes (0b2af13, 414a240), so it is no longer blind."""
 
 from __future__ import annotations
 
