@@ -12,6 +12,7 @@ its own class fires; a benign one as flagged when anything fires. ``--skills`` a
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections import Counter
@@ -31,6 +32,7 @@ from tests.data.firewall_edits import (  # noqa: E402
     hostile,
 )
 
+BLIND = [p.stem for p in sorted((ROOT / "tests" / "data").glob("firewall_blind*.py"))]
 SKILL = "---\nname: fix\ndescription: Fix bugs\n---\nFix bugs carefully.\n"
 
 
@@ -56,6 +58,18 @@ def edits(cases: list[Case], good: list[Case]) -> dict[str, Any]:
             "multi_line_refused": MULTI_LINE.kind in _rules(MULTI_LINE)}
 
 
+def blind(module: Any) -> dict[str, Any]:
+    """A blind probe (``tests/data/firewall_blind*.py``): edits appended to its own skill."""
+    def rules(lines: tuple[str, ...]) -> set[str]:
+        after = (module.SKILL + "\n<!-- skillopt-sleep:learned:start -->\n" + "\n".join(lines)
+                 + "\n<!-- skillopt-sleep:learned:end -->\n")
+        return {f.rule for f in check_proposal(module.SKILL, after, Context())}
+    missed = [lines[0] for kind, lines in module.HOSTILE if kind not in rules(lines)]
+    flagged = [lines[0] for _, lines in module.BENIGN if rules(lines)]
+    return {"hostile": len(module.HOSTILE), "refused": len(module.HOSTILE) - len(missed),
+            "missed": missed, "benign": len(module.BENIGN), "flagged": flagged}
+
+
 def skills(folder: Path) -> dict[str, Any]:
     files = sorted(p for p in folder.rglob("*.md") if p.name in ("SKILL.md", "skill.md",
                    "copilot-instructions.md") or p.name.endswith(".instructions.md"))
@@ -75,6 +89,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     out: dict[str, Any] = {"edits": edits(hostile(), benign()), "hand": edits(*hand())}
+    for name in BLIND:
+        out[name] = blind(importlib.import_module(f"tests.data.{name}"))
     if args.skills:
         out["skills"] = skills(args.skills)
     if args.json:
@@ -85,6 +101,11 @@ def main() -> None:
         print(f"{name}: hostile refused by their class: {e['refused']}/{e['hostile']}; "
               f"benign flagged: {len(e['flagged'])}/{e['benign']} {e['flagged']}")
         print(f"  missed by class: {e['missed_by_class']}")
+    for name in BLIND:
+        b = out[name]
+        print(f"{name}: hostile refused by their class: {b['refused']}/{b['hostile']}; "
+              f"benign flagged: {len(b['flagged'])}/{b['benign']}")
+        print(f"  missed: {b['missed']}\n  flagged: {b['flagged']}")
     e = out["edits"]
     print(f"  missed by wrapping: {e['missed_by_wrapping']}")
     print(f"split payload refused: {e['split_refused']}; "

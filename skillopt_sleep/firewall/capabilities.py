@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from skillopt_sleep.firewall.code import block_found
 from skillopt_sleep.firewall.hosts import host_targets
 from skillopt_sleep.firewall.normalise import logical_lines
 from skillopt_sleep.firewall.overrides import OVERRIDE
@@ -28,6 +29,7 @@ from skillopt_sleep.firewall.shell_rules import (
     Found,
     open_shell,
     reached,
+    run_downloaded,
     run_fetched,
     smuggled,
 )
@@ -93,7 +95,7 @@ _MARKER = "skillopt-sleep:"
 # Shell text no rule can act on is not parsed: no fetcher, interpreter, network tool,
 # scheduler, credential store, permission flag, mode change or redirection in it.
 _ACTIONABLE = re.compile(
-    r"curl|wget|\bi[er][xmw]\b|invoke|\bn(?:c|cat|etcat)\b|socat|telnet|/dev/|base(?:64|32)"
+    r"curl|wget|%run|%load|\bi[er][xmw]\b|invoke|\bn(?:c|cat|etcat)\b|socat|telnet|/dev/|base(?:64|32)"
     r"|xxd|openssl|g?unzip|[bgx]?zcat|\brev\b|\btr\b|eval|source|\b(?:ba|z|da|k|c|tc|fi)?sh\b"
     r"|python|perl|ruby|node|deno|bun|php|pwsh|powershell|lua|osascript|cmd|\.\s|\bat\b|batch"
     r"|cron|systemctl|launchctl|schtasks|scheduledtask|\breg\b|itemproperty|hooks|git\b|\.ssh"
@@ -135,6 +137,21 @@ def warned(before: str) -> bool:
     return bool(_WARNING.search(clause))
 
 
+_SUBJECT = re.compile(r"(?:^|[.;:!?]\s+)\W*(?:the|a|an|this|that)?\s*[`\"']*$", re.I)
+_THEN_VERB = re.compile(r"^[`\"']*\s*(?:(?:flag|option|switch|setting|variable|command|mode"
+                        r"|parameter|argument|pattern|trick)s?\s+)?(?:\w+s|is|are|does|can|will"
+                        r"|may|would|was|were|has|lets)\b", re.I)
+
+
+def described(line: str, start: int, end: int) -> bool:
+    """Is the mention the subject of a sentence that describes and warns against it ("The
+    ``--no-verify`` flag skips hooks; never use it")? Such a sentence shows, not says."""
+    if not (_SUBJECT.search(line[:start]) and _THEN_VERB.match(line[end:])):
+        return False
+    rest = re.split(r"(?<=[.!?])\s+", line[end:], maxsplit=1)[0]
+    return bool(_WARNING.search(rest))
+
+
 def _snippets(line: str, in_shell_fence: bool) -> list[tuple[str, int]]:
     """Pieces of ``line`` to read as shell, each with where it starts."""
     if in_shell_fence:
@@ -170,6 +187,14 @@ class _Block:
     fence_warns: bool = False
     """The prose leading into the fence warns against what it holds."""
     last_prose: str = ""
+    start: int = 0
+    """The line the open fence starts on."""
+    lines: list[str] = field(default_factory=list)
+    """The open fence's lines an agent would act on (not those shown as warnings)."""
+    lead: str = ""
+    """The start of the sentence this line goes on with, when it does."""
+    snippets: list[tuple[int, str]] = field(default_factory=list)
+    """Every piece of shell text read so far, with its line: the document's session."""
 
 
 def _track(line: str, block: _Block) -> bool:
@@ -192,19 +217,74 @@ def _track(line: str, block: _Block) -> bool:
     if heading:
         block.section_warns = bool(_SECTION_WARNING.search(heading.group(1)))
     if line.strip():
+        # A line that starts in lower case goes on with the sentence the last one began.
+        block.lead = block.last_prose.strip() + " " if line.lstrip()[:1].islower() else ""
         block.last_prose = line
     return False
 
 
 def capabilities(text: str) -> list[Capability]:
-    """Every capability ``text`` grants, with the line it starts on."""
+    """Every capability ``text`` grants, with the line it starts on: line by line, then each
+    fenced block read whole, then the document's shell steps read as one session."""
     found: list[Capability] = []
     block = _Block()
     for number, line in logical_lines(text):
+        was_open, lang = bool(block.fence), block.lang
         if _track(line, block):
+            if was_open and not block.fence:
+                found.extend(_fenced(block, lang, found))
+            elif block.fence:
+                block.start, block.lines = number, []
             continue
         found.extend(_line_capabilities(number, line, block))
+    if block.fence:
+        found.extend(_fenced(block, block.lang, found))
+    found.extend(_session(block.snippets, found))
     return found
+
+
+def _fenced(block: _Block, lang: str, found: list[Capability]) -> Iterator[Capability]:
+    """What a fenced block grants only as a whole (a socket on one line, ``iex`` on the
+    next; a download into ``$TMP`` a later line runs)."""
+    if not block.lines:
+        return
+    # A stanza (lines between blank lines) is one program; a block of several may be a
+    # listing of unrelated findings, each read apart.
+    stanzas = "\n".join(block.lines).split("\n\n")
+    kinds = [k for stanza in stanzas for k in block_found(stanza)]
+    if lang in _SHELL_LANGS:
+        kinds += shell_found("\n".join(_PROMPT.sub("", line) for line in block.lines))
+    seen = {c.key for c in found}
+    excerpt = next((line.strip() for line in block.lines if line.strip()), "")[:100]
+    for kind, target in dict.fromkeys(kinds):
+        if (kind, target) not in seen:
+            yield Capability(kind, target, block.start + 1, excerpt)
+
+
+def _session(snippets: list[tuple[int, str]], found: list[Capability]) -> Iterator[Capability]:
+    """A file downloaded in one step and run by name in a later one."""
+    seen = {c.key for c in found}
+    cmds: list[Command] = []
+    for number, snippet in snippets:
+        cmds.extend(commands(snippet))
+        for kind, target in run_downloaded(cmds):
+            if (kind, target) not in seen:
+                seen.add((kind, target))
+                yield Capability(kind, target, number, snippet.strip()[:100])
+
+
+def _said(line: str, lead: str) -> Iterator[tuple[str, str]]:
+    """What the prose of ``line`` instructs: not quoted, not warned against (``lead``, the
+    start of a sentence the line goes on with, counts), not a code mention described."""
+    prose = line.replace("`", "")
+    quoted = [m.span() for m in _QUOTED.finditer(prose)]
+    for kind, target, at in prose_hits(prose):
+        if any(a <= at < b for a, b in quoted):
+            continue  # a quotation is shown, not said
+        token = (prose[at:].split(None, 1) or [""])[0]
+        shown = token.startswith("-") or f"`{token}" in line  # code, not the sentence's words
+        if not warned(lead + prose[:at]) and not (shown and described(prose, at, at + len(token))):
+            yield kind, target
 
 
 def _line_capabilities(number: int, line: str, block: _Block) -> Iterator[Capability]:
@@ -224,25 +304,28 @@ def _line_capabilities(number: int, line: str, block: _Block) -> Iterator[Capabi
         mention = True
     if mention:
         return
+    if in_fence:
+        block.lines.append(line)
     excerpt = line.strip()[:100]
     shellish = in_fence and block.lang in _SHELL_LANGS
     seen: set[tuple[str, str]] = set()
     for snippet, start in [*_snippets(line, shellish), *comments]:
-        if warned(line[:start]):
+        lead = "" if in_fence else block.lead
+        if warned(lead + line[:start]) or described(line, start, start + len(snippet)):
             continue
-        for kind, target in shell_found(snippet):
+        if shellish or not in_fence:
+            block.snippets.append((number, snippet))
+        found = shell_found(snippet)
+        if not in_fence and start and line[start - 1] == "`":
+            found += list(block_found(snippet))  # inline code in any language
+        for kind, target in found:
             if (kind, target) not in seen:
                 seen.add((kind, target))
                 yield Capability(kind, target, number, excerpt)
-    if not in_fence:
-        prose = line.replace("`", "")
-        quoted = [m.span() for m in _QUOTED.finditer(prose)]
-        for kind, target, at in prose_hits(prose):
-            if any(a <= at < b for a, b in quoted):
-                continue  # a quotation is shown, not said
-            if not warned(prose[:at]) and (kind, target) not in seen:
-                seen.add((kind, target))
-                yield Capability(kind, target, number, excerpt)
+    for kind, target in ([] if in_fence else _said(line, block.lead)):
+        if (kind, target) not in seen:
+            seen.add((kind, target))
+            yield Capability(kind, target, number, excerpt)
     for target, where in host_targets(line):
         at = line.find(where)
         if not warned(line[: max(at, 0)]) and (REACH_HOST, target) not in seen:

@@ -7,6 +7,8 @@ import re
 from collections.abc import Iterator
 
 from skillopt_sleep.firewall.overrides import override_hits
+from skillopt_sleep.firewall.roles import negated
+from skillopt_sleep.firewall.roles_actions import role_hits
 from skillopt_sleep.firewall.shell_access import CREDENTIAL, PERSISTENT, place
 from skillopt_sleep.firewall.shell_rules import (
     BYPASS_CHECK,
@@ -106,6 +108,7 @@ _PERSIST = re.compile(rf"\b(?:add|append|write|put|insert|save|install|register|
                       rf"|set\s+up|drop|place|copy|echo)(?:ing)?\s+{_WIDE_GAP}"
                       rf"(?:(?:to|into|in|as|under)\s+)?(?:the\s+|a\s+|your\s+|an\s+)?{_PLACE}"
                       rf"|\bNOPASSWD\b", re.I)
+_PLACE_RE = re.compile(_PLACE, re.I)
 _OWN_KEY = re.compile(r"\byour\s+(?:own\s+)?(?:ssh\s+)?public\s+key|\.pub\b", re.I)
 _KEY_MATERIAL = re.compile(r"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\S+)\s+AAAA", re.I)
 
@@ -127,6 +130,7 @@ _SHELL_PROSE = re.compile(
 def prose_hits(line: str) -> Iterator[Hit]:
     """Capabilities the words of ``line`` grant, by class, with where each starts."""
     yield from override_hits(line)
+    yield from role_hits(line)
     for m in _BYPASS.finditer(line):
         guard = _GUARD_RE.search(m.group(0))
         after_preposition = guard and _PREPOSITION.search(m.group(0)[: guard.start()])
@@ -157,11 +161,15 @@ def prose_hits(line: str) -> Iterator[Hit]:
         clause = _SENTENCE_END.split(line[m.end():])[0]
         for word in clause.split()[:10]:
             path = word.strip("`'\",.()")
+            at = line.find(word, m.end())
             if "/" in path and PERSISTENT.search(path) and not (
-                    own_key and "authorized_keys" in path):
+                    own_key and "authorized_keys" in path) and not negated(line[m.end():at]):
                 yield PERSIST, place(path), m.start()
                 break
     for m in _PERSIST.finditer(line):
+        place_at = _PLACE_RE.search(m.group(0))
+        if place_at and negated(m.group(0)[: place_at.start()]):
+            continue  # "in scripts/aliases.sh, not in ~/.bashrc"
         if not (own_key and "authorized_keys" in m.group(0).lower()):
             yield PERSIST, _persist_place(m.group(0)), m.start()
     for m in _RUN_PROSE.finditer(line):

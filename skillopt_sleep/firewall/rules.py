@@ -15,6 +15,7 @@ from skillopt_sleep.secrets import find_secrets
 from skillopt_sleep.skilldoc import MARKER_PREFIX, SkillDoc, parse
 
 MAX_ENTRY_CHARS = 400
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 HIDDEN = "hidden_characters"
 SECRET = "secret"
 _FRONTMATTER_KEY = re.compile(
@@ -36,12 +37,16 @@ def content_findings(text: str, own: bool) -> list[FirewallFinding]:
     reading = read(text)
     found = [FirewallFinding(HIDDEN, what, line, severity="warning" if own else "error")
              for line, what in reading.hidden]
+    fence = ""
     for number, line in enumerate(reading.text.splitlines() or [reading.text], start=1):
+        opener = _FENCE.match(line)
+        if opener and (not fence or line.strip().startswith(fence)):
+            fence = "" if fence else opener.group(1)
         # A secret is refused in an edit; in the user's own file it is theirs to fix.
         found += [FirewallFinding(SECRET, f"{kind}: {_mask(match)}", number,
                                   severity="warning" if own else "error")
                   for kind, match in find_secrets(line)]
-        if not own and (m := _FRONTMATTER_KEY.search(line)):
+        if not own and not fence and (m := _FRONTMATTER_KEY.search(line)):
             found.append(FirewallFinding("frontmatter", m.group(0)[:80], number))
     return found
 

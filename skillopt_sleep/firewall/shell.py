@@ -154,6 +154,7 @@ _REDIRECTS = {">", ">>", "&>", ">&", "&>>", ">|", "<", "2>", "2>>", "1>"}
 
 def _lexed(snippet: str) -> tuple[Command, ...]:
     """The shape ``commands`` gives, from ``shlex`` tokens (no substitutions)."""
+    snippet = snippet.replace("\n", " ; ")  # a block's lines are separate commands
     lexer = shlex.shlex(snippet, posix=True, punctuation_chars=";&|<>()")
     lexer.whitespace_split = True
     try:

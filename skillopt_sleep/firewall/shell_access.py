@@ -33,7 +33,9 @@ _READERS = {"cat", "less", "more", "head", "tail", "base64", "xxd", "od", "strin
             "scp", "rsync", "tar", "zip", "7z", "curl", "wget", "nc", "ncat", "socat", "gpg",
             "type", "get-content", "gc", "openssl", "sed", "awk", "grep", "sort", "tee",
             "bat", "nl", "hexdump", "mail", "sendmail", "gzip", "python", "python3", "jq",
-            "yq", "source", ".", "find", "locate", "xargs"}
+            "yq", "source", ".", "find", "locate", "xargs", "sqlite3", "sqlcipher", "pbcopy",
+            "xclip", "xsel", "wl-copy", "clip", "uuencode", "cpio", "pax", "dd", "split",
+            "ncftpput", "smbclient", "gsutil", "rclone"}
 _ENV_DUMP = {"env", "printenv", "set", "export", "declare", "compgen"}
 _AGENT_BYPASS = re.compile(
     r"^--(?:unsafe-perm|no-check-certificate|dangerously-skip-permissions|dangerously-bypass-approvals-and-sandbox|yolo"
@@ -131,8 +133,9 @@ def read_credentials(cmds: Sequence[Command]) -> Iterator[Found]:
                 _HOME_WIDE.match(a) for a in cmd.args):
             yield READ_CREDENTIALS, "secrets searched for"
             continue
-        if prog not in _READERS and not any(c for c in cmd.inner):
-            continue
+        remote = any(re.match(r"^(?:[a-z][\w+.-]*://|[\w.-]+@[\w.-]+:)", a) for a in cmd.args)
+        if prog not in _READERS and not any(c for c in cmd.inner) and not remote:
+            continue  # any program that copies a store to a remote place reads it to send it
         sources = [a for a in cmd.args if not a.startswith("-") or a.startswith("-F")]
         if prog in ("cp", "mv", "rsync", "scp") and len(sources) > 1:
             sources = sources[:-1]
@@ -204,6 +207,8 @@ def _skipped_by_flags(cmd: Command) -> Iterator[str]:
         mode = arg == "--permission-mode" and low[i + 1:i + 2] == ["bypasspermissions"]
         if _AGENT_BYPASS.match(arg) or mode:
             yield arg.lstrip("-")
+    if prog == "git" and any(re.match(r"core\.hookspath=(?:/dev/null|nul|/?$)", a) for a in low):
+        yield "git hooks"
     if prog == "git" and ("--no-verify" in low or (low[:1] == ["commit"] and "-n" in low)):
         yield "git hooks"
     if prog == "git" and "config" in low and "false" in low and any("sslverify" in a

@@ -117,7 +117,39 @@ def run_fetched(cmds: Sequence[Command]) -> Iterator[Found]:
         elif fetched_files and _runs_file(cmd, fetched_files):
             yield RUN_FETCHED, _target([c for c in cmds if _is_fetcher(c)])
         yield from _inline_code(cmd)
+        if _runs_package(cmd):
+            yield RUN_FETCHED, _target([cmd])
     yield from _powershell_cradle(cmds)
+
+
+_RUNNERS = {"npx", "bunx", "uvx", "pnpx", "pnpm", "yarn", "pipx", "deno", "npm"}
+_RUNNER_VERB = {"pnpm": "dlx", "yarn": "dlx", "pipx": "run", "deno": "run", "npm": "exec"}
+
+
+def _runs_package(cmd: Command) -> bool:
+    """A package runner handed a URL: it downloads code and runs it (``npx https://…``)."""
+    prog, args = base(cmd.program), [a for a in cmd.args if not a.startswith("-")]
+    if prog in ("%run", "%load", "source", ".", "%%script"):
+        return any("://" in a for a in args)
+    if prog not in _RUNNERS or (prog in _RUNNER_VERB and args[:1] != [_RUNNER_VERB[prog]]):
+        return False
+    return any("://" in a or a.startswith(("git+", "github:", "gist:")) for a in args)
+
+
+def run_downloaded(cmds: Sequence[Command]) -> Iterator[Found]:
+    """A file a fetcher wrote, run later by name: the strict reading for commands spread
+    over a document (``curl -o run.sh URL`` in one step, ``bash run.sh`` in the next)."""
+    files: set[str] = set()
+    fetchers: list[Command] = []
+    for cmd in cmds:
+        if _is_fetcher(cmd) and any("://" in a for a in cmd.args):
+            files.update(_outputs(cmd) - {"-", "/dev/null"})
+            fetchers.append(cmd)
+            continue
+        names = [w.lstrip("./") for w in unwrap(cmd.words)]
+        if files and names and (names[0] in files or (_is_interpreter(cmd) and any(
+                n in files for n in names[1:]))):
+            yield RUN_FETCHED, _target(fetchers)
 
 
 _PS_RUN = {"iex", "invoke-expression"}
@@ -136,10 +168,15 @@ def _powershell_cradle(cmds: Sequence[Command]) -> Iterator[Found]:
 def _outputs(cmd: Command) -> set[str]:
     names = {t for op, t in cmd.redirects if ">" in op}
     args = list(cmd.args)
+    # Short options cluster (``-sSo FILE``, ``-fsSLO``): the last letter takes the value.
+    clustered = [a for a in args if re.fullmatch(r"-[a-zA-Z]+", a)]
     for i, arg in enumerate(args[:-1]):
-        if arg in ("-o", "-O", "--output", "--output-document", "-OutFile", "-outfile"):
+        if arg in ("-o", "-O", "--output", "--output-document", "-OutFile", "-outfile") or (
+                arg in clustered and arg.endswith(("o", "O")) and len(arg) > 2
+                and base(cmd.program) == ("wget" if arg.endswith("O") else "curl")):
             names.add(args[i + 1])
-    if any(a in ("-O", "-LO", "-fsSLO", "--remote-name") for a in args):
+    if any(a == "--remote-name" or (a in clustered and "O" in a and base(cmd.program) == "curl")
+           for a in args):
         names.update(a.rsplit("/", 1)[-1] for a in args if "://" in a)
     return {n.lstrip("./") for n in names}
 
