@@ -129,6 +129,9 @@ class SequentialSignTest:
     usually shown by then)."""
     familiar_screen_pairs: int = 3
     """The same for a *familiar* edit (see the module): from the first look."""
+    quiet: int = 0
+    """Read from the answers (``familiar=None``): an edit is familiar when at most this many
+    of its first look's pairs differ (see the module)."""
     harm: float = 0.05
     harm_p: float = 0.25
     """A harmful drop also needs the sign test of "the candidate is worse" at this level, so
@@ -154,8 +157,10 @@ class SequentialSignTest:
         return alpha * min(1.0, pairs / max_pairs) ** self.spending
 
     def run(self, draw: Draw, *, max_pairs: int, metric: str, alpha: float, margin: float,
-            no_regression: bool = False, familiar: bool = False) -> Verdict:
-        """The comparison, look by look, until it is decided."""
+            no_regression: bool = False, familiar: bool | None = False,
+            familiar_alpha: float | None = None) -> Verdict:
+        """The comparison, look by look, until it is decided. ``familiar`` ``None``: the first
+        look decides it from how many pairs differ, never from their signs (the module)."""
         screen = self.familiar_screen_pairs if familiar else self.screen_pairs
         walk = Walk()
         points = self.looks(max_pairs)
@@ -163,6 +168,10 @@ class SequentialSignTest:
             comp = paired(*draw(n), metric)
             positives = sum(1 for d in comp.deltas if d > 0)
             walk.extend(positives + sum(1 for d in comp.deltas if d < 0))
+            if i == 0 and familiar is None and walk.nonzero <= self.quiet:
+                # Before this look spends anything: the level holds from the first look on.
+                screen = self.familiar_screen_pairs
+                alpha = min(alpha, alpha if familiar_alpha is None else familiar_alpha)
             comp = dataclasses.replace(comp, p_value=walk.p_value(positives))
             allowed = self.allowed(n, max_pairs, alpha)
             significant = comp.p_value <= allowed and walk.nonzero > 0

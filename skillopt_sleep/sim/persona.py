@@ -27,6 +27,7 @@ from skillopt_sleep.config import parse_toml
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.judges.rules import validate_checks
 from skillopt_sleep.records import JudgeSpec, Split, Task
+from skillopt_sleep.sim import wording
 
 PERSONA_DIR = Path(str(resources.files("skillopt_sleep.sim").joinpath("personas")))
 """The shipped personas: package data, so a wheel install has them."""
@@ -47,9 +48,21 @@ class Rule:
     domains: tuple[str, ...] = ()
     effect: str = ""
     correction: str = ""
+    unworded: tuple[str, ...] = ()
+    """Wordings sharing no checked word (``sim.wording``): read as this rule by identity."""
+    vocab: tuple[str, ...] = ()
+    """A harmful rule's wordings that reuse checked words (``sim.wording``)."""
+    wordings: tuple[str, ...] = ()
+    masks: tuple[str, ...] = ()
+    """Filled at load (``wording.with_identities``): normalised wordings read as this rule
+    whatever their words, and those read as something else whatever their words."""
 
     def recognised_in(self, line: str) -> bool:
-        low = line.lower()
+        low = " ".join(line.lower().split())
+        if any(w in low for w in self.wordings):
+            return True
+        for mask in self.masks:
+            low = low.replace(mask, " ")
         return any(all(k in low for k in keys) for keys in self.keywords)
 
     def applies(self, deliverable: str, domain: str) -> bool:
@@ -195,6 +208,8 @@ def _rule(data: dict[str, Any]) -> Rule:
         domains=tuple(data.get("domains", ())),
         effect=data.get("effect", ""),
         correction=data.get("correction", ""),
+        unworded=wording.strings(data, "unworded"),
+        vocab=wording.strings(data, "vocab"),
     )
 
 
@@ -239,6 +254,8 @@ def _build(data: dict[str, Any], path: Path) -> Persona:
         skills=skills,
         cross=tuple(_cross(r) for r in data.get("cross", ())),
     )
+    persona = wording.with_identities(persona)
+    wording.check(persona)
     _check_keywords(persona)
     if persona.multi:
         _check_skills(persona)
@@ -249,13 +266,14 @@ def _check_keywords(persona: Persona) -> None:
     """Every wording of a rule must be recognised as that rule, and only that rule."""
     every = (*persona.rules, *persona.harmful, *persona.cross)
     for rule in every:
-        for wording in (rule.text, *rule.paraphrases):
-            if not rule.recognised_in(wording):
-                raise ValueError(f"rule {rule.id}: wording not recognised: {wording!r}")
-            others = [r.id for r in every if r is not rule and r.recognised_in(wording)]
+        for said in (rule.text, *rule.paraphrases, *rule.unworded, *rule.vocab):
+            if not rule.recognised_in(said):
+                raise ValueError(f"rule {rule.id}: wording not recognised: {said!r}")
+            others = [r.id for r in every if r is not rule and r.recognised_in(said)]
             if others:
-                raise ValueError(f"rule {rule.id}: {wording!r} also reads as {others}")
-    for text in persona.optimizer.get("neutral_texts", ()):
+                raise ValueError(f"rule {rule.id}: {said!r} also reads as {others}")
+    for text in (*persona.optimizer.get("neutral_texts", ()),
+                 *persona.optimizer.get("vocab_neutral_texts", ())):
         hits = [r.id for r in every if r.recognised_in(text)]
         if hits:
             raise ValueError(f"neutral text {text!r} reads as rules {hits}")
