@@ -4,15 +4,18 @@ Rollouts are cached by (skill hash, task, sample), so the incumbent is never re-
 every candidate of a step is compared with the same incumbent rollouts. Validation pairs
 are drawn lazily in rounds (every task's first sample, then every task's second …) so that
 a sequential gate can stop after a few pairs and a later comparison that needs more extends
-the same list. The tasks an edit *touches* come first (``lead``: the edit shares a
-distinctive word with what the task is judged on, ``usage.touched``): every sample of them
-a comparison may draw, in rounds among themselves, then the other tasks in rounds. A task
+the same list. The tasks an edit *touches* come first (``lead``): those judged by the check
+the answers it cites failed (``usage.evidenced``: what it claims to fix, whatever its
+words), then those it shares a distinctive word with what they are judged on
+(``usage.touched``): every sample of them a comparison may draw, in rounds among
+themselves, then the other tasks in rounds. A task
 the edit cannot touch gives a tie or a coin flip, so a sequential test decides on the
 pairs that carry its evidence: an accepted edit's comparison took 13.6 pairs where, with
 the touched tasks first only within each round, it took 22.3 (analyst, seeds 0–9; the
-gate study in the README). The order depends only on the tasks, the edit's words and the
-sample numbers, never on an answer or the executor, so the test's error rates stand and a
-night is the same at any concurrency. An edit that helps the tasks it touches can so be
+gate study in the README). The order depends only on the tasks, the edit's words and
+citations (and the train answers it cites), the sample numbers, never on a validation
+answer or the executor, so the test's error rates stand and a night is the same at any
+concurrency. An edit that helps the tasks it touches can so be
 accepted before any task it does not touch is drawn: a harm it does there is left to the
 own look (``night.demands``), which reads it against every demand of the skill's tasks, and
 to the night's last look (``night.whole``), which scores every validation task once with
