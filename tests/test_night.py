@@ -430,7 +430,7 @@ def test_a_familiar_edit_needs_stronger_evidence_than_a_new_rule(tmp_path: Path)
             tasks=tasks, skill_text="---\nname: fix\ndescription: d\n---\nFix bugs.\n",
             skill_name="fix", target=ScriptedLLM(target), night_id="n1", project="p",
             optimizer=optimizer_reply([{"op": "append", "text": line, "tasks": ["t0", "t1"]}]),
-            config=NightConfig(steps=1, slow_update=False, **cfg)))
+            config=NightConfig(steps=1, slow_update=False, screen="words", **cfg)))
         return next(d for d in result.decisions if d.stage == "gate").accepted
 
     assert decided(new) and not decided(familiar)
