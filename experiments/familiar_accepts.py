@@ -12,6 +12,9 @@ rule's evidence was read: every neutral and harmful edit the gate let in was fam
     python experiments/familiar_accepts.py --seeds 40 --familiar-alpha 0.05
     python experiments/familiar_accepts.py --seeds 20 --persona maintainer --familiar-alpha 0.05
 
+It measures the word rule, so its nights run with ``screen = "words"`` (the gate's default
+now reads familiarity from the answers, ``night.sequential``).
+
 The comparisons are counted by wrapping ``Scorer.compare`` (the night builds its scorer
 itself); nothing else changes.
 """
@@ -40,8 +43,8 @@ def count(names: Sequence[str], seeds: int, nights: int, config: NightConfig) ->
 
     def compare(self: scoring.Scorer, test: gate.GateTest, incumbent: SkillDoc,
                 candidate: SkillDoc, first: int, repeats: int, words: str = "",
-                adds: str | None = None) -> gate.Verdict:
-        verdict = original(self, test, incumbent, candidate, first, repeats, words, adds)
+                cited: Sequence[str] = (), adds: str | None = None) -> gate.Verdict:
+        verdict = original(self, test, incumbent, candidate, first, repeats, words, cited, adds)
         if adds is not None:
             p = current[0]
             familiar = not novel(adds, incumbent.text, self.splits["validation"])
@@ -70,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--familiar-alpha", type=float, default=NightConfig().familiar_alpha)
     args = parser.parse_args(argv)
     counts = count(args.persona or ONE_SKILL, args.seeds, args.nights,
-                   NightConfig(familiar_alpha=args.familiar_alpha))
+                   NightConfig(familiar_alpha=args.familiar_alpha, screen="words"))
     print(f"{'kind':9} {'edit':9} {'accepted':>9} {'rejected':>9}")
     kinds = sorted({(k, f) for _, k, f, _ in counts})
     for kind, familiar in kinds:

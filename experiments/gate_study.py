@@ -14,6 +14,9 @@ the calls target is judged on the first, stricter figure.
     python experiments/gate_study.py --seeds 20 --nights 3 --json gate_study.json
     python experiments/gate_study.py --gate-test sign   # the fixed-sample gate, for comparison
     python experiments/gate_study.py --seeds 10 --set min_support=1   # any NightConfig field
+    python experiments/gate_study.py --seeds 20 --sim unworded=1 --sim vocab_neutral=0.5
+        # simulator knobs (``sim.wording``): correct rules worded without any checked word,
+        # neutral texts reusing checked words
 """
 
 from __future__ import annotations
@@ -49,11 +52,13 @@ _SUMMARY_KEYS = ("seed", "baseline_test", "after_test", "ungated_after_test", "l
                  "test_tasks", "lift_margin")
 
 
-def run_persona(name: str, seeds: int, nights: int, config: NightConfig) -> list[dict[str, Any]]:
+def run_persona(name: str, seeds: int, nights: int, config: NightConfig,
+                sim: Sequence[tuple[str, float]] = ()) -> list[dict[str, Any]]:
     """One proof run per seed, trimmed to the figures the study needs."""
     runs = []
     for seed in range(seeds):
-        summary = prove(ProofSpec(persona=name, seed=seed, nights=nights, config=config))
+        summary = prove(ProofSpec(persona=name, seed=seed, nights=nights, config=config,
+                                  sim=tuple(sim)))
         run = {k: summary[k] for k in _SUMMARY_KEYS}
         run["calls"] = run["target_calls"] + run["optimizer_calls"] + run["judge_calls"]
         run["night_calls"] = run["calls"] - run["test_calls"]
@@ -95,6 +100,8 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "neutral_proposed": neutral_proposed,
         "neutral_accepted": neutral_accepted,
         "neutral_false_accept_rate": round(neutral_rate, 4),
+        "correct_proposed": sum(r["correct_proposed"] for r in runs),
+        "correct_accepted": sum(r["correct_accepted"] for r in runs),
         "overfit_proposed": sum(r["overfit_proposed"] for r in runs),
         "overfit_accepted": sum(r["overfit_accepted"] for r in runs),
         "own_look_rejected": sum(r["own_look_rejected"] for r in runs),
@@ -123,7 +130,8 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 _COLUMNS = ("persona", "baseline", "after", "ungated", "lift", "harmful runs", "harmful acc",
-            "neutral acc", "gated≥ungated", "calls", "calls/+0.01", "nights only", "targets")
+            "neutral acc", "correct acc", "gated≥ungated", "calls", "calls/+0.01", "nights only",
+            "targets")
 
 
 def _row(name: str, f: dict[str, Any]) -> tuple[str, ...]:
@@ -133,6 +141,7 @@ def _row(name: str, f: dict[str, Any]) -> tuple[str, ...]:
             f"{f['mean_ungated_after_test']:.3f}", f"{f['mean_test_lift']:+.3f}",
             f"{f['harmful_proposed_runs']}/{n}", str(f["harmful_accepted"]),
             f"{neutral} ({f['neutral_false_accept_rate']:.1%})",
+            f"{f['correct_accepted']}/{f['correct_proposed']}",
             f"{f['gated_at_least_ungated_runs']}/{n}", f"{f['mean_calls']:.0f}",
             "—" if f["calls_per_0_01_lift"] is None else f"{f['calls_per_0_01_lift']:.1f}",
             "—" if f["night_calls_per_0_01_lift"] is None
@@ -150,11 +159,12 @@ def table(rows: Sequence[tuple[str, ...]]) -> str:
 
 
 def study(names: Sequence[str], seeds: int, nights: int,
-          config: NightConfig | None = None) -> dict[str, Any]:
+          config: NightConfig | None = None,
+          sim: Sequence[tuple[str, float]] = ()) -> dict[str, Any]:
     config = config or NightConfig()
-    runs = {name: run_persona(name, seeds, nights, config) for name in names}
+    runs = {name: run_persona(name, seeds, nights, config, sim) for name in names}
     return {
-        "seeds": seeds, "nights": nights,
+        "seeds": seeds, "nights": nights, "sim": dict(sim),
         "targets": {"min_mean_test_lift": MIN_MEAN_LIFT, "max_mean_baseline_test": MAX_BASELINE,
                     "min_share_of_runs_proposing_harmful": MIN_HARMFUL_PROPOSED_SHARE,
                     "harmful_accepted": 0, "max_neutral_false_accept_rate": MAX_NEUTRAL_ACCEPT_RATE,
@@ -196,11 +206,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the gate's test (a row of GATE_TESTS)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a NightConfig field for the nights (repeatable)")
+    parser.add_argument("--sim", action="append", default=[], metavar="KNOB=SHARE",
+                        help="a simulator knob (sim.wording.KNOBS) for every persona (repeatable)")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     args = parser.parse_args(argv)
     names = args.persona or personas.available()
     start = time.monotonic()
-    result = study(names, args.seeds, args.nights, night_config(args.gate_test, args.set))
+    sim = [(k, float(v)) for k, _, v in (item.partition("=") for item in args.sim)]
+    result = study(names, args.seeds, args.nights, night_config(args.gate_test, args.set), sim)
     result["command"] = " ".join(["python", "experiments/gate_study.py", *(argv or sys.argv[1:])])
     result["seconds"] = round(time.monotonic() - start, 1)
     rows = [_row(n, f) for n, f in result["personas"].items()]

@@ -396,19 +396,24 @@ def test_a_restatement_of_the_skill_is_screened_at_the_first_look(tmp_path: Path
     # brings the word, at the second, as any new rule.
     again = "Mention the pytest command only in passing."
 
-    def decided(skill: str) -> tuple[int, str]:
+    def decided(skill: str, screen: str = "words") -> tuple[int, str]:
         opt = optimizer_reply([{"op": "append", "text": again, "tasks": ["t0", "t1"]}])
-        archive = Archive(tmp_path / f"{len(skill)}.sqlite3")
+        archive = Archive(tmp_path / f"{len(skill)}{screen}.sqlite3")
         result = run_night(NightInputs(
             tasks=make_tasks(), skill_text=f"---\nname: fix\ndescription: d\n---\n{skill}\n",
             skill_name="fix", target=ScriptedLLM(target_reply), optimizer=opt, night_id="n1",
             project="p", memory=recall(archive, "p", "fix"),
-            config=NightConfig(steps=1, slow_update=False)))
+            config=NightConfig(steps=1, slow_update=False, screen=screen)))
         d = next(d for d in result.decisions if d.stage == "gate")
         return d.n_pairs, d.reason
 
     assert decided(GOOD)[0] == 3 and "useless" in decided(GOOD)[1]
     assert decided("Fix bugs.")[0] == 6 and "useless" in decided("Fix bugs.")[1]
+    # Read from the answers (the default), it changed none at the first look either way:
+    # familiar, whatever its words and the skill's.
+    for skill in (GOOD, "Fix bugs."):
+        assert decided(skill, "behaviour") == (3, "dropped as useless after 3 pairs: 0 better "
+                                                  "of 0 that differ")
 
 
 def test_a_familiar_edit_needs_stronger_evidence_than_a_new_rule(tmp_path: Path):
@@ -430,7 +435,7 @@ def test_a_familiar_edit_needs_stronger_evidence_than_a_new_rule(tmp_path: Path)
             tasks=tasks, skill_text="---\nname: fix\ndescription: d\n---\nFix bugs.\n",
             skill_name="fix", target=ScriptedLLM(target), night_id="n1", project="p",
             optimizer=optimizer_reply([{"op": "append", "text": line, "tasks": ["t0", "t1"]}]),
-            config=NightConfig(steps=1, slow_update=False, **cfg)))
+            config=NightConfig(steps=1, slow_update=False, screen="words", **cfg)))
         return next(d for d in result.decisions if d.stage == "gate").accepted
 
     assert decided(new) and not decided(familiar)

@@ -23,7 +23,7 @@ SKILL = "---\nname: fix\ndescription: d\n---\nFix bugs.\n"
 
 
 def _night(archive: Archive, night_id: str, tasks: list[Task], skill: str, optimizer: ScriptedLLM,
-           asked: list[tuple[str, str, int]]) -> NightResult:
+           asked: list[tuple[str, str, int]], screen: str = "behaviour") -> NightResult:
     def target(messages: Sequence[Message], seed: int) -> str:
         asked.append((messages[0]["content"], messages[-1]["content"], seed))
         return target_reply(messages, seed)
@@ -31,7 +31,7 @@ def _night(archive: Archive, night_id: str, tasks: list[Task], skill: str, optim
     result = run_night(NightInputs(
         tasks=tasks, skill_text=skill, skill_name="fix", target=ScriptedLLM(target),
         optimizer=optimizer, night_id=night_id, project="p", memory=recall(archive, "p", "fix"),
-        config=NightConfig(steps=1, slow_update=False, score_test=False)))
+        config=NightConfig(steps=1, slow_update=False, score_test=False, screen=screen)))
     remember(archive, result)
     return result
 
@@ -70,9 +70,12 @@ def test_a_task_whose_judge_changed_is_replayed_not_reused(tmp_path: Path):
     changed = [replace(t, judge=stricter) if t.id == "t5" else t for t in tasks]
     assert task_key(changed[5]) != task_key(tasks[5])
     asked: list[tuple[str, str, int]] = []
-    # An edit to gate, so that the incumbent's validation answers are needed.
+    # An edit to gate, so that the incumbent's validation answers are needed (in the word
+    # rule's order its comparison reaches task 5 before it is screened; the answers' order
+    # leads with the tasks its cited failures point at, and drops it before).
     _night(archive, "n2", changed, SKILL, optimizer_reply(
-        [{"op": "append", "text": "Name the failing test.", "tasks": ["t0", "t1"]}]), asked)
+        [{"op": "append", "text": "Name the failing test.", "tasks": ["t0", "t1"]}]), asked,
+        screen="words")
     # The first night drew the incumbent's first validation sample (for its report).
     incumbent = {(user, seed) for system, user, seed in asked if "failing test" not in system}
     assert any("fix bug number 5" in u and seed == 0 for u, seed in incumbent)

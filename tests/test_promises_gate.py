@@ -252,6 +252,6 @@ def test_a_looking_test_is_handed_every_setting() -> None:
             no_regression=True, familiar=True)
     assert looking.calls == [
         {"max_pairs": 12, "metric": "soft", "alpha": 0.01, "margin": 0.02,
-         "no_regression": False, "familiar": False},
+         "no_regression": False, "familiar": False, "familiar_alpha": None},
         {"max_pairs": 6, "metric": "hard", "alpha": 0.2, "margin": 0.0,
-         "no_regression": True, "familiar": True}]
+         "no_regression": True, "familiar": True, "familiar_alpha": None}]

@@ -40,9 +40,15 @@ class NightConfig:
     It never gates; the proof turns it off and scores the test split once itself."""
     alpha: float = 0.05
     familiar_alpha: float = 0.01
-    """The level a *familiar* edit is tested at (never above ``alpha``): one whose words of
-    what the validation tasks are judged on one line of the skill holds already, or that has
-    none (``night.scoring``)."""
+    """The level a *familiar* edit is tested at (never above ``alpha``): under ``screen``
+    ``behaviour``, one whose first look's pairs do not differ at all; under ``words``, one
+    whose words of what the validation tasks are judged on one line of the skill holds
+    already, or that has none (``night.scoring``)."""
+    screen: Literal["behaviour", "behaviour-only", "words"] = "behaviour"
+    """How the gate orders pairs and finds familiar edits (``night.scoring``): ``behaviour``
+    leads with the tasks the edit's cited evidence failed, then those its words touch, and
+    reads familiarity from the first look's answers; ``behaviour-only`` ignores the words;
+    ``words`` is the earlier rule, all by shared words."""
     margin: float = 0.0
     metric: Literal["hard", "soft", "mixed"] = "mixed"
     gate_test: str = "sequential"
@@ -87,6 +93,9 @@ class NightConfig:
             raise ConfigError(f"min_support must be at least 1, not {self.min_support}")
         if self.anecdotes < 0:
             raise ConfigError(f"anecdotes must be 0 or more, not {self.anecdotes}")
+        if self.screen not in ("behaviour", "behaviour-only", "words"):
+            raise ConfigError(f"screen must be behaviour, behaviour-only or words, not "
+                              f"{self.screen!r}")
         if not 0 < self.familiar_alpha < 1:
             raise ConfigError(f"familiar_alpha must be between 0 and 1, not {self.familiar_alpha}")
         if self.idle_steps < 0:

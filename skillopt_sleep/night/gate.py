@@ -232,16 +232,19 @@ def compare(
     alpha: float,
     margin: float,
     no_regression: bool = False,
-    familiar: bool = False,
+    familiar: bool | None = False,
+    familiar_alpha: float | None = None,
 ) -> Verdict:
     """One comparison: ``draw(n)`` gives the incumbent's and the candidate's first ``n``
     validation rollouts. A test with a ``run`` method (the sequential one) draws look by
-    look, and may drop a ``familiar`` edit sooner (``night.sequential``); any other is the
-    fixed-sample test on all ``max_pairs``."""
+    look, and may drop a ``familiar`` edit sooner (``None``: the test decides it from the
+    first look's answers, testing a familiar one at ``familiar_alpha``;
+    ``night.sequential``); any other is the fixed-sample test on all ``max_pairs``."""
     run = getattr(test, "run", None)
     if run is not None:
         verdict: Verdict = run(draw, max_pairs=max_pairs, metric=metric, alpha=alpha,
-                               margin=margin, no_regression=no_regression, familiar=familiar)
+                               margin=margin, no_regression=no_regression, familiar=familiar,
+                               familiar_alpha=familiar_alpha)
         return verdict
     incumbent, candidate = draw(max_pairs)
     return decide(incumbent, candidate, metric=metric, alpha=alpha, margin=margin, test=test,

@@ -36,7 +36,8 @@ def merge(
         elif key in merged:
             old = merged[key]
             origin = "failure" if "failure" in (old.origin, edit.origin) else old.origin
-            merged[key] = replace(old, support=old.support + edit.support, origin=origin)
+            merged[key] = replace(old, support=old.support + edit.support, origin=origin,
+                                  cited=tuple(sorted({*old.cited, *edit.cited})))
         else:
             merged[key] = edit
     by_anchor: dict[str, Edit] = {}

@@ -53,6 +53,7 @@ def _edit(item: object, origin: str, shown: frozenset[str] | None = None) -> Edi
         rationale=str(item.get("rationale", "") or "")[:300],
         support=support,
         origin="success" if origin == "success" else "failure",
+        cited=tuple(sorted(ids)),
     )
 
 
@@ -143,7 +144,7 @@ def reflect_slow(
     _ask(optimizer, messages, "failure", seed, out, shown)
     out.edits = [
         Edit(op="append", text=e.text, rationale=e.rationale, origin="slow",
-             region="slow", support=e.support)
+             region="slow", support=e.support, cited=e.cited)
         for e in out.edits[:2]
         if e.text
     ]

@@ -305,7 +305,8 @@ class Night:
             self.incumbent = candidate
             return GateDecision(edit, True, "gate disabled", step=step)
         verdict = self.scorer.compare(self.gate_test, incumbent, candidate, self.val_first,
-                                      self.val_repeats, f"{edit.text} {edit.anchor}", edit.text)
+                                      self.val_repeats, f"{edit.text} {edit.anchor}",
+                                      cited=edit.cited, adds=edit.text)
         held = self.looks.after(verdict, incumbent.text, candidate.text, edit)
         self.result.contradictions += held.found
         decision = gate.decision(edit, held.verdict.accepted, held.verdict.reason,

@@ -4,15 +4,18 @@ Rollouts are cached by (skill hash, task, sample), so the incumbent is never re-
 every candidate of a step is compared with the same incumbent rollouts. Validation pairs
 are drawn lazily in rounds (every task's first sample, then every task's second …) so that
 a sequential gate can stop after a few pairs and a later comparison that needs more extends
-the same list. The tasks an edit *touches* come first (``lead``: the edit shares a
-distinctive word with what the task is judged on, ``usage.touched``): every sample of them
-a comparison may draw, in rounds among themselves, then the other tasks in rounds. A task
+the same list. The tasks an edit *touches* come first (``lead``): those judged by the check
+the answers it cites failed (``usage.evidenced``: what it claims to fix, whatever its
+words), then those it shares a distinctive word with what they are judged on
+(``usage.touched``): every sample of them a comparison may draw, in rounds among
+themselves, then the other tasks in rounds. A task
 the edit cannot touch gives a tie or a coin flip, so a sequential test decides on the
 pairs that carry its evidence: an accepted edit's comparison took 13.6 pairs where, with
 the touched tasks first only within each round, it took 22.3 (analyst, seeds 0–9; the
-gate study in the README). The order depends only on the tasks, the edit's words and the
-sample numbers, never on an answer or the executor, so the test's error rates stand and a
-night is the same at any concurrency. An edit that helps the tasks it touches can so be
+gate study in the README). The order depends only on the tasks, the edit's words and
+citations (and the train answers it cites), the sample numbers, never on a validation
+answer or the executor, so the test's error rates stand and a night is the same at any
+concurrency. An edit that helps the tasks it touches can so be
 accepted before any task it does not touch is drawn: a harm it does there is left to the
 own look (``night.demands``), which reads it against every demand of the skill's tasks, and
 to the night's last look (``night.whole``), which scores every validation task once with
@@ -38,7 +41,7 @@ from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night import gate
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.replay import JudgeFor, replay_jobs
-from skillopt_sleep.night.usage import novel, touched
+from skillopt_sleep.night.usage import evidenced, failed_checks, novel, touched
 from skillopt_sleep.records import Rollout, Split, Task
 from skillopt_sleep.skilldoc import SkillDoc
 
@@ -83,17 +86,22 @@ class Scorer:
         return [r for _, _, r in sorted(held, key=lambda x: (x[0], x[1]))]
 
     def compare(self, test: gate.GateTest, incumbent: SkillDoc, candidate: SkillDoc,
-                first: int, repeats: int, words: str = "", adds: str | None = None
-                ) -> gate.Verdict:
+                first: int, repeats: int, words: str = "", cited: Sequence[str] = (),
+                adds: str | None = None) -> gate.Verdict:
         """The gate on validation: pairs (samples from ``first``, at most ``repeats`` of each
-        task, the tasks an edit reading ``words`` touches first) drawn look by look until
-        ``test`` decides or the pairs run out. An edit whose added text ``adds`` brings no
-        word of what the tasks are judged on, or only words one line of ``incumbent`` holds
-        together, is *familiar* (``usage.novel``; ``None``: not known, never familiar):
-        tested at ``familiar_alpha`` and screened sooner (see ``night.sequential``)."""
+        task) drawn look by look until ``test`` decides or the pairs run out. The tasks the
+        edit's evidence points at lead (``lead``), then any other its ``words`` touch.
+
+        Which edit is *familiar* (tested at ``familiar_alpha``, screened from the first
+        look; ``night.sequential``) is decided by ``screen``: ``behaviour`` (the default), by
+        whether its first look's pairs differ at all, which the sequential test reads
+        itself; ``words``, by its added text ``adds`` (``usage.novel``: no word of what the
+        tasks are judged on, or only words one line of ``incumbent`` holds together)."""
         val, cfg = Split.VALIDATION.value, self.cfg
-        lead = touched(words, self.splits[val])
-        familiar = adds is not None and not novel(adds, incumbent.text, self.splits[val])
+        lead = self.lead(incumbent, cited, words)
+        familiar: bool | None = None
+        if cfg.screen == "words":
+            familiar = adds is not None and not novel(adds, incumbent.text, self.splits[val])
         alpha = min(cfg.alpha, cfg.familiar_alpha) if familiar else cfg.alpha
 
         def draw(n: int) -> tuple[list[Rollout], list[Rollout]]:
@@ -102,11 +110,41 @@ class Scorer:
 
         verdict = gate.compare(test, draw, max_pairs=repeats * len(self.splits[val]),
                                metric=cfg.metric, alpha=alpha, margin=cfg.margin,
-                               no_regression=cfg.no_regression, familiar=familiar)
+                               no_regression=cfg.no_regression, familiar=familiar,
+                               familiar_alpha=min(cfg.alpha, cfg.familiar_alpha))
         if verdict.accepted:
             pairs = self._order(val, first, verdict.comparison.n_pairs, lead, repeats)
             self.won.update((candidate.hash, t.id, s) for t, s in pairs)
         return verdict
+
+    def lead(self, incumbent: SkillDoc, cited: Sequence[str], words: str) -> list[Task]:
+        """The validation tasks a comparison draws first: those judged by a check every
+        cited task's held answers failed (``usage.evidenced``; the incumbent's answers, or
+        any skill's when it has none), then those ``words`` touch (``usage.touched``; none
+        under ``screen = "behaviour-only"``, only these under ``"words"``). Fixed before any
+        validation answer is drawn, so the test's null law holds as it is."""
+        tasks = self.splits[Split.VALIDATION.value]
+        if self.cfg.screen == "words":
+            return touched(words, tasks)
+        first = evidenced(*self._evidence(incumbent, cited), tasks) if cited else []
+        if self.cfg.screen == "behaviour-only":
+            return first
+        seen = {t.id for t in first}
+        return first + [t for t in touched(words, tasks) if t.id not in seen]
+
+    def _evidence(self, incumbent: SkillDoc, cited: Sequence[str]
+                  ) -> tuple[list[set[str]], list[set[str]]]:
+        """The checks each cited task's held answers failed, and those of every train task
+        the night holds answers of (``usage.evidenced``): the incumbent's answers, or any
+        skill's for a task it has none of."""
+        train = {t.id for t in self.splits.get(Split.TRAIN.value, [])} | set(cited)
+        held: dict[str, dict[bool, list[str]]] = {}
+        for (h, t, _), r in self._by_task.items():
+            if t in train and r.usable:
+                held.setdefault(t, {True: [], False: []})[h == incumbent.hash].append(
+                    r.score.rationale)
+        failed = {t: failed_checks(by[True] or by[False]) for t, by in held.items()}
+        return [failed[t] for t in cited if t in failed], list(failed.values())
 
     def has_won(self, doc: SkillDoc) -> bool:
         """Did ``doc`` win a comparison tonight?"""

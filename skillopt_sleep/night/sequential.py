@@ -37,22 +37,26 @@ fixed sign test at ``alpha`` would pass at ``N`` pairs. Drops are non-binding: t
 boundaries are computed as if the comparison went on, so dropping can only lower the
 false-accept rate; it costs power on near-misses, which the gate study measures.
 
-*Familiar edits.* An edit whose words of what the validation tasks are judged on one line of
-the skill holds already, or that has none (``usage.novel``) — a rule the skill states in
-other words, or one about nothing any task is checked for — is *familiar*, decided from the
-edit's words and the skill's text before any answer, like the order. Its chance of helping
-is small, and chance wins come from edits like it: with the early screen alone, every
-neutral edit the gate let in (5, on the four one-skill personas over 40 seeds) and the one
-harmful (maintainer, 20 seeds: "Do not give line numbers for findings.", five pairs of 27
-better, none worse) were familiar (``experiments/familiar_accepts.py``). So the night
-(``night.scoring``) tests it at ``familiar_alpha`` (0.01) instead of ``alpha``, and this
-test screens it from the first look (``familiar_screen_pairs``, 3) instead of the second:
-the two looks are there for the touched tasks to show a new rule's worth, and a familiar
-edit has no new rule to show. A restatement that does help, as rewording can for a real
-model, still passes on consistent wins (seven non-zero pairs, all better, by the last look).
-On the four, 40 seeds, the two cut the gated nights' calls from 410 to 378 a run (test
-scoring included) at the same lift (+0.530 → +0.529), and neutral accepts from 5 of 1,519 to
-0 of 1,494.
+*Familiar edits.* An edit whose first look's pairs do not differ at all (at most ``quiet``,
+0, of them) — on the tasks its evidence points at, which lead (``night.scoring``) — is
+*familiar*: it changed nothing where it claims to act. It is tested at ``familiar_alpha``
+(0.01) instead of ``alpha`` and screened from the first look (``familiar_screen_pairs``, 3)
+instead of the second, so with ``quiet`` 0 it is dropped there (no pair better than worse).
+This is read before the first look spends anything, from *which* pairs differ, never from
+their signs. Why α still holds: under H0 every non-zero pair's sign is a fair coin whatever
+pairs are non-zero, so given the first look's pattern of zero and non-zero pairs the walk
+has exactly the law its boundaries assume, and each branch is the exact test at its own
+level; P(accept) = Σ P(branch) · P(accept | branch) ≤ max(``alpha``, ``familiar_alpha``) =
+``alpha``, and drops only lower it. (A sign-dependent choice, such as "familiar if the
+first look is no better", would break this.) ``tests/test_gate_screen.py`` checks each
+branch's rate under the null against its level.
+
+The earlier rule read familiarity from words (``screen = "words"``, kept as an option): an
+edit whose words of what the validation tasks are judged on one line of the skill holds
+already, or that has none (``usage.novel``). It sorted the simulator's edits almost
+perfectly only because every correct wording there held a checked word and no neutral text
+did; with correct rules worded otherwise it tested them at 0.01 on tasks they did not
+touch, and lost most of their lift (``docs/gate.md``, the words-differ study).
 
 *Across the night.* Each comparison is its own test at ``alpha`` (``familiar_alpha`` for a
 familiar edit; a per-comparison rate, as with the fixed gate): a night of M comparisons of
@@ -129,6 +133,9 @@ class SequentialSignTest:
     usually shown by then)."""
     familiar_screen_pairs: int = 3
     """The same for a *familiar* edit (see the module): from the first look."""
+    quiet: int = 0
+    """Read from the answers (``familiar=None``): an edit is familiar when at most this many
+    of its first look's pairs differ (see the module)."""
     harm: float = 0.05
     harm_p: float = 0.25
     """A harmful drop also needs the sign test of "the candidate is worse" at this level, so
@@ -154,8 +161,10 @@ class SequentialSignTest:
         return alpha * min(1.0, pairs / max_pairs) ** self.spending
 
     def run(self, draw: Draw, *, max_pairs: int, metric: str, alpha: float, margin: float,
-            no_regression: bool = False, familiar: bool = False) -> Verdict:
-        """The comparison, look by look, until it is decided."""
+            no_regression: bool = False, familiar: bool | None = False,
+            familiar_alpha: float | None = None) -> Verdict:
+        """The comparison, look by look, until it is decided. ``familiar`` ``None``: the first
+        look decides it from how many pairs differ, never from their signs (the module)."""
         screen = self.familiar_screen_pairs if familiar else self.screen_pairs
         walk = Walk()
         points = self.looks(max_pairs)
@@ -163,6 +172,10 @@ class SequentialSignTest:
             comp = paired(*draw(n), metric)
             positives = sum(1 for d in comp.deltas if d > 0)
             walk.extend(positives + sum(1 for d in comp.deltas if d < 0))
+            if i == 0 and familiar is None and walk.nonzero <= self.quiet:
+                # Before this look spends anything: the level holds from the first look on.
+                screen = self.familiar_screen_pairs
+                alpha = min(alpha, alpha if familiar_alpha is None else familiar_alpha)
             comp = dataclasses.replace(comp, p_value=walk.p_value(positives))
             allowed = self.allowed(n, max_pairs, alpha)
             significant = comp.p_value <= allowed and walk.nonzero > 0

@@ -24,11 +24,12 @@ from typing import Any
 
 from skillopt_sleep.archive import entries as store
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.judges.rules import describe
 from skillopt_sleep.records import NightResult, Task
 from skillopt_sleep.skilldoc import parse
 
-__all__ = ["exercised", "judged_on", "keep", "novel", "retire_night", "stale", "terms",
-           "touched"]
+__all__ = ["evidenced", "exercised", "failed_checks", "judged_on", "keep", "novel",
+           "retire_night", "stale", "terms", "touched"]
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_]*")
 _STOP = frozenset((
@@ -86,6 +87,31 @@ def touched(text: str, tasks: Sequence[Task]) -> list[Task]:
     """The ``tasks`` an edit reading ``text`` touches: each one it would exercise, in order."""
     words = terms(text)
     return [t for t in tasks if words & terms(judged_on(t))] if words else []
+
+
+def failed_checks(rationales: Iterable[str]) -> set[str]:
+    """The checks a rules judge's rationales name as failed (``failed: <check>; <check>``)."""
+    return {c for r in rationales if r.startswith("failed: ")
+            for c in r.removeprefix("failed: ").split("; ")}
+
+
+def evidenced(cited: Sequence[set[str]], shown: Sequence[set[str]],
+              tasks: Sequence[Task]) -> list[Task]:
+    """The ``tasks`` judged by the check an edit's evidence points at, in ``tasks``' order.
+
+    ``cited`` holds the checks each task the edit cites failed, ``shown`` those of every task
+    whose answers the night holds (cited or not). The check pointed at is one every cited
+    task failed and, among those, the fewest shown tasks failed: what sets the cited
+    failures apart, not what every answer misses. What the edit claims to fix, read from the
+    answers it was shown, never from its words."""
+    common = set.intersection(*cited) if cited else set()
+    if not common:
+        return []
+    fails = {c: sum(c in s for s in shown) for c in common}
+    least = min(fails.values())
+    aimed = {c for c, n in fails.items() if n == least}
+    return [t for t in tasks if t.judge.kind == "rules"
+            and any(describe(c) in aimed for c in t.judge.checks)]
 
 
 def novel(text: str, skill: str, tasks: Sequence[Task]) -> set[str]:

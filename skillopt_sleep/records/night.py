@@ -166,6 +166,10 @@ class Edit:
     support: int = 1
     region: Literal["learned", "slow"] = "learned"
     id: str = ""
+    cited: tuple[str, ...] = field(default=(), compare=False, repr=False,
+                                   metadata={"transient": True})
+    """The shown tasks the edit cites (its evidence, ``support`` counts them): where the gate
+    looks first (``night.scoring``). Handed on in memory, never stored."""
 
     def __post_init__(self) -> None:
         if not self.id:

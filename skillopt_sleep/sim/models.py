@@ -26,6 +26,7 @@ from skillopt_sleep.models.base import LLM, Backend, BackendOptions
 from skillopt_sleep.records import Completion, Message, Usage
 from skillopt_sleep.sim import contradictions, routing
 from skillopt_sleep.sim.persona import Persona, Rule, load, subject_in
+from skillopt_sleep.sim.wording import knob
 from skillopt_sleep.skilldoc import approx_tokens
 
 _BLOCK = re.compile(r"<(?P<tag>skill|minibatch|rejected|mode)>\n?(?P<body>.*?)\n?</(?P=tag)>", re.S)
@@ -222,13 +223,8 @@ class SimulatedOptimizer:
         if mode == "successes":
             if rng.random() < 0.5:
                 return []
-            return [
-                {
-                    "op": "append",
-                    "text": rng.choice(self.persona.optimizer["neutral_texts"]),
-                    "rationale": "consolidate what worked",
-                }
-            ]
+            return [{"op": "append", "text": self._neutral_text(rng),
+                     "rationale": "consolidate what worked"}]
         failing = self._failing_rules(items)
         count = int(self.persona.optimizer.get("per_batch", 3)) if mode == "failures" else 2
         edits: list[dict[str, Any]] = []
@@ -279,8 +275,16 @@ class SimulatedOptimizer:
         if kind == "hostile" and opt.get("hostile_texts"):
             return {"op": "append", "text": rng.choice(opt["hostile_texts"]), "rationale": "setup"}
         cited = [rng.choice(ids)] if ids and rng.random() < 0.5 else []
-        text = rng.choice(opt["neutral_texts"])
+        text = self._neutral_text(rng)
         return {"op": "append", "text": text, "rationale": "clarity", "tasks": cited}
+
+    def _neutral_text(self, rng: random.Random) -> str:
+        """A platitude; with ``vocab_neutral`` above 0, that share reuses checked words
+        (``sim.wording``; no draw at 0, so a persona without the knob is unchanged)."""
+        opt = self.persona.optimizer
+        if knob(opt, "vocab_neutral") > 0 and rng.random() < knob(opt, "vocab_neutral"):
+            return str(rng.choice(opt["vocab_neutral_texts"]))
+        return str(rng.choice(opt["neutral_texts"]))
 
     def _rule_edit(
         self, rng: random.Random, failing: dict[str, list[str]], overfit_to: list[dict[str, Any]]
@@ -291,6 +295,9 @@ class SimulatedOptimizer:
         wording = rule.text
         if rng.random() < float(self.persona.optimizer.get("paraphrase", 0.5)) and rule.paraphrases:
             wording = rng.choice(rule.paraphrases)
+        unworded = knob(self.persona.optimizer, "unworded")
+        if unworded > 0 and rule.unworded and rng.random() < unworded:
+            wording = rng.choice(rule.unworded)  # no checked word (``sim.wording``)
         cited = failing[rule.id]
         if overfit_to:
             item = rng.choice(overfit_to)
@@ -326,6 +333,9 @@ class SimulatedOptimizer:
             }
         rule = rng.choice(self.persona.harmful)
         wording = rng.choice((rule.text, *rule.paraphrases))
+        vocab = knob(self.persona.optimizer, "vocab_harmful")
+        if vocab > 0 and rule.vocab and rng.random() < vocab:
+            wording = rng.choice(rule.vocab)  # reuses checked words (``sim.wording``)
         return {
             "op": "append",
             "text": wording,

@@ -27,6 +27,7 @@ from skillopt_sleep.config import parse_toml
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.judges.rules import validate_checks
 from skillopt_sleep.records import JudgeSpec, Split, Task
+from skillopt_sleep.sim import wording
 from skillopt_sleep.sim.persona_checks import validate
 
 PERSONA_DIR = Path(str(resources.files("skillopt_sleep.sim").joinpath("personas")))
@@ -48,9 +49,21 @@ class Rule:
     domains: tuple[str, ...] = ()
     effect: str = ""
     correction: str = ""
+    unworded: tuple[str, ...] = ()
+    """Wordings sharing no checked word (``sim.wording``): read as this rule by identity."""
+    vocab: tuple[str, ...] = ()
+    """A harmful rule's wordings that reuse checked words (``sim.wording``)."""
+    wordings: tuple[str, ...] = ()
+    masks: tuple[str, ...] = ()
+    """Filled at load (``wording.with_identities``): normalised wordings read as this rule
+    whatever their words, and those read as something else whatever their words."""
 
     def recognised_in(self, line: str) -> bool:
-        low = line.lower()
+        low = " ".join(line.lower().split())
+        if any(w in low for w in self.wordings):
+            return True
+        for mask in self.masks:
+            low = low.replace(mask, " ")
         return any(all(k in low for k in keys) for keys in self.keywords)
 
     def applies(self, deliverable: str, domain: str) -> bool:
@@ -212,6 +225,8 @@ def _rule(data: dict[str, Any]) -> Rule:
         domains=tuple(data.get("domains", ())),
         effect=data.get("effect", ""),
         correction=data.get("correction", ""),
+        unworded=wording.strings(data, "unworded"),
+        vocab=wording.strings(data, "vocab"),
     )
 
 
@@ -263,6 +278,8 @@ def _build(data: dict[str, Any], path: Path) -> Persona:
         skills=skills,
         cross=tuple(_cross(r) for r in data.get("cross", ())),
     )
+    persona = wording.with_identities(persona)
+    wording.check(persona)
     validate(persona)
     return persona
 

@@ -28,13 +28,14 @@ def _check_keywords(persona: Persona) -> None:
     """Every wording of a rule must be recognised as that rule, and only that rule."""
     every = (*persona.rules, *persona.harmful, *persona.cross)
     for rule in every:
-        for wording in (rule.text, *rule.paraphrases):
-            if not rule.recognised_in(wording):
-                raise ValueError(f"rule {rule.id}: wording not recognised: {wording!r}")
-            others = [r.id for r in every if r is not rule and r.recognised_in(wording)]
+        for said in (rule.text, *rule.paraphrases, *rule.unworded, *rule.vocab):
+            if not rule.recognised_in(said):
+                raise ValueError(f"rule {rule.id}: wording not recognised: {said!r}")
+            others = [r.id for r in every if r is not rule and r.recognised_in(said)]
             if others:
-                raise ValueError(f"rule {rule.id}: {wording!r} also reads as {others}")
-    for text in persona.optimizer.get("neutral_texts", ()):
+                raise ValueError(f"rule {rule.id}: {said!r} also reads as {others}")
+    for text in (*persona.optimizer.get("neutral_texts", ()),
+                 *persona.optimizer.get("vocab_neutral_texts", ())):
         hits = [r.id for r in every if r.recognised_in(text)]
         if hits:
             raise ValueError(f"neutral text {text!r} reads as rules {hits}")

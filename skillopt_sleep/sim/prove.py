@@ -36,7 +36,7 @@ from skillopt_sleep.night.run import NightInputs, run_night
 from skillopt_sleep.night.trigger import RouteAnswers
 from skillopt_sleep.records import NightResult, Rollout, Split, Task
 from skillopt_sleep.sim import persona as personas
-from skillopt_sleep.sim import real_skill, skill_figures
+from skillopt_sleep.sim import real_skill, skill_figures, wording
 from skillopt_sleep.sim.multi import companions
 
 KINDS = ("correct", "overfit", "neutral", "harmful", "hostile", "cross")
@@ -59,6 +59,8 @@ class ProofSpec:
     """Replays run at once (the results do not depend on it)."""
     retire_every: int = 7
     retire_after: int = 14
+    sim: tuple[tuple[str, float], ...] = ()
+    """Simulator knobs set over the persona file's (``sim.wording.KNOBS``)."""
 
 
 @dataclass
@@ -73,6 +75,12 @@ class Arm:
 
 
 ModelFactory = Callable[[str, str, int], LLM]
+
+
+def load_persona(spec: ProofSpec) -> personas.Persona:
+    """The spec's persona, with its simulator knobs (``spec.sim``) set."""
+    p = personas.load(spec.persona)
+    return wording.tuned(p, dict(spec.sim)) if spec.sim else p
 
 
 def _simulated_models(p: personas.Persona) -> ModelFactory:
@@ -289,7 +297,7 @@ def prove(
     progress: Callable[[str], None] = lambda _m: None,
 ) -> dict[str, Any]:
     """Run the proof and return its summary (the JSON ``prove --json`` prints)."""
-    p = personas.load(spec.persona)
+    p = load_persona(spec)
     models = models or _simulated_models(p)
     start = time.monotonic()
     baseline = Ledger()
