@@ -47,7 +47,8 @@ def test_replay_only_on_an_empty_cache_stops_at_once_and_says_why():
     done = _prove("--json", "--replay-only")
     assert done.returncode == RoleUnavailable.exit_code
     assert "not in the replay cache" in done.stderr and "--record" in done.stderr
-    assert not done.stdout.strip()
+    error = json.loads(done.stdout)["error"]  # --json: one object on failure too
+    assert error["code"] == RoleUnavailable.exit_code and "--record" in error["message"]
 
 
 def test_a_plain_proof_counts_every_call_as_live():
