@@ -21,14 +21,14 @@ import re
 
 from skillopt_sleep.secrets.values import Name, looks_random, name_of, plausible_secret
 
-__all__ = ["HINTS", "find", "find_pgpass", "hinted"]
+__all__ = ["HINTS", "find", "find_pgpass"]
 
 Span = tuple[int, int, str]
 
 # Substrings one of which every key that names a secret holds (lower-cased), grouped under
 # the word they refine: ``passes``, ``path``, ``signed`` and ``session`` fill ordinary text,
-# so a text with a word but none of its refinements is not read at all, and a text without
-# the word is not searched for its refinements.
+# so a text with a word but none of its refinements is not read at all. The prefilter
+# (``secrets.prefilter``) looks for ``HINTS`` in one pass with every other rule's words.
 _HINT_GROUPS: dict[str, tuple[str, ...]] = {
     "pass": ("passw", "passph", "passc", "_pass", "-pass", "pass=", "pass:", '"pass',
              "storepass", "keypass"),
@@ -39,14 +39,6 @@ _HINT_GROUPS: dict[str, tuple[str, ...]] = {
     "cookie": (), "bearer": (),
 }
 HINTS = tuple(h for word, refined in _HINT_GROUPS.items() for h in (refined or (word,)))
-
-
-def hinted(low: str) -> bool:
-    """Whether lower-cased ``low`` holds a hint (a key naming a secret may be in it)."""
-    for word, refined in _HINT_GROUPS.items():
-        if word in low and (not refined or any(h in low for h in refined)):
-            return True
-    return False
 
 
 _HIT = re.compile("pass|pwd|secret|token|key|auth|credential|sig|cookie|session|bearer|pat")
