@@ -31,6 +31,7 @@ __all__ = [
     "may_hold_secrets",
     "redact",
     "redact_tree",
+    "redact_value",
 ]
 
 Span = tuple[int, int, str]
@@ -142,12 +143,26 @@ def redact(text: str) -> tuple[str, int]:
     return "".join(parts), len(spans)
 
 
+def redact_value(key: Any, value: str) -> tuple[str, int]:
+    """``value`` as given under ``key`` in a mapping (a tool's input, a JSON object): whole
+    ``[REDACTED:password_pair]`` when the key names a secret and the value is one by the
+    assignment rules' judgement (``{"password": "hunter2"}``), else ``redact(value)``."""
+    if isinstance(key, str) and value and assignments.keyed(key, value):
+        return KEYED_MARK, 1
+    return redact(value)
+
+
+KEYED_MARK = "[REDACTED:password_pair]"
+
+
 def redact_tree(node: Any) -> Any:
-    """``node`` (JSON-like: dicts, lists, strings) with every string redacted."""
+    """``node`` (JSON-like: dicts, lists, strings) with every string redacted, a dict's
+    values in their keys' context (``redact_value``)."""
     if isinstance(node, str):
         return redact(node)[0]
     if isinstance(node, dict):
-        return {k: redact_tree(v) for k, v in node.items()}
+        return {k: redact_value(k, v)[0] if isinstance(v, str) else redact_tree(v)
+                for k, v in node.items()}
     if isinstance(node, list):
         return [redact_tree(v) for v in node]
     return node

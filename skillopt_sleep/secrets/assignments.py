@@ -21,7 +21,7 @@ import re
 
 from skillopt_sleep.secrets.values import Name, looks_random, name_of, plausible_secret
 
-__all__ = ["HINTS", "find", "find_pgpass"]
+__all__ = ["HINTS", "find", "find_pgpass", "keyed"]
 
 Span = tuple[int, int, str]
 
@@ -94,6 +94,21 @@ def find(text: str, low: str) -> list[Span]:
             found.append(span)
             edge = max(edge, span[1])
     return found
+
+
+def keyed(key: str, value: str) -> bool:
+    """Whether ``value``, given whole under ``key`` (a mapping's: a tool's input, a JSON
+    object), is a secret: judged as a quoted value after that key in text is
+    (``"password": "hunter2"``). A value alone says nothing of its key."""
+    if len(value) > _MAX_VALUE:
+        return False  # longer than any value read after a key: the text rules read it
+    name = _key_name(key)
+    return name is not Name.NONE and _judged(value, 0, len(value), name) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_name(key: str) -> Name:
+    return name_of(key)  # a harvest sees the same few argument names again and again
 
 
 _PORT_FIELD = re.compile(r":(?:[0-9]{1,5}|\*):")

@@ -51,7 +51,7 @@ _AUTOMATON = _automaton()
 
 def words() -> dict[str, int]:
     """Every word looked for, with its bits (for tests and the curious)."""
-    return {word: _AUTOMATON.get(word) for word in _AUTOMATON.keys()}
+    return {word: _AUTOMATON.get(word) for word in _AUTOMATON}
 
 
 def _settled(found: int, low: str) -> int:
