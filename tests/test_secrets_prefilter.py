@@ -22,18 +22,30 @@ from skillopt_sleep.secrets import (
 from ._secret_shapes import BENIGN, KEYS, shapes
 
 SHAPES = shapes(seed=31)
-WORDS = sorted(prefilter.words())
+WORDS = sorted({*assignments.HINTS, *pem.HINTS, *urls.HINTS, *commands.PIPED, *commands.CLIENTS,
+                *(w for part, words in commands.ALONE_GROUPS.items() for w in words or (part,)),
+                *(s + letter for s in commands.OPTION_STARTS for letter in "pauntwkbhs-")})
+
+
+@pytest.mark.parametrize("groups", [assignments.HINT_GROUPS, commands.ALONE_GROUPS])
+def test_a_group_s_words_each_hold_its_part(groups: dict[str, tuple[str, ...]]) -> None:
+    """The part is looked for first: a word without it would never be looked for."""
+    for part, words in groups.items():
+        assert all(part in word for word in words), part
 
 
 def test_every_rule_word_is_looked_for_under_its_family() -> None:
-    found = prefilter.words()
+    alone = [w for part, words in commands.ALONE_GROUPS.items() for w in words or (part,)]
     for family, words in [(prefilter.ASSIGNMENT, assignments.HINTS), (prefilter.PEM, pem.HINTS),
-                          (prefilter.URL, urls.HINTS), (prefilter.COMMAND, commands.ALONE)]:
+                          (prefilter.URL, urls.HINTS), (prefilter.COMMAND, alone)]:
         for word in words:
-            assert found[word] & family, word
             assert prefilter.kinds(f"x {word} y") & family, word
-    for word in (*commands.OPTION_MARKS, *commands.CLIENTS, *commands.PIPED):
-        assert word in found
+            assert prefilter.any_rule(f"x {word} y"), word
+    # Every client or verb counts after a short option; none counts alone.
+    for word in commands.CLIENTS:
+        assert prefilter.kinds(f"{word} -p x") & prefilter.COMMAND, word
+    for word in ("sqlplus", "impdp", "dgmgrl", "add_user", "/user:"):
+        assert word in alone
 
 
 @pytest.mark.parametrize(("text", "family"), [
@@ -117,3 +129,22 @@ def test_every_shape_passes_the_prefilter_and_most_benign_text_does_not_matter()
         assert may_hold_secrets([line]), label
     for text in BENIGN:  # cleared or not, a benign text is kept (the rules decide)
         assert redact(text) == (text, 0), text
+
+
+@pytest.mark.parametrize("line", [
+    "vault login Xq7vR2mK9pLw4ZtB8nYc",  # a login verb
+    "echo Xq7vR2mK9pLw4ZtB8nYc | base64 -d",  # a generated value echoed into a pipe
+    "sqlplus scott/Tig3r!x9@orcl",  # user/password as an Oracle client's first argument
+    "impdp system/Manag3r!x9@db directory=d",
+    "rabbitmqctl add_user bob S3cretPw!x9",  # a verb that adds a user, then the password
+    r"net use \\h\share /user:bob Pa55w0rd!x9",
+    "xfreerdp /v:host /p:Pa55w0rd!x9",  # a Windows /p: option
+    "mysql -u root -pS3cretPw!x9 shop",  # a client's short flag
+    "openssl enc -k S3cretPw!x9 -in f",
+    "PuTTY-User-Key-File-2: ssh-rsa\nPrivate-Lines: 1\nAAAAB3NzaC1yc2EAAAABJQAAAQEAhK9",
+])
+def test_each_command_word_lets_its_rule_run(line: str) -> None:
+    """Shapes that only one command word (or the PEM family's PuTTY field) lets through:
+    a word dropped from its group leaves the secret in place."""
+    clean, count = redact(line)
+    assert count and "[REDACTED:" in clean, line

@@ -21,15 +21,15 @@ import re
 
 from skillopt_sleep.secrets.values import Name, looks_random, name_of, plausible_secret
 
-__all__ = ["HINTS", "find", "find_pgpass", "keyed"]
+__all__ = ["HINTS", "HINT_GROUPS", "find", "find_pgpass", "keyed"]
 
 Span = tuple[int, int, str]
 
 # Substrings one of which every key that names a secret holds (lower-cased), grouped under
 # the word they refine: ``passes``, ``path``, ``signed`` and ``session`` fill ordinary text,
 # so a text with a word but none of its refinements is not read at all. The prefilter
-# (``secrets.prefilter``) looks for ``HINTS`` in one pass with every other rule's words.
-_HINT_GROUPS: dict[str, tuple[str, ...]] = {
+# (``secrets.prefilter``) reads these groups.
+HINT_GROUPS: dict[str, tuple[str, ...]] = {
     "pass": ("passw", "passph", "passc", "_pass", "-pass", "pass=", "pass:", '"pass',
              "storepass", "keypass"),
     "sig": ("sig=", "signature"),
@@ -38,7 +38,7 @@ _HINT_GROUPS: dict[str, tuple[str, ...]] = {
     "pwd": (), "secret": (), "token": (), "key": (), "auth": (), "credential": (),
     "cookie": (), "bearer": (),
 }
-HINTS = tuple(h for word, refined in _HINT_GROUPS.items() for h in (refined or (word,)))
+HINTS = tuple(h for word, refined in HINT_GROUPS.items() for h in (refined or (word,)))
 
 
 _HIT = re.compile("pass|pwd|secret|token|key|auth|credential|sig|cookie|session|bearer|pat")

@@ -21,7 +21,7 @@ import shlex
 
 from skillopt_sleep.secrets.values import Name, looks_random, name_of, plausible_secret
 
-__all__ = ["ALONE", "CLIENTS", "HINTS", "OPTION_MARKS", "PIPED", "find"]
+__all__ = ["ALONE_GROUPS", "CLIENTS", "HINTS", "OPTION_STARTS", "PIPED", "SHORT_OPTION", "find"]
 
 Span = tuple[int, int, str]
 
@@ -82,17 +82,24 @@ _MAX_LINE = 4096
 
 # Every command-line secret sits after an option, a login/config/add-user verb, a
 # ``user/password`` argument or a Windows ``/p:`` option. The prefilter
-# (``secrets.prefilter``) looks for these words in one pass with every other rule's:
-# ``ALONE`` is enough by itself; ``PIPED`` with a ``|`` in the text (``echo X | login
-# --password-stdin``); ``OPTION_MARKS`` (a short option where one may start: code and logs
-# hold " - " and " -> " by the thousand) only with one of ``CLIENTS``. (Options whose name
-# says "pass", "token", "key", … are the assignment hints' and need no word here.)
-_OPTION_STARTS = (" -", "\t-", "\"-", "'-", "=-")
+# (``secrets.prefilter``) looks for these words: ``ALONE_GROUPS``' words are enough by
+# themselves (each grouped under a part it holds, looked for first, as the assignment
+# hints are); ``PIPED`` with a ``|`` in the text (``echo X | login --password-stdin``); a
+# short option (``SHORT_OPTION``, where one of ``OPTION_STARTS`` is: code and logs hold
+# " - " and " -> " by the thousand) only with one of ``CLIENTS``. (Options whose name says
+# "pass", "token", "key", … are the assignment hints' and need no word here.)
+OPTION_STARTS = (" -", "\t-", "\"-", "'-", "=-")
 _SHORT_LETTERS = frozenset("pauntwkbhs-")
-ALONE = ("login", "config", "/p:", "/pass", "<<<", "/user:", *_ADD_USER, *_USER_SLASH)
+# One pattern for any of them: a loop over each occurrence in Python cost more than the
+# rest of the prefilter together.
+SHORT_OPTION = re.compile("[" + re.escape("".join(s[0] for s in OPTION_STARTS)) + "]-["
+                          + re.escape("".join(sorted(_SHORT_LETTERS))) + "]")
+ALONE_GROUPS: dict[str, tuple[str, ...]] = {
+    "login": (), "config": (), "/p:": (), "/pass": (), "<<<": (),
+    "user": ("/user:", *_ADD_USER),
+    "sql": ("sqlplus", "sqlldr"), "dp": ("impdp", "expdp"), "rman": (), "dgmgrl": (),
+}
 PIPED = ("echo ", "printf ")
-OPTION_MARKS = tuple(start + letter for start in _OPTION_STARTS
-                     for letter in sorted(_SHORT_LETTERS))
 CLIENTS = (*HINTS, "--user", "--header")
 
 
