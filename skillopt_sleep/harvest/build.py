@@ -177,7 +177,7 @@ class SessionBuilder:
         return self._scrub.text(text)[-limit:]
 
     def _held_args(self, args: dict[str, Any]) -> dict[str, Any]:
-        return {k: self._scrub.held(v, MAX_ARG) if isinstance(v, str) else v
+        return {k: self._scrub.held(v, MAX_ARG, k) if isinstance(v, str) else v
                 for k, v in args.items()}
 
     def resume(self, session: Session, dropped: int, calls: dict[str, list[int]]) -> None:

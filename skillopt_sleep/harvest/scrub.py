@@ -17,7 +17,8 @@ import hashlib
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from skillopt_sleep.secrets import may_hold_secrets, redact
+from skillopt_sleep.secrets import KEYED_MARK, may_hold_secrets, redact
+from skillopt_sleep.secrets.assignments import keyed
 
 __all__ = ["KEPT", "LIMITS", "SPAN", "Clean", "Scrubber", "clip", "mark_clean"]
 
@@ -77,9 +78,13 @@ class Scrubber:
     def __init__(self) -> None:
         self.count = 0
 
-    def text(self, text: str, limit: int | None = None) -> str:
+    def text(self, text: str, limit: int | None = None, key: str | None = None) -> str:
         """``text`` redacted (whole, or as far as can matter, see ``SPAN``), then cut to
-        ``limit``."""
+        ``limit``; ``key``: the mapping key it was given under (``{"password": "…"}``), in
+        whose context it is judged first."""
+        if key is not None and keyed(key, text):
+            self.count += 1
+            return clip(KEYED_MARK, limit)
         window = text[: limit + SPAN] if limit is not None else text
         if len(window) < SHORTEST or not may_hold_secrets([window]):
             # The prefilter is never wrong (a text it clears holds nothing to redact) and
@@ -94,11 +99,11 @@ class Scrubber:
         self.count += found
         return clip(clean, limit)
 
-    def held(self, text: str, limit: int) -> str:
+    def held(self, text: str, limit: int, key: str | None = None) -> str:
         """``text`` as a reader hands it over: a text over ``limit`` is redacted and cut at
         once (and marked ``Clean``), so a builder never holds a megabyte until ``finish``;
-        a shorter one waits for the walk."""
-        return Clean(self.text(text, limit)) if len(text) > limit else text
+        a shorter one waits for the walk (``key``: as for ``text``)."""
+        return Clean(self.text(text, limit, key)) if len(text) > limit else text
 
     def scrub(self, record: Any) -> None:
         """Redact then cut, in place, every string of ``record`` not already ``Clean``."""
@@ -129,9 +134,13 @@ class Scrubber:
         # A dict's values are placed before its keys (``_collect``), so a value is set
         # under its old key, and the keys are renamed once every value is in.
         for text, limit, where, container, slot in places:
-            short_and_clear = clear and len(text) < BATCH_BELOW and where not in _IDENTITIES
+            # A dict's value is judged under its key (a tool's ``{"password": "…"}``): the
+            # joint prefilter cannot clear it, as the value alone may hold no rule's word.
+            key = slot if isinstance(container, dict) and isinstance(slot, str) else None
+            short_and_clear = clear and len(text) < BATCH_BELOW and where not in _IDENTITIES \
+                and not (key is not None and keyed(key, text))
             new = _clip_only(text, limit, where) if short_and_clear else \
-                self._field(text, limit, where)
+                self._field(text, limit, where, key)
             if new is text:
                 continue
             if slot is _KEY:
@@ -143,8 +152,9 @@ class Scrubber:
         for mapping, names in renamed.values():
             _rename(mapping, names)
 
-    def _field(self, text: str, limit: int | None, where: tuple[str, str]) -> str:
-        clean = self.text(text, limit)
+    def _field(self, text: str, limit: int | None, where: tuple[str, str],
+               key: str | None = None) -> str:
+        clean = self.text(text, limit, key)
         if where in _IDENTITIES and clean != clip(text, limit):
             digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
             return f"{clean}~{digest[:12]}"

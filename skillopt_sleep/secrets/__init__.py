@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from skillopt_sleep.secrets import assignments, commands, pem, urls, vendor
+from skillopt_sleep.secrets import assignments, commands, pem, prefilter, urls, vendor
 
 __all__ = [
     "SECRET_PATTERNS",
@@ -31,6 +31,7 @@ __all__ = [
     "may_hold_secrets",
     "redact",
     "redact_tree",
+    "redact_value",
 ]
 
 Span = tuple[int, int, str]
@@ -49,7 +50,7 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern("private_key", pem._BLOCK, pem.HINTS),
     SecretPattern("password_pair", assignments._HIT, assignments.HINTS),
     SecretPattern("bearer_token", re.compile(r"(?i)\bbearer\s+"), ("bearer",)),
-    SecretPattern("connection_string", urls._USERINFO, ("://",)),
+    SecretPattern("connection_string", urls._USERINFO, urls.HINTS),
     SecretPattern("prefixed_token", vendor.PREFIXED, ()),
 )
 
@@ -64,18 +65,20 @@ def _lower(text: str) -> str:
 
 def _spans(text: str) -> list[Span]:
     low = _lower(text)
+    kinds = prefilter.kinds(low)  # the families whose words the text holds, in one pass
     found: list[Span] = []
-    if "-----begin" in low or "putty" in low:
+    if kinds & prefilter.PEM:
         found += pem.find(text)
-    if "://" in text:
+    if kinds & prefilter.URL:
         found += urls.find(text)
     found += vendor.find(text)
     if ":" in text:
         found += assignments.find_pgpass(text)
-    has_hint = assignments.hinted(low)
-    if has_hint:
+    if kinds & prefilter.ASSIGNMENT:
         found += assignments.find(text, low)
-    found += commands.find(text, low, has_hint)
+    if kinds & (prefilter.ASSIGNMENT | prefilter.COMMAND):
+        # An option whose name holds an assignment word (``--db-password X``) is a command's.
+        found += commands.find(text, low)
     return _merged(found, text)
 
 
@@ -101,15 +104,14 @@ def _merged(found: list[Span], text: str) -> list[Span]:
 def may_hold_secrets(texts: list[str]) -> bool:
     """False when no text of ``texts`` can hold a secret (so ``redact`` would keep each).
 
-    One test on the texts joined, far cheaper than a test per short text: a hint found in
-    the joined text lies inside one of them (the hints hold no NUL), and a long token run
-    that spans two texts only makes the answer True more often.
+    One test on the texts joined, far cheaper than a test per short text: a rule's word
+    found in the joined text lies inside one of them (the words hold no NUL), and a long
+    token run that spans two texts only makes the answer True more often. The rules' words
+    are found in one pass (``prefilter``); a ``.pgpass`` line's port field and a vendor
+    token's long run are one scan each.
     """
     joined = "\0".join(texts)
-    low = joined.lower()
-    if assignments.hinted(low) or "://" in low:
-        return True
-    if "-----begin" in low or "putty" in low or commands.may_hold(low):
+    if prefilter.any_rule(joined.lower()):
         return True
     if ":" in joined and assignments._PORT_FIELD.search(joined):  # a .pgpass line
         return True
@@ -141,12 +143,26 @@ def redact(text: str) -> tuple[str, int]:
     return "".join(parts), len(spans)
 
 
+def redact_value(key: Any, value: str) -> tuple[str, int]:
+    """``value`` as given under ``key`` in a mapping (a tool's input, a JSON object): whole
+    ``[REDACTED:password_pair]`` when the key names a secret and the value is one by the
+    assignment rules' judgement (``{"password": "hunter2"}``), else ``redact(value)``."""
+    if isinstance(key, str) and value and assignments.keyed(key, value):
+        return KEYED_MARK, 1
+    return redact(value)
+
+
+KEYED_MARK = "[REDACTED:password_pair]"
+
+
 def redact_tree(node: Any) -> Any:
-    """``node`` (JSON-like: dicts, lists, strings) with every string redacted."""
+    """``node`` (JSON-like: dicts, lists, strings) with every string redacted, a dict's
+    values in their keys' context (``redact_value``)."""
     if isinstance(node, str):
         return redact(node)[0]
     if isinstance(node, dict):
-        return {k: redact_tree(v) for k, v in node.items()}
+        return {k: redact_value(k, v)[0] if isinstance(v, str) else redact_tree(v)
+                for k, v in node.items()}
     if isinstance(node, list):
         return [redact_tree(v) for v in node]
     return node

@@ -21,15 +21,15 @@ import re
 
 from skillopt_sleep.secrets.values import Name, looks_random, name_of, plausible_secret
 
-__all__ = ["HINTS", "find", "find_pgpass", "hinted"]
+__all__ = ["HINTS", "HINT_GROUPS", "find", "find_pgpass", "keyed"]
 
 Span = tuple[int, int, str]
 
 # Substrings one of which every key that names a secret holds (lower-cased), grouped under
 # the word they refine: ``passes``, ``path``, ``signed`` and ``session`` fill ordinary text,
-# so a text with a word but none of its refinements is not read at all, and a text without
-# the word is not searched for its refinements.
-_HINT_GROUPS: dict[str, tuple[str, ...]] = {
+# so a text with a word but none of its refinements is not read at all. The prefilter
+# (``secrets.prefilter``) reads these groups.
+HINT_GROUPS: dict[str, tuple[str, ...]] = {
     "pass": ("passw", "passph", "passc", "_pass", "-pass", "pass=", "pass:", '"pass',
              "storepass", "keypass"),
     "sig": ("sig=", "signature"),
@@ -38,15 +38,7 @@ _HINT_GROUPS: dict[str, tuple[str, ...]] = {
     "pwd": (), "secret": (), "token": (), "key": (), "auth": (), "credential": (),
     "cookie": (), "bearer": (),
 }
-HINTS = tuple(h for word, refined in _HINT_GROUPS.items() for h in (refined or (word,)))
-
-
-def hinted(low: str) -> bool:
-    """Whether lower-cased ``low`` holds a hint (a key naming a secret may be in it)."""
-    for word, refined in _HINT_GROUPS.items():
-        if word in low and (not refined or any(h in low for h in refined)):
-            return True
-    return False
+HINTS = tuple(h for word, refined in HINT_GROUPS.items() for h in (refined or (word,)))
 
 
 _HIT = re.compile("pass|pwd|secret|token|key|auth|credential|sig|cookie|session|bearer|pat")
@@ -102,6 +94,21 @@ def find(text: str, low: str) -> list[Span]:
             found.append(span)
             edge = max(edge, span[1])
     return found
+
+
+def keyed(key: str, value: str) -> bool:
+    """Whether ``value``, given whole under ``key`` (a mapping's: a tool's input, a JSON
+    object), is a secret: judged as a quoted value after that key in text is
+    (``"password": "hunter2"``). A value alone says nothing of its key."""
+    if len(value) > _MAX_VALUE:
+        return False  # longer than any value read after a key: the text rules read it
+    name = _key_name(key)
+    return name is not Name.NONE and _judged(value, 0, len(value), name) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_name(key: str) -> Name:
+    return name_of(key)  # a harvest sees the same few argument names again and again
 
 
 _PORT_FIELD = re.compile(r":(?:[0-9]{1,5}|\*):")

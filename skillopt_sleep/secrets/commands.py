@@ -21,7 +21,7 @@ import shlex
 
 from skillopt_sleep.secrets.values import Name, looks_random, name_of, plausible_secret
 
-__all__ = ["HINTS", "find"]
+__all__ = ["ALONE_GROUPS", "CLIENTS", "HINTS", "OPTION_STARTS", "PIPED", "SHORT_OPTION", "find"]
 
 Span = tuple[int, int, str]
 
@@ -81,40 +81,33 @@ _MAX_LINE = 4096
 
 
 # Every command-line secret sits after an option, a login/config/add-user verb, a
-# ``user/password`` argument or a Windows ``/p:`` option; a text with none is skipped
-# before the client names are looked for one by one. (Options whose name says "pass",
-# "token", "key", … are the assignment hints' and need no check here.)
-_OPTION_STARTS = (" -", "\t-", "\"-", "'-", "=-")
+# ``user/password`` argument or a Windows ``/p:`` option. The prefilter
+# (``secrets.prefilter``) looks for these words: ``ALONE_GROUPS``' words are enough by
+# themselves (each grouped under a part it holds, looked for first, as the assignment
+# hints are); ``PIPED`` with a ``|`` in the text (``echo X | login --password-stdin``); a
+# short option (``SHORT_OPTION``, where one of ``OPTION_STARTS`` is: code and logs hold
+# " - " and " -> " by the thousand) only with one of ``CLIENTS``. (Options whose name says
+# "pass", "token", "key", … are the assignment hints' and need no word here.)
+OPTION_STARTS = (" -", "\t-", "\"-", "'-", "=-")
 _SHORT_LETTERS = frozenset("pauntwkbhs-")
-# One pattern for any of them: code and logs hold " - " and " -> " by the thousand, and a
-# loop over each occurrence in Python cost more than the rest of the prefilter together.
-_SHORT_OPTION = re.compile("[" + re.escape("".join(s[0] for s in _OPTION_STARTS)) + "]-["
-                           + re.escape("".join(sorted(_SHORT_LETTERS))) + "]")
+# One pattern for any of them: a loop over each occurrence in Python cost more than the
+# rest of the prefilter together.
+SHORT_OPTION = re.compile("[" + re.escape("".join(s[0] for s in OPTION_STARTS)) + "]-["
+                          + re.escape("".join(sorted(_SHORT_LETTERS))) + "]")
+ALONE_GROUPS: dict[str, tuple[str, ...]] = {
+    "login": (), "config": (), "/p:": (), "/pass": (), "<<<": (),
+    "user": ("/user:", *_ADD_USER),
+    "sql": ("sqlplus", "sqlldr"), "dp": ("impdp", "expdp"), "rman": (), "dgmgrl": (),
+}
+PIPED = ("echo ", "printf ")
+CLIENTS = (*HINTS, "--user", "--header")
 
 
-def may_hold(low: str) -> bool:
-    """Whether lower-cased ``low`` could hold a command-line secret."""
-    if "login" in low or "config" in low or "/p:" in low or "/pass" in low or "<<<" in low:
-        return True
-    if ("echo " in low and "|" in low) or ("printf " in low and "|" in low):
-        return True
-    if "user" in low and ("/user:" in low or any(verb in low for verb in _ADD_USER)):
-        return True
-    if ("sql" in low or "dp " in low or "rman" in low) and any(
-            name in low for name in _USER_SLASH):
-        return True
-    # Plain substring scans first (fast); the pattern only where an option may start.
-    if any(start in low for start in _OPTION_STARTS) and _SHORT_OPTION.search(low):
-        return any(hint in low for hint in HINTS) or "--user" in low or "--header" in low
-    return False
-
-
-def find(text: str, low: str, hinted: bool = True) -> list[Span]:
+def find(text: str, low: str) -> list[Span]:
     """Every secret on a command line in ``text`` (``low``: ``text`` lower-cased, same
-    length; ``hinted``: ``low`` holds a word a secret option's name holds)."""
+    length). The caller reads only a text the prefilter found a command word in, or a
+    word a secret option's name holds."""
     found: list[Span] = []
-    if not hinted and not may_hold(low):
-        return found
     for start in _line_starts(text, _triggers(low)):
         end = _line_end(text, start)
         found.extend((start + s, start + e, k) for s, e, k in _line(text[start:end]))

@@ -13,7 +13,9 @@ __all__ = ["HINTS", "find"]
 
 Span = tuple[int, int, str]
 
-HINTS = ("-----begin", "putty-user-key-file")
+# What each rule below starts from, lower-cased: a header (``_BLOCK``, ``_HEADER``) and
+# PuTTY's line count (``_PUTTY``; a window may start after its file's first line).
+HINTS = ("-----begin", "private-lines:")
 _BLOCK = re.compile(
     r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
     r"(?P<body>(?:(?!-----BEGIN )[\s\S]){1,65536}?)-----END (?P=label)-----"

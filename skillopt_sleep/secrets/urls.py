@@ -12,9 +12,12 @@ import re
 
 from skillopt_sleep.secrets.values import Name, looks_random, plausible_secret
 
-__all__ = ["find"]
+__all__ = ["HINTS", "find"]
 
 Span = tuple[int, int, str]
+
+HINTS = ("://",)
+"""Every URL this module reads holds it (a webhook URL is an ``http(s)://`` one too)."""
 
 _USERINFO = re.compile(
     r"\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://(?P<user>[^\s:/@\"'<>`]{0,256})"
