@@ -148,3 +148,22 @@ def test_each_command_word_lets_its_rule_run(line: str) -> None:
     a word dropped from its group leaves the secret in place."""
     clean, count = redact(line)
     assert count and "[REDACTED:" in clean, line
+
+
+def test_the_vendor_rules_load_without_importing_requests() -> None:
+    """detect-secrets' plugins import ``requests`` for a verification this package never
+    calls: it stays unloaded, and code that does use it gets the real module."""
+    code = ("import sys\n"
+            "from skillopt_sleep.secrets.vendor import vendor_rules\n"
+            "assert len(vendor_rules()) > 20\n"
+            "assert 'requests' not in sys.modules, 'the rule set loaded requests'\n"
+            "import detect_secrets.plugins.base as base\n"
+            "assert base.requests.exceptions.RequestException.__module__ == "
+            "'requests.exceptions'\n"
+            "import requests\n"
+            "assert type(requests).__name__ == 'module' and callable(requests.get)\n")
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -2,10 +2,12 @@
 
 The per-vendor regexes (AWS key ids, GitHub, GitLab, Slack, Stripe, npm, PyPI, SendGrid,
 Twilio, Telegram, Discord, Mailchimp, OpenAI, JWT, Azure storage keys, …) are
-``detect-secrets``' own (``detect_secrets.plugins.*.denylist``), imported on first need:
-the package pulls in ``requests``, a third of a second that a command which never sees a
-long token should not pay. Its keyword, entropy, IP and basic-auth plugins are left out
-(this package reads context itself, see ``assignments`` and ``urls``).
+``detect-secrets``' own (``detect_secrets.plugins.*.denylist``), imported on first need.
+Its plugins import ``requests`` for their online verification, which this package never
+calls; that import is most of the rule set's cost (about 200 M instructions, a sixth of a
+10 MB harvest), so the plugins are imported with ``requests`` standing in as a module that
+loads the real one on first use (``_Deferred``). Its keyword, entropy, IP and basic-auth
+plugins are left out (this package reads context itself, see ``assignments`` and ``urls``).
 
 Vendors that detect-secrets has no rule for share one shape, which is detected as a class:
 a short lower-case prefix and separators (``sk-ant-api03-``, ``hf_``, ``dop_v1_``,
@@ -14,9 +16,13 @@ a short lower-case prefix and separators (``sk-ant-api03-``, ``hf_``, ``dop_v1_`
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import re
+import sys
+import types
+from collections.abc import Iterator
 
 from skillopt_sleep.secrets.values import _UUID, looks_random
 
@@ -51,15 +57,42 @@ _KINDS = {"aws": "aws_access_key", "slack": "slack_token", "stripe": "stripe_key
           "square_oauth": "square_oauth_secret", "twilio": "twilio_key"}
 
 
+class _Deferred(types.ModuleType):
+    """A module name bound to the real module on first attribute use: code that imported it
+    and never touches it (the plugins' verification) never loads it, and code that does
+    (any thread that imported it meanwhile included) gets the real module's attributes."""
+
+    def __getattr__(self, attr: str) -> object:
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        return getattr(importlib.import_module(self.__name__), attr)
+
+
+@contextlib.contextmanager
+def _deferred(name: str) -> Iterator[None]:
+    if name in sys.modules:
+        yield
+        return
+    stand_in = sys.modules[name] = _Deferred(name)
+    try:
+        yield
+    finally:
+        if sys.modules.get(name) is stand_in:
+            del sys.modules[name]
+
+
 @functools.cache
 def vendor_rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """``(kind, regex)`` for every detect-secrets vendor rule, ``kind`` from its plugin."""
     rules: list[tuple[str, re.Pattern[str]]] = []
-    for module_name in _PLUGINS:
-        module = importlib.import_module(f"detect_secrets.plugins.{module_name}")
+    with _deferred("requests"):
+        modules = [(name, importlib.import_module(f"detect_secrets.plugins.{name}"))
+                   for name in _PLUGINS]
+    for module_name, module in modules:
         for value in vars(module).values():
-            denylist = getattr(value, "denylist", None)
-            if isinstance(value, type) and isinstance(denylist, (list, tuple)):
+            # Only classes are asked (a module, the stand-in above, would load on the ask).
+            denylist = getattr(value, "denylist", None) if isinstance(value, type) else None
+            if isinstance(denylist, (list, tuple)):
                 kind = _KINDS.get(module_name, module_name)
                 rules.extend((kind, rule) for rule in denylist if isinstance(rule, re.Pattern))
     return tuple(rules)
