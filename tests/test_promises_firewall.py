@@ -14,7 +14,7 @@ from skillopt_sleep.firewall import (
     check_proposal,
     scan_text,
 )
-from skillopt_sleep.records import Edit, EditOp
+from skillopt_sleep.records import Edit, EditOp, FirewallFinding
 
 OLD = "---\nname: fix\ndescription: Fix bugs.\n---\nFix bugs.\n"
 START, END = "<!-- skillopt-sleep:learned:start -->", "<!-- skillopt-sleep:learned:end -->"
@@ -30,7 +30,7 @@ def _edit(text: str, anchor: str = "") -> Edit:
     return Edit(op=EditOp.APPEND, text=text, anchor=anchor)
 
 
-def _rules(findings: list) -> list[str]:  # type: ignore[type-arg]
+def _rules(findings: list[FirewallFinding]) -> list[str]:
     return [f.rule for f in findings]
 
 
