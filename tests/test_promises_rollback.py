@@ -1,0 +1,170 @@
+"""What rollback and the write transaction promise, in-process: a file deleted or re-moded
+by hand since the write is left alone unless forced; ``--to N`` puts version N (or the
+absence) back; a write that failed after the ledger recorded it is finished by the next
+command, and a rollback recovery finished is not done twice; restoring never takes a kept
+link whose bytes or mode are not the prior's."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from skillopt_sleep.archive import intents
+from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.versions import versions
+from skillopt_sleep.errors import StoreError
+from skillopt_sleep.publish import adopt as adoption
+from skillopt_sleep.publish import transaction
+from skillopt_sleep.publish.rollback import rollback_skill
+from skillopt_sleep.publish.roots import real
+from skillopt_sleep.publish.transaction import Snapshot
+
+from .test_promises_adopt import NEW, OLD, OWN, OWN_NEW, _file, _night
+
+
+def world_at(base: Path) -> tuple[Archive, list[Path]]:
+    roots = [base / "claude" / "skills", base / "agents" / "skills"]
+    _file(roots[0]).parent.mkdir(parents=True)
+    _file(roots[0]).write_text(OLD)
+    _file(roots[1]).parent.mkdir(parents=True)
+    _file(roots[1]).write_bytes(OWN.encode())
+    return Archive(base / "state" / "archive.sqlite3"), roots
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> tuple[Archive, list[Path]]:
+    return world_at(tmp_path)
+
+
+def _adopted(tmp_path: Path, world: tuple[Archive, list[Path]]) -> tuple[Archive, list[Path]]:
+    archive, roots = world
+    adoption.adopt_skill(archive, _night(tmp_path, roots), "fix", roots)
+    return archive, roots
+
+
+def test_a_file_deleted_by_hand_is_left_alone_and_said_so(
+        tmp_path: Path, world: tuple[Archive, list[Path]]) -> None:
+    archive, roots = _adopted(tmp_path, world)
+    written = versions(archive, "fix")[-1].version
+    _file(roots[1]).unlink()
+    done = rollback_skill(archive, "fix")
+    assert done.skipped == {
+        str(real(_file(roots[1]))): f"{real(_file(roots[1]))} was changed by hand since v{written}"}
+    assert _file(roots[0]).read_text() == OLD and not _file(roots[1]).exists()
+
+
+def test_rollback_leaves_a_hand_deleted_file_alone_by_default_and_restores_it_forced(
+        tmp_path: Path, world: tuple[Archive, list[Path]]) -> None:
+    archive, roots = _adopted(tmp_path, world)
+    _file(roots[1]).unlink()
+    adoption.rollback(archive, "fix")
+    assert _file(roots[0]).read_text() == OLD and not _file(roots[1]).exists()
+    other = tmp_path / "again"
+    archive, roots = _adopted(other, world_at(other))
+    _file(roots[1]).unlink()
+    adoption.rollback(archive, "fix", force=True)
+    assert _file(roots[0]).read_text() == OLD and _file(roots[1]).read_bytes() == OWN.encode()
+
+
+def test_a_file_whose_mode_was_changed_by_hand_is_left_alone(
+        tmp_path: Path, world: tuple[Archive, list[Path]]) -> None:
+    archive, roots = _adopted(tmp_path, world)
+    written = versions(archive, "fix")[-1].version
+    mode = _file(roots[1]).stat().st_mode & 0o777
+    os.chmod(_file(roots[1]), 0o604 if mode != 0o604 else 0o640)
+    done = rollback_skill(archive, "fix")
+    assert done.skipped == {str(real(_file(roots[1]))): (
+        f"{real(_file(roots[1]))} had its mode changed by hand since v{written}")}
+    assert _file(roots[1]).read_bytes() == OWN_NEW.encode()
+    assert _file(roots[0]).read_text() == OLD
+
+
+def test_rollback_to_a_version_or_to_the_absence_before_the_first_write(
+        tmp_path: Path, world: tuple[Archive, list[Path]]) -> None:
+    archive, _ = world
+    fresh = tmp_path / "fresh" / "skills"  # no file before the first write
+    adoption.adopt_skill(archive, _night(tmp_path, [fresh]), "fix", [fresh])
+    history = versions(archive, "fix")
+    assert [v.reason for v in history] == [adoption.ABSENT, "adopt"]
+    adoption.rollback(archive, "fix", to=history[1].version)  # the adopted text again
+    assert _file(fresh).read_text() == NEW
+    adoption.rollback(archive, "fix", to=history[0].version)  # the absence
+    assert not _file(fresh).exists()
+    # A rollback *to* a version that stands for the absence is an absence too.
+    back = versions(archive, "fix")[-1]
+    assert back.reason == f"rollback to v{history[0].version}"
+    adoption.rollback(archive, "fix", to=history[1].version)
+    assert _file(fresh).read_text() == NEW
+    adoption.rollback(archive, "fix", to=back.version)
+    assert not _file(fresh).exists() and not _file(fresh).parent.exists()
+    with pytest.raises(StoreError, match="has no version 99"):
+        adoption.rollback(archive, "fix", to=99)
+
+
+def _fail_after_commit(monkeypatch: pytest.MonkeyPatch, point: int) -> None:
+    monkeypatch.setattr(transaction, "_points", 0)
+    monkeypatch.setenv(transaction.FAIL_ENV, str(point))
+
+
+def test_a_write_that_failed_after_the_ledger_recorded_it_is_finished_next_time(
+        tmp_path: Path, world: tuple[Archive, list[Path]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    archive, roots = world
+    folder = _night(tmp_path, roots)
+    # Points of a two-root write: intent, journal, two temps, two renames, then the commit.
+    _fail_after_commit(monkeypatch, 7)
+    with pytest.raises(PermissionError):
+        adoption.adopt_skill(archive, folder, "fix", roots)
+    monkeypatch.delenv(transaction.FAIL_ENV)
+    journal = transaction.journal_path(archive)
+    assert journal.exists() and intents.pending(archive) == []
+    assert list(roots[0].joinpath("fix").glob(".SKILL.md.*.tmp"))  # the kept priors
+    _file(roots[1]).write_text("torn by hand")  # the roll forward puts the new bytes back
+    recovered = adoption.recover(archive)
+    assert recovered is not None and (recovered.action, recovered.kind) == ("finished", "adopt")
+    assert _file(roots[0]).read_text() == NEW and _file(roots[1]).read_bytes() == OWN_NEW.encode()
+    assert not journal.exists()
+    assert not [p for r in roots for p in r.joinpath("fix").glob(".SKILL.md.*.tmp")]
+    txid = archive.conn.execute("SELECT txid FROM write_intents").fetchone()[0]
+    found = intents.find(archive, txid)
+    assert found is not None and found.state == "recovered"
+
+
+def test_a_rollback_recovery_finished_is_not_done_twice(
+        tmp_path: Path, world: tuple[Archive, list[Path]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    archive, _ = world
+    fresh = tmp_path / "fresh" / "skills"
+    adoption.adopt_skill(archive, _night(tmp_path, [fresh]), "fix", [fresh])
+    # A one-file rollback to the absence: intent, journal, one rename, then the commit.
+    _fail_after_commit(monkeypatch, 4)
+    with pytest.raises(PermissionError):
+        rollback_skill(archive, "fix")
+    monkeypatch.delenv(transaction.FAIL_ENV)
+    assert not _file(fresh).exists() and _file(fresh).parent.exists()
+    count = len(versions(archive, "fix"))
+    adoption.rollback(archive, "fix")  # recovery finishes the rollback; nothing more
+    assert not _file(fresh).exists() and not _file(fresh).parent.exists()
+    assert len(versions(archive, "fix")) == count
+
+
+def test_restore_never_takes_a_kept_link_that_is_not_the_prior(tmp_path: Path) -> None:
+    path = tmp_path / "SKILL.md"
+    prior = Snapshot(path, b"old", 0o644)
+    for kept_data, kept_mode in ((b"other", 0o644), (b"old", 0o600)):
+        path.write_bytes(b"new")
+        kept = tmp_path / ".SKILL.md.t1.prior.tmp"
+        kept.write_bytes(kept_data)
+        os.chmod(kept, kept_mode)
+        transaction.restore(prior, "t1")
+        assert transaction.snapshot(path) == prior
+        kept.unlink(missing_ok=True)
+    # The kept link that is the prior is moved back: no bytes written.
+    path.write_bytes(b"new")
+    kept.write_bytes(b"old")
+    os.chmod(kept, 0o644)
+    inode = kept.stat().st_ino
+    transaction.restore(prior, "t1")
+    assert transaction.snapshot(path) == prior and path.stat().st_ino == inode
