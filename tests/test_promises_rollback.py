@@ -7,6 +7,7 @@ link whose bytes or mode are not the prior's."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -145,17 +146,66 @@ def test_a_rollback_recovery_finished_is_not_done_twice(
     monkeypatch.delenv(transaction.FAIL_ENV)
     assert not _file(fresh).exists() and _file(fresh).parent.exists()
     count = len(versions(archive, "fix"))
-    adoption.rollback(archive, "fix")  # recovery finishes the rollback; nothing more
+    recovered = adoption.recover(archive)
+    assert recovered is not None and (recovered.action, recovered.kind) == ("finished", "rollback")
+    done = rollback_skill(archive, "fix", recovered=recovered)
+    assert done.already is True and done.recovered is recovered
+    assert done.version == versions(archive, "fix")[-1].version and done.restored == {}
     assert not _file(fresh).exists() and not _file(fresh).parent.exists()
     assert len(versions(archive, "fix")) == count
+    # Another skill's, or another kind's, finished recovery is no reason to skip this one.
+    for other in (replace(recovered, skill="lint"), replace(recovered, kind="adopt"),
+                  replace(recovered, action="undone")):
+        assert rollback_skill(archive, "fix", recovered=other).already is False
+        adoption.rollback(archive, "fix")  # and back, to the same absence
+    assert not _file(fresh).exists()
+
+
+def test_the_rollback_command_skips_what_its_recovery_already_finished(
+        tmp_path: Path, world: tuple[Archive, list[Path]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    archive, _ = world
+    fresh = tmp_path / "fresh" / "skills"
+    adoption.adopt_skill(archive, _night(tmp_path, [fresh]), "fix", [fresh])
+    (fresh / "fix" / "notes.md").write_text("mine")  # the folder holds the user's file too
+    _fail_after_commit(monkeypatch, 4)
+    with pytest.raises(PermissionError):
+        rollback_skill(archive, "fix")
+    monkeypatch.delenv(transaction.FAIL_ENV)
+    count = len(versions(archive, "fix"))
+    assert adoption.rollback(archive, "fix") == versions(archive, "fix")[-1].version
+    assert len(versions(archive, "fix")) == count and not _file(fresh).exists()
+    assert (fresh / "fix" / "notes.md").read_text() == "mine"
+
+
+def test_a_write_that_failed_before_its_commit_is_undone_and_marked(
+        tmp_path: Path, world: tuple[Archive, list[Path]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    archive, roots = world
+    _fail_after_commit(monkeypatch, 3)  # after the first temp
+    with pytest.raises(StoreError, match="every root was left as it was"):
+        adoption.adopt_skill(archive, _night(tmp_path, roots), "fix", roots)
+    txid = archive.conn.execute("SELECT txid FROM write_intents").fetchone()[0]
+    found = intents.find(archive, txid)
+    assert found is not None and found.state == "undone"
+    assert _file(roots[0]).read_text() == OLD and _file(roots[1]).read_bytes() == OWN.encode()
+    assert not transaction.journal_path(archive).exists()
+
+
+def test_a_skill_never_written_has_nothing_to_roll_back(
+        world: tuple[Archive, list[Path]]) -> None:
+    archive, _ = world
+    with pytest.raises(StoreError) as refused:
+        adoption.rollback(archive, "fix")
+    assert str(refused.value) == "skill 'fix' has no recorded versions to roll back to"
 
 
 def test_restore_never_takes_a_kept_link_that_is_not_the_prior(tmp_path: Path) -> None:
     path = tmp_path / "SKILL.md"
-    prior = Snapshot(path, b"old", 0o644)
-    for kept_data, kept_mode in ((b"other", 0o644), (b"old", 0o600)):
+    prior = Snapshot(path, b"old", 0o640)  # not what the umask gives a new file
+    kept = tmp_path / ".SKILL.md.t1.prior.tmp"
+    for kept_data, kept_mode in ((b"other", 0o640), (b"old", 0o600)):
         path.write_bytes(b"new")
-        kept = tmp_path / ".SKILL.md.t1.prior.tmp"
         kept.write_bytes(kept_data)
         os.chmod(kept, kept_mode)
         transaction.restore(prior, "t1")
@@ -164,7 +214,16 @@ def test_restore_never_takes_a_kept_link_that_is_not_the_prior(tmp_path: Path) -
     # The kept link that is the prior is moved back: no bytes written.
     path.write_bytes(b"new")
     kept.write_bytes(b"old")
-    os.chmod(kept, 0o644)
+    os.chmod(kept, 0o640)
     inode = kept.stat().st_ino
     transaction.restore(prior, "t1")
     assert transaction.snapshot(path) == prior and path.stat().st_ino == inode
+    # Already in place: left as it is, the same file.
+    transaction.restore(prior, "t1")
+    transaction.restore(prior)
+    assert path.stat().st_ino == inode
+    # Something that is not a file where the prior was (a symlink): the prior replaces it.
+    path.unlink()
+    os.symlink(tmp_path / "elsewhere", path)
+    transaction.restore(prior)
+    assert transaction.snapshot(path) == prior
