@@ -218,12 +218,111 @@ def test_restore_never_takes_a_kept_link_that_is_not_the_prior(tmp_path: Path) -
     inode = kept.stat().st_ino
     transaction.restore(prior, "t1")
     assert transaction.snapshot(path) == prior and path.stat().st_ino == inode
-    # Already in place: left as it is, the same file.
+    # Already in place: left as it is, the same file (a second link keeps its inode alive,
+    # so a rewritten file could not get its number back).
+    hold = tmp_path / "hold"
+    os.link(path, hold)
     transaction.restore(prior, "t1")
     transaction.restore(prior)
-    assert path.stat().st_ino == inode
+    assert path.samefile(hold)
+    hold.unlink()
     # Something that is not a file where the prior was (a symlink): the prior replaces it.
     path.unlink()
     os.symlink(tmp_path / "elsewhere", path)
     transaction.restore(prior)
     assert transaction.snapshot(path) == prior
+
+
+def test_the_kill_hook_kills_at_the_numbered_point_and_nowhere_else(
+        tmp_path: Path, world: tuple[Archive, list[Path]]) -> None:
+    """The kill trials' hook (``SKILLOPT_SLEEP_CRASH_AT``): killed at point 2 (the journal
+    written, no root touched) the write is undone by the next command; at point 1 (before
+    the journal) there is nothing to recover."""
+    import multiprocessing
+
+    archive, roots = world
+    folder = _night(tmp_path, roots)
+
+    def adopt_dying(point: int) -> None:
+        os.environ[transaction.CRASH_ENV] = str(point)
+        transaction._points = 0
+        adoption.adopt_skill(Archive(archive.path), folder, "fix", roots)
+
+    fork = multiprocessing.get_context("fork")
+    for point, journal in ((1, False), (2, True)):
+        child = fork.Process(target=adopt_dying, args=(point,))
+        child.start()
+        child.join(60)
+        assert child.exitcode == -9, (point, child.exitcode)
+        assert transaction.journal_path(archive).exists() is journal, point
+        assert _file(roots[0]).read_text() == OLD
+        recovered = adoption.recover(archive)
+        assert (recovered is not None) is journal
+    assert adoption.adopt_skill(archive, folder, "fix", roots).skipped == {}
+
+
+def test_an_undo_puts_back_the_prior_file_itself_and_every_folder_it_made(
+        tmp_path: Path, world: tuple[Archive, list[Path]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    archive, roots = world
+    fresh = tmp_path / "new" / "deep" / "skills"
+    folder = _night(tmp_path, [roots[0], fresh])
+    hold = tmp_path / "hold"
+    os.link(_file(roots[0]), hold)  # the prior inode stays alive: its number is not reused
+    monkeypatch.setenv(transaction.COMMIT_FAIL_ENV, "database is locked")
+    with pytest.raises(StoreError, match="Every root was put back"):
+        adoption.adopt_skill(archive, folder, "fix", [roots[0], fresh])
+    assert _file(roots[0]).samefile(hold) and _file(roots[0]).read_text() == OLD
+    assert not (tmp_path / "new").exists()  # deepest first, so every folder it made goes
+    assert not [p for p in roots[0].joinpath("fix").iterdir() if p.name != "SKILL.md"]
+
+
+def test_a_filesystem_without_hard_links_still_writes_and_undoes(
+        tmp_path: Path, world: tuple[Archive, list[Path]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    archive, roots = world
+
+    def no_links(*_: object) -> None:
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(transaction.os, "link", no_links)
+    folder = _night(tmp_path, roots)
+    monkeypatch.setenv(transaction.COMMIT_FAIL_ENV, "database is locked")
+    with pytest.raises(StoreError, match="Every root was put back"):
+        adoption.adopt_skill(archive, folder, "fix", roots)
+    assert _file(roots[0]).read_text() == OLD and _file(roots[1]).read_bytes() == OWN.encode()
+    monkeypatch.delenv(transaction.COMMIT_FAIL_ENV)
+    assert adoption.adopt_skill(archive, folder, "fix", roots).skipped == {}
+    assert _file(roots[0]).read_text() == NEW
+
+
+def test_a_forced_rollback_of_a_new_skill_deleted_by_hand_leaves_no_file(
+        tmp_path: Path, world: tuple[Archive, list[Path]]) -> None:
+    archive, _ = world
+    fresh = tmp_path / "fresh" / "skills"
+    adoption.adopt_skill(archive, _night(tmp_path, [fresh]), "fix", [fresh])
+    _file(fresh).unlink()
+    done = rollback_skill(archive, "fix", force=True)
+    assert done.removed == [str(real(_file(fresh)))] and not _file(fresh).exists()
+
+
+def test_rollback_to_a_version_that_is_an_absence_removes_every_file(
+        tmp_path: Path, world: tuple[Archive, list[Path]]) -> None:
+    """A skill whose first write found a file has no recorded absence: undoing a later
+    write to a new root records "rollback to absence" for it, and ``--to`` that version (or
+    a rollback to it) is an absence in every file."""
+    archive, roots = world
+    fresh = tmp_path / "fresh" / "skills"
+    adoption.adopt_skill(archive, _night(tmp_path, [roots[0], fresh]), "fix", [roots[0], fresh])
+    assert adoption.ABSENT not in [v.reason for v in versions(archive, "fix")]
+    adoption.rollback(archive, "fix")
+    absent = next(v for v in versions(archive, "fix") if v.reason == "rollback to absence")
+    assert not _file(fresh).exists() and _file(roots[0]).read_text() == OLD
+    adoption.rollback(archive, "fix", to=absent.version)
+    assert not _file(roots[0]).exists() and not _file(fresh).exists()
+    chained = versions(archive, "fix")[-1]
+    assert chained.reason == f"rollback to v{absent.version}"
+    adoption.rollback(archive, "fix", to=versions(archive, "fix")[1].version)
+    assert _file(roots[0]).exists()
+    adoption.rollback(archive, "fix", to=chained.version)
+    assert not _file(roots[0]).exists() and not _file(fresh).exists()
