@@ -326,3 +326,37 @@ def test_rollback_to_a_version_that_is_an_absence_removes_every_file(
     assert _file(roots[0]).exists()
     adoption.rollback(archive, "fix", to=chained.version)
     assert not _file(roots[0]).exists() and not _file(fresh).exists()
+
+
+def _legacy(archive: Archive) -> None:
+    """The ledger as a release before the per-file rows wrote it: versions, no file rows."""
+    archive.conn.execute("DELETE FROM skill_writes")
+    archive.conn.commit()
+
+
+def test_a_write_recorded_before_the_per_file_ledger_goes_back_to_the_version_before(
+        tmp_path: Path, world: tuple[Archive, list[Path]]) -> None:
+    archive, roots = world
+    adoption.adopt_skill(archive, _night(tmp_path, roots[:1]), "fix", roots[:1])
+    _legacy(archive)
+    before = versions(archive, "fix")[-2]
+    done = rollback_skill(archive, "fix")
+    assert done.restored == {str(real(_file(roots[0]))): f"v{before.version}"}
+    assert _file(roots[0]).read_text() == OLD
+    assert versions(archive, "fix")[-1].reason == f"rollback to v{before.version}"
+
+
+def test_a_legacy_first_write_goes_back_to_no_file_in_the_roots_given(
+        tmp_path: Path, world: tuple[Archive, list[Path]]) -> None:
+    """Given roots, a legacy rollback acts on their files, not on the recorded targets."""
+    archive, _ = world
+    fresh, copy = tmp_path / "fresh" / "skills", tmp_path / "copy" / "skills"
+    adoption.adopt_skill(archive, _night(tmp_path, [fresh]), "fix", [fresh])
+    _legacy(archive)
+    _file(copy).parent.mkdir(parents=True)
+    _file(copy).write_text(NEW)
+    assert adoption.rollback(archive, "fix", roots=[copy]) == versions(archive, "fix")[-1].version
+    assert not _file(copy).exists() and _file(fresh).read_text() == NEW
+    history = versions(archive, "fix")
+    assert history[0].reason == adoption.ABSENT
+    assert history[-1].reason == f"rollback to v{history[0].version}"
