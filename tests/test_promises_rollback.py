@@ -360,3 +360,44 @@ def test_a_legacy_first_write_goes_back_to_no_file_in_the_roots_given(
     history = versions(archive, "fix")
     assert history[0].reason == adoption.ABSENT
     assert history[-1].reason == f"rollback to v{history[0].version}"
+
+
+def test_a_failed_write_names_the_file_and_the_cause_word_for_word(
+        tmp_path: Path, world: tuple[Archive, list[Path]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    archive, roots = world
+    folder = _night(tmp_path, roots)
+    _fail_after_commit(monkeypatch, 3)  # the injected failure at the first temp
+    with pytest.raises(StoreError) as refused:
+        adoption.adopt_skill(archive, folder, "fix", roots)
+    assert str(refused.value) == ("cannot write the injected root: Permission denied "
+                                  "(injected); every root was left as it was")
+    monkeypatch.delenv(transaction.FAIL_ENV)
+    monkeypatch.setenv(transaction.COMMIT_FAIL_ENV, "database is locked")
+    with pytest.raises(StoreError) as refused:
+        adoption.adopt_skill(archive, folder, "fix", roots)
+    message = str(refused.value)
+    assert message.startswith("the ledger could not record the write of fix: ")
+    assert "database is locked" in message
+    assert message.endswith(". Every root was put back as it was; the proposal is still pending")
+
+
+def test_a_journal_that_cannot_be_written_changes_nothing_and_marks_the_write_failed(
+        tmp_path: Path, world: tuple[Archive, list[Path]]) -> None:
+    archive, roots = world
+    path = real(_file(roots[0]))
+    prior = transaction.snapshot(path)
+    transaction.journal_path(archive).mkdir()  # where the journal goes, a folder
+    write = transaction.Write("fix", "adopt", [transaction.Change(path, b"new", 0o644)], [prior])
+    with pytest.raises(StoreError) as refused:
+        transaction.write_files(archive, write, lambda txid: 1)
+    assert str(refused.value) == (f"cannot write the journal {transaction.journal_path(archive)}"
+                                  ": Is a directory; nothing was changed")
+    assert transaction.snapshot(path) == prior
+    state = archive.conn.execute("SELECT state FROM write_intents").fetchone()[0]
+    assert state == "failed"
+    archive.conn.close()  # an archive that cannot register the write: refused before any root
+    with pytest.raises(StoreError, match=r"^cannot start the write of fix: .*; nothing was "
+                                         r"changed$"):
+        transaction.write_files(archive, write, lambda txid: 1)
+    assert transaction.snapshot(path) == prior
