@@ -14,7 +14,7 @@ import pytest
 
 from skillopt_sleep.archive import intents
 from skillopt_sleep.archive.db import Archive
-from skillopt_sleep.archive.versions import versions
+from skillopt_sleep.archive.versions import content, versions
 from skillopt_sleep.errors import StoreError
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish import transaction
@@ -22,7 +22,7 @@ from skillopt_sleep.publish.rollback import rollback_skill
 from skillopt_sleep.publish.roots import real
 from skillopt_sleep.publish.transaction import Snapshot
 
-from .test_promises_adopt import NEW, OLD, OWN, OWN_NEW, _file, _night
+from .test_promises_adopt import NEW, OLD, OWN, OWN_NEW, REGION, _file, _night
 
 
 def world_at(base: Path) -> tuple[Archive, list[Path]]:
@@ -318,6 +318,8 @@ def test_rollback_to_a_version_that_is_an_absence_removes_every_file(
     adoption.rollback(archive, "fix")
     absent = next(v for v in versions(archive, "fix") if v.reason == "rollback to absence")
     assert not _file(fresh).exists() and _file(roots[0]).read_text() == OLD
+    assert absent.targets == [str(real(_file(fresh)))]
+    assert content(archive, "fix", absent.version) == ""  # an absence holds no text
     adoption.rollback(archive, "fix", to=absent.version)
     assert not _file(roots[0]).exists() and not _file(fresh).exists()
     chained = versions(archive, "fix")[-1]
@@ -401,3 +403,17 @@ def test_a_journal_that_cannot_be_written_changes_nothing_and_marks_the_write_fa
                                          r"changed$"):
         transaction.write_files(archive, write, lambda txid: 1)
     assert transaction.snapshot(path) == prior
+
+
+def test_undoing_the_last_write_touches_only_the_files_it_wrote(
+        tmp_path: Path, world: tuple[Archive, list[Path]]) -> None:
+    archive, roots = world
+    adoption.adopt_skill(archive, _night(tmp_path, roots[:1]), "fix", roots[:1])
+    own = OWN.replace("\r\n", "\n")  # the second night read only the second root
+    second = _night(tmp_path, roots[1:], after=own + "\n" + REGION,
+                    night="20261128-040000-abcdef12")
+    adoption.adopt_skill(archive, second, "fix", roots[1:])
+    assert _file(roots[1]).read_bytes() == OWN_NEW.encode()
+    done = rollback_skill(archive, "fix")
+    assert list(done.restored) == [str(real(_file(roots[1])))]
+    assert _file(roots[1]).read_bytes() == OWN.encode() and _file(roots[0]).read_text() == NEW
