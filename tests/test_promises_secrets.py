@@ -1,0 +1,106 @@
+"""The secrets engine's promises through its public functions only (so they hold whatever
+the detectors' insides become): ``redact`` is ``find_secrets`` with each finding replaced,
+findings in order and apart, overlapping findings one marker of the earliest's kind, a
+named shape reported before what its context says, positions right after characters that
+grow when lower-cased, ``may_hold_secrets`` never False for a list holding a secret, and
+``redact_tree`` reaching every string and nothing else."""
+
+from __future__ import annotations
+
+import pytest
+
+from skillopt_sleep.secrets import find_secrets, may_hold_secrets, redact, redact_tree
+
+from ._secret_shapes import BENIGN, PLACEMENTS, shapes
+
+SHAPES = shapes(seed=43)
+TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+PASSWORD = "Xq7vR2mK9pLw4ZtB8nYc"
+
+
+def _texts() -> list[str]:
+    placed = [place.format(line=line) for _, line, _ in SHAPES for place in PLACEMENTS.values()]
+    return placed + list(BENIGN) + [" ".join(line for _, line, _ in SHAPES[:12])]
+
+
+def _rebuilt(text: str) -> tuple[str, int]:
+    """``text`` with each ``find_secrets`` finding replaced, searched left to right."""
+    out, at = [], 0
+    found = find_secrets(text)
+    for kind, matched in found:
+        start = text.index(matched, at)
+        out += [text[at:start], f"[REDACTED:{kind}]"]
+        at = start + len(matched)
+    return "".join(out) + text[at:], len(found)
+
+
+def test_redact_is_find_secrets_with_each_finding_replaced_in_order() -> None:
+    texts = _texts()
+    assert sum(bool(find_secrets(t)) for t in texts) >= len(SHAPES)
+    for text in texts:
+        assert redact(text) == _rebuilt(text), text
+
+
+def test_each_planted_value_is_gone_and_benign_text_kept_whole() -> None:
+    for label, line, value in SHAPES:
+        for place in PLACEMENTS.values():
+            clean, count = redact(place.format(line=line))
+            assert value not in clean and count >= 1, (label, place.format(line=line))
+    for line in BENIGN:
+        assert redact(line) == (line, 0) and find_secrets(line) == []
+
+
+def test_overlapping_findings_are_one_marker_of_the_earliest_kind() -> None:
+    # The assignment's value starts first and holds the URL whose userinfo is a finding too.
+    text = f"password=postgres://admin:{PASSWORD}@db.host/app"
+    assert find_secrets(text) == [("password_pair", f"postgres://admin:{PASSWORD}@db.host/app")]
+    assert redact(text) == ("password=[REDACTED:password_pair]", 1)
+
+
+def test_a_named_shape_is_reported_before_what_its_context_says() -> None:
+    """A vendor token given to a key that names a secret: the same span found twice, named
+    by its shape, not by the assignment."""
+    for text in (f"GITHUB_TOKEN={TOKEN}", f"export GITHUB_TOKEN={TOKEN}",
+                 f"Authorization: Bearer {TOKEN}"):
+        assert find_secrets(text) == [("github_token", TOKEN)], text
+
+
+@pytest.mark.parametrize("grows", ["İ", "İİ", "ẞİ", "ﬃİ"])
+def test_positions_hold_after_characters_that_grow_when_lower_cased(grows: str) -> None:
+    """``"İ".lower()`` is two characters: a finding after it is still cut where it is."""
+    text = f"{grows} DB_PASSWORD={PASSWORD} then {grows} done"
+    assert redact(text) == (f"{grows} DB_PASSWORD=[REDACTED:password_pair] then {grows} done", 1)
+    assert find_secrets(text) == [("password_pair", PASSWORD)]
+
+
+def test_text_that_holds_only_markers_is_kept() -> None:
+    text = "see [REDACTED:password_pair] and password=[REDACTED:password_pair]x"
+    assert redact(text) == (text, 0) and find_secrets(text) == []
+    assert redact("") == ("", 0) and find_secrets("") == []
+
+
+def test_may_hold_secrets_is_true_for_any_list_that_holds_one() -> None:
+    benign = list(BENIGN)
+    assert not may_hold_secrets([])
+    for _, line, _ in SHAPES:
+        for place in PLACEMENTS.values():
+            text = place.format(line=line)
+            assert may_hold_secrets([text]), text
+            assert may_hold_secrets([*benign[:20], text, *benign[20:40]]), text
+    # What it clears, redact keeps.
+    cleared = [t for t in benign if not may_hold_secrets([t])]
+    assert cleared, "no benign text was cleared"
+    assert all(redact(t) == (t, 0) for t in cleared)
+
+
+def test_redact_tree_reaches_every_string_and_keeps_everything_else() -> None:
+    line = f"DB_PASSWORD={PASSWORD}"
+    tree = {"a": [line, {"b": line, "n": 3, "f": 1.5, "t": True, "z": None}], "c": line,
+            "k": "plain words"}
+    assert redact_tree(tree) == {
+        "a": ["DB_PASSWORD=[REDACTED:password_pair]",
+              {"b": "DB_PASSWORD=[REDACTED:password_pair]", "n": 3, "f": 1.5, "t": True,
+               "z": None}],
+        "c": "DB_PASSWORD=[REDACTED:password_pair]", "k": "plain words"}
+    assert redact_tree(line) == "DB_PASSWORD=[REDACTED:password_pair]"
+    assert redact_tree(7) == 7 and redact_tree(None) is None
