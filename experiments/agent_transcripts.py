@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-PROJECT = "/home/dev/shop"
+PROJECT = "/srv/dev/shop"
 Call = tuple[str, str, bool]  # (kind: sh/edit/read/write, command or path, ok)
 Json = dict[str, Any]
 

@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import math
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -245,6 +246,31 @@ def _non_finite(value: Any) -> float | None:
     return None
 
 
+# --- the cluster setting (``pipeline.cluster`` runs it) --------------------------------
+
+_LOCAL = re.compile(r"local:([1-9][0-9]{0,2})")
+_ADDRESS = re.compile(r"(tcp|tls|ws|wss|inproc)://[^\s/]+")
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """A parsed ``cluster`` setting: ``workers`` local processes, or a scheduler ``address``."""
+
+    workers: int = 0
+    address: str = ""
+
+
+def parse_cluster(value: str) -> Cluster:
+    """``local:N`` or a scheduler address; anything else is a ``ConfigError``."""
+    local = _LOCAL.fullmatch(value)
+    if local:
+        return Cluster(workers=int(local.group(1)))
+    if _ADDRESS.fullmatch(value):
+        return Cluster(address=value)
+    raise ConfigError(f"cluster must be empty, local:N (1-999 worker processes) or a Dask "
+                      f"scheduler address such as tcp://HOST:8786, not {value!r}")
+
+
 def _validate(values: dict[str, Any]) -> None:
     if values.get("adopt", "review") not in ADOPT_POLICIES:
         raise ConfigError(
@@ -260,8 +286,6 @@ def _validate(values: dict[str, Any]) -> None:
     if values.get("cache", "") not in ("", "record", "replay-only"):
         raise ConfigError(f"cache must be record or replay-only, not {values['cache']!r}")
     if values.get("cluster"):
-        from skillopt_sleep.pipeline.cluster import parse_cluster
-
         parse_cluster(values["cluster"])
 
 

@@ -42,15 +42,15 @@ def test_commands_keep_program_and_subcommand_only(line: str, expected: list[str
 
 def test_features_name_commands_files_tools_and_outcomes() -> None:
     calls = [ToolCall("Bash", False, {"command": "pytest -q api/tests"}, exit_code=1),
-             ToolCall("Edit", True, {"file_path": "/home/dev/shop/api/shop/cart.py"}),
+             ToolCall("Edit", True, {"file_path": "/srv/dev/shop/api/shop/cart.py"}),
              ToolCall("apply_patch", True, {"input": "*** Begin Patch\n*** Update File: "
-                                                     "/home/dev/shop/CHANGELOG.md\n*** End Patch"}),
+                                                     "/srv/dev/shop/CHANGELOG.md\n*** End Patch"}),
              ToolCall("TodoWrite", True, {}), ToolCall("Bash", True, {"command": "ls"})]
-    found = set(features(calls, "/home/dev/shop"))
+    found = set(features(calls, "/srv/dev/shop"))
     assert {"cmd:pytest", "outcome:tests-failed", "tool:shell", "tool:edit", "edit:.py",
             "file:api/shop/cart.py", "path:api/shop", "file:CHANGELOG.md", "peek:ls"} <= found
     assert not any("todo" in f for f in found)  # bookkeeping says nothing about the task
-    assert relative("/elsewhere/deep/x/y.py", "/home/dev/shop") == "x/y.py"
+    assert relative("/elsewhere/deep/x/y.py", "/srv/dev/shop") == "x/y.py"
 
 
 def _fixture_requests(root: Path) -> dict[str, list[Request]]:

@@ -20,6 +20,7 @@ import pytest
 from skillopt_sleep import config
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.sessions import count_sessions
+from skillopt_sleep.config import Settings
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.models.build import base_urls, build_models
 from skillopt_sleep.sim import persona as personas
@@ -234,8 +235,10 @@ def test_dry_run_makes_no_request_and_prints_calls_and_cost_per_role(world: dict
     checks = skill["check_calls"]
     assert 0 < checks["trigger_routing"] < skill["calls"]["target"]
     assert checks["neighbours"] == 0 and checks["cross_replays"] == 0
-    assert plan["estimated_usd"] > 0 and plan["caps"] == {"night": 2.0, "skill": 0.5}
-    assert plan["within_caps"] == (plan["estimated_usd"] <= 0.5)
+    defaults = Settings()
+    caps = {"night": defaults.max_usd_per_night, "skill": defaults.max_usd_per_skill}
+    assert plan["estimated_usd"] > 0 and plan["caps"] == caps
+    assert plan["within_caps"] == (plan["estimated_usd"] <= caps["skill"])
 
     text = cli(world, "run", "--dry-run", "--target", HAIKU, "--target-base-url", a.url,
                "--optimizer", MINI, "--optimizer-base-url", b.openai_base_url)

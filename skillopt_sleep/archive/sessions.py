@@ -21,6 +21,7 @@ from skillopt_sleep.records import Checkpoint, Session, ToolCall, Turn, utcnow
 
 __all__ = [
     "count_sessions",
+    "final_answers",
     "load_checkpoints",
     "load_resume",
     "load_session",
@@ -242,3 +243,19 @@ def load_session(archive: Archive, source: str, session_id: str) -> Session | No
         files_touched=json.loads(row[6]), skills_used=json.loads(row[7]),
         turns=_turns(archive, source, session_id),
     )
+
+
+def final_answers(archive: Archive, turn_ids: Iterable[str]) -> list[str]:
+    """The final answers of the given turns, in no particular order (the empty ones left out)."""
+    ids = sorted(set(turn_ids))
+    found: list[str] = []
+    for start in range(0, len(ids), 500):  # SQLite's variable limit
+        chunk = ids[start:start + 500]
+        rows = archive.conn.execute(
+            f"SELECT final_answer, payload_z FROM turns WHERE turn_id IN "
+            f"({','.join('?' * len(chunk))})", chunk).fetchall()
+        for text, payload in rows:
+            answer = json.loads(zlib.decompress(payload))["answer"] if payload else text
+            if answer:
+                found.append(answer)
+    return found

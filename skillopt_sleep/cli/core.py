@@ -12,7 +12,7 @@ from rich.table import Table
 from skillopt_sleep.cli._console import console
 from skillopt_sleep.cli._json import emit
 from skillopt_sleep.config import MIN_LIFT
-from skillopt_sleep.errors import SkillOptError
+from skillopt_sleep.errors import AssertionFailed, SkillOptError
 from skillopt_sleep.tables import BUDGET_SCHEDULES, GATE_TESTS
 
 # The night, the simulator and scipy load only when a command needs them: every process
@@ -154,19 +154,26 @@ def _prove(spec: Any, assert_improves: bool, as_json: bool) -> None:
 
     show = _dim if not as_json else (lambda m: None)
     summary = prove(spec, _models(spec, spec.persona), progress=show)
-    if as_json:
-        emit({k: v for k, v in summary.items() if k != "final_skill"})
+    failed: AssertionFailed | None = None
+    if assert_improves:
+        try:
+            check(summary)
+        except AssertionFailed as exc:
+            failed = exc
+    if as_json:  # one object, the failed check in it: {"error": {"code", "message"}}
+        emit({k: v for k, v in summary.items() if k != "final_skill"}
+             | ({"error": {"code": failed.exit_code, "message": str(failed)}} if failed else {}))
     else:
         _print_summary(summary, console())
     if summary["no_valid_edits"] and not as_json:
         console(stderr=True).print(f"[yellow]no valid edits[/yellow]: "
                                    f"{summary['no_valid_edits']}")
-    if assert_improves:
-        check(summary)
-        if not as_json:
-            console().print(f"[green]proof holds:[/green] test lift {summary['lift']:+.3f} "
-                            f"≥ {MIN_LIFT}, no harmful edit accepted (cross-skill ones "
-                            "included)")
+    if failed is not None:
+        raise failed
+    if assert_improves and not as_json:
+        console().print(f"[green]proof holds:[/green] test lift {summary['lift']:+.3f} "
+                        f"≥ {MIN_LIFT}, no harmful edit accepted (cross-skill ones "
+                        "included)")
 
 
 def _prove_full(spec: Any, as_json: bool) -> None:

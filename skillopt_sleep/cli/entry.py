@@ -104,8 +104,8 @@ def _failure(exc: Exception) -> tuple[str, int] | None:
 
 def _fail(message: str, code: int, *, as_json: bool) -> NoReturn:
     print(f"skillopt-sleep: error: {message}", file=sys.stderr)
-    if as_json:
-        from skillopt_sleep.cli._json import emit
+    from skillopt_sleep.cli import _json
 
-        emit({"error": {"code": code, "message": message}})
+    if as_json and not _json.emitted():  # a command that printed its object said it there
+        _json.emit({"error": {"code": code, "message": message}})
     sys.exit(code)

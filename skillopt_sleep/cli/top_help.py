@@ -50,10 +50,12 @@ def generate() -> str:
     """The source of ``_top_help_data.py``, from the full typer app."""
     import typer
 
-    from skillopt_sleep.cli._build import EPILOG, PANELS, SUMMARY
-    from skillopt_sleep.cli.app import app
+    from skillopt_sleep.cli import MODULES
+    from skillopt_sleep.cli._build import EPILOG, PANELS, SUMMARY, build
 
-    root: Any = typer.main.get_command(app)
+    # The full app, as ``cli.app`` builds it (that module imports the entry point, which
+    # imports this one: building it here keeps the three apart).
+    root: Any = typer.main.get_command(build(MODULES))
     ctx = root.make_context("skillopt-sleep", ["--help"], resilient_parsing=True)
     options = [(", ".join(p.opts), p.help or "") for p in root.get_params(ctx)]
     panels = [(title, [(name, _first_paragraph(root.get_command(ctx, name)))

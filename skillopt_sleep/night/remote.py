@@ -36,6 +36,7 @@ from skillopt_sleep.judges.build import JudgeFor
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.meter import MeteredLLM, OpenCall
 from skillopt_sleep.night.prompts import replay_messages
+from skillopt_sleep.night.rollouts import failed, scored
 from skillopt_sleep.records import Completion, Message, Rollout, Task
 
 __all__ = ["answer", "remote_replays", "shares_memory"]
@@ -105,8 +106,6 @@ def remote_replays(jobs: Iterable[tuple[Task, int]], skill: str, target: LLM, *,
 
 def _rollout(task: Task, sample: int, skill: str, got: Completion | ModelError,
              judge_for: JudgeFor) -> Rollout | HandoffPending:
-    from skillopt_sleep.night.replay import failed, scored  # replay imports this module
-
     if isinstance(got, HandoffPending):
         return got
     if isinstance(got, ModelError):

@@ -22,13 +22,13 @@ from skillopt_sleep.errors import (
     BudgetExceeded,
     HandoffPending,
     ModelError,
-    RoleUnavailable,
 )
 from skillopt_sleep.judges.build import JudgeFor, default_judge_for
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.night.prompts import replay_messages
 from skillopt_sleep.night.remote import remote_replays, shares_memory
-from skillopt_sleep.records import Completion, Rollout, Score, Task, sha256_text
+from skillopt_sleep.night.rollouts import failed, scored
+from skillopt_sleep.records import Rollout, Task
 
 __all__ = ["JudgeFor", "default_judge_for", "failed", "mean_score", "replay", "replay_jobs",
            "replay_one", "scored"]
@@ -56,32 +56,6 @@ def replay_one(
     except ModelError as exc:
         return failed(task, sample, skill, exc)
     return scored(task, sample, skill, done, judge_for)
-
-
-def failed(task: Task, sample: int, skill: str, exc: ModelError) -> Rollout:
-    """The rollout of a call that failed: counted, never scored as a wrong answer."""
-    return Rollout(task.id, sample, sha256_text(skill), error=f"model call failed: {exc}")
-
-
-def scored(task: Task, sample: int, skill: str, done: Completion,
-           judge_for: JudgeFor) -> Rollout:
-    """The rollout of an answer, judged."""
-    try:
-        score = judge_for(task).score(task, done.text, done.tool_calls)
-    except (RoleUnavailable, AuthError, BudgetExceeded, HandoffPending):
-        raise  # a judge's stoppers stop the night as the target's do
-    except Exception as exc:  # a judge must not end the night; record why instead
-        score = Score(failed=True, rationale=f"judge error: {type(exc).__name__}: {exc}")
-    return Rollout(
-        task.id,
-        sample,
-        sha256_text(skill),
-        response=done.text,
-        score=score,
-        tool_calls=list(done.tool_calls),
-        usage=done.usage,
-        cost_usd=done.cost_usd,
-    )
 
 
 def replay(

@@ -16,37 +16,13 @@ says what to install.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator
 from concurrent.futures import Executor
-from dataclasses import dataclass
 
+from skillopt_sleep.config import Cluster, parse_cluster
 from skillopt_sleep.errors import ConfigError
 
 __all__ = ["Cluster", "parse_cluster", "replay_executor"]
-
-_LOCAL = re.compile(r"local:([1-9][0-9]{0,2})")
-_ADDRESS = re.compile(r"(tcp|tls|ws|wss|inproc)://[^\s/]+")
-
-
-@dataclass(frozen=True)
-class Cluster:
-    """A parsed ``cluster`` setting: ``workers`` local processes, or a scheduler ``address``."""
-
-    workers: int = 0
-    address: str = ""
-
-
-def parse_cluster(value: str) -> Cluster:
-    """``local:N`` or a scheduler address; anything else is a ``ConfigError``."""
-    local = _LOCAL.fullmatch(value)
-    if local:
-        return Cluster(workers=int(local.group(1)))
-    if _ADDRESS.fullmatch(value):
-        return Cluster(address=value)
-    raise ConfigError(f"cluster must be empty, local:N (1-999 worker processes) or a Dask "
-                      f"scheduler address such as tcp://HOST:8786, not {value!r}")
-
 
 @contextlib.contextmanager
 def replay_executor(value: str) -> Iterator[Executor | None]:

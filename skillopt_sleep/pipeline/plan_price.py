@@ -9,7 +9,7 @@ saves against the same night sent without it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from skillopt_sleep.models.meter import CHARS_PER_TOKEN, NightShape, estimate_night
 from skillopt_sleep.models.pricing import Price
@@ -17,10 +17,18 @@ from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.pipeline.plan_sizes import Sizes
 from skillopt_sleep.records import Usage
 
-if TYPE_CHECKING:
-    from skillopt_sleep.pipeline.plan import NightCalls
+__all__ = ["NightCalls", "Prices", "priced", "shape"]
 
-__all__ = ["Prices", "priced", "shape"]
+
+class NightCalls(Protocol):
+    """What pricing reads of a night's calls (``pipeline.plan.NightCalls``, which imports
+    this module: a protocol keeps the two apart)."""
+
+    target: int
+    optimizer: int
+    judge: int
+    routing: int
+    versions: int
 
 
 @dataclass(frozen=True)

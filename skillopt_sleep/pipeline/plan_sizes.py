@@ -21,13 +21,12 @@ replays sends its first call alone, ``night.replay``) and the rest of its replay
 
 from __future__ import annotations
 
-import json
 import statistics
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.sessions import final_answers
 from skillopt_sleep.models.meter import CHARS_PER_TOKEN
 from skillopt_sleep.night.prompts import replay_messages
 from skillopt_sleep.night.trigger import ROUTE_MAX_TOKENS
@@ -77,18 +76,8 @@ def _recorded(last: NightResult | None) -> int | None:
 
 
 def _harvested(archive: Archive, tasks: Sequence[Task]) -> int | None:
-    ids = sorted({m for t in tasks for m in t.meta.get("members", []) if isinstance(m, str)})
-    found: list[int] = []
-    for start in range(0, len(ids), 500):  # SQLite's variable limit
-        chunk = ids[start:start + 500]
-        rows = archive.conn.execute(
-            f"SELECT final_answer, payload_z FROM turns WHERE turn_id IN "
-            f"({','.join('?' * len(chunk))})", chunk).fetchall()
-        for text, payload in rows:
-            answer = json.loads(zlib.decompress(payload))["answer"] if payload else text
-            if answer:
-                found.append(_tokens(answer))
-    return _mean(found)
+    ids = {m for t in tasks for m in t.meta.get("members", []) if isinstance(m, str)}
+    return _mean([_tokens(answer) for answer in final_answers(archive, ids)])
 
 
 def answers(archive: Archive | None, last: NightResult | None,

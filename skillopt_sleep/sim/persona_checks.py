@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from skillopt_sleep.sim.persona import Persona
+    from skillopt_sleep.sim.persona_model import Persona
 
 
 def validate(persona: Persona) -> None:

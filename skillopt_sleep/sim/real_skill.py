@@ -21,7 +21,7 @@ from skillopt_sleep.records import EditOutcome
 from skillopt_sleep.skilldoc import edit_description, parse, with_entries
 
 if TYPE_CHECKING:
-    from skillopt_sleep.sim.persona import Persona
+    from skillopt_sleep.sim.persona_model import Persona
 
 INSTALL_MODES = (0o644, 0o600)
 """The modes the full proof gives the installed copies, one per root in turn: rollback must

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from skillopt_sleep.sim.persona import Persona, Rule
+    from skillopt_sleep.sim.persona_model import Persona, Rule
 
 R = TypeVar("R", bound="Rule")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-PROJECT = "/home/dev/shop"
+PROJECT = "/srv/dev/shop"
 LANGUAGES = ("en", "es", "de", "ja", "ru")
 
 PY = ["api/shop/cart.py", "api/shop/orders.py", "api/shop/users.py", "api/shop/payments.py",
