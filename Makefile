@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	@echo "== installing torch 2.13.0 (the CPU build)"
 	$(BIN)/python -m pip install --progress-bar on torch==2.13.0
 	@echo "== installing skillopt-sleep and its dependencies"
-	$(BIN)/python -m pip install --progress-bar on -e '.[dev,cluster]'
+	$(BIN)/python -m pip install --progress-bar on -e '.[dev,cluster,multilingual]'
 	touch $(STAMP)
 
 install: $(STAMP)

