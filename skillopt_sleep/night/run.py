@@ -9,7 +9,6 @@ are kept by the caller (``night.memory``); staging and adoption are ``publish``'
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
@@ -26,8 +25,8 @@ from skillopt_sleep.night.inputs import NightInputs
 from skillopt_sleep.night.looks import Looks
 from skillopt_sleep.night.measure import lift_margin, measured
 from skillopt_sleep.night.merge import clip, merge
+from skillopt_sleep.night.pools import Pools
 from skillopt_sleep.night.reflect import reflect, reflect_slow
-from skillopt_sleep.night.remote import shares_memory
 from skillopt_sleep.night.replay import mean_score
 from skillopt_sleep.night.scoring import Scorer
 from skillopt_sleep.records import (
@@ -65,17 +64,13 @@ class Night:
         self.firewall = Context.from_texts(user_typed(inputs.tasks), skill=inputs.skill_text)
         self.rejected: list[GateDecision] = list(inputs.memory.rejected)
         self.notes = list(inputs.memory.notes)
-        # The night's own pool unless the caller brought an executor (then it is theirs to shut).
-        self._pool: ThreadPoolExecutor | None = None
-        executor: Executor = inputs.executor or self._own_pool()
-        # Routing hands the metered target to its executor; where replays run in other
-        # processes (``night.remote``), the trigger check routes in the night's own threads.
-        self.routing = executor if shares_memory(executor) else self._own_pool()
-        self.scorer = Scorer(self.split, self.target, inputs.judge_for, self.cfg, executor)
+        self.pools = Pools(inputs.executor, inputs.config.concurrency)
+        self.scorer = Scorer(self.split, self.target, inputs.judge_for, self.cfg,
+                             self.pools.replays)
         self.refused = 0
         """1 when the night's validated proposal was refused by the firewall as a whole."""
         self.cross = CrossCheck(inputs.skill_name, inputs.neighbours, self.target,
-                                inputs.judge_for, self.cfg, executor,
+                                inputs.judge_for, self.cfg, self.pools.replays,
                                 reader=self.optimizer, size=inputs.cross_tasks,
                                 seed=inputs.seed)
         self.own = OwnLook(inputs.skill_name, inputs.tasks, self.optimizer, seed=inputs.seed)
@@ -131,19 +126,13 @@ class Night:
         block it won a comparison on tonight, if it did (``night.carry``)."""
         return self.val_first + (self.val_repeats if self.scorer.has_won(doc) else 0)
 
-    def _own_pool(self) -> ThreadPoolExecutor:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=self.inputs.config.concurrency)
-        return self._pool
-
     # --- the night ------------------------------------------------------------------------
 
     def run(self) -> NightResult:
         try:
             return self._run()
         finally:
-            if self._pool is not None:
-                self._pool.shutdown()
+            self.pools.shutdown()
 
     def _run(self) -> NightResult:
         r = self.result
@@ -199,7 +188,7 @@ class Night:
         if setup is None:
             return doc
         describer = Describer(self.inputs.skill_name, self.target, self.optimizer, setup,
-                              self.split, self.cfg, self.routing, self.firewall,
+                              self.split, self.cfg, self.pools.routing, self.firewall,
                               self.inputs.seed)
         self.incumbent, self.result.trigger = describer.run(doc)
         self.result.notes.extend(describer.notes)

@@ -174,6 +174,12 @@ class _Run:
             return
         if not self.outcome.dry_run:
             handoff.clear(str(self.project))
+        self._stage_and_adopt(nights_root, live, roots, policy)
+        self._leave_fingerprint(roots)
+
+    def _stage_and_adopt(self, nights_root: Path, live: dict[str, dict[str, str | None]],
+                         roots: list[Path], policy: str) -> None:
+        """Stage the trained nights, record them, and adopt the changed ones under ``auto``."""
         self.outcome.warnings = failures.run_warnings(self.ledger, self.outcome.nights)
         # Staged first, recorded second: a night in the archive always has its directory.
         out = self.outcome
@@ -184,19 +190,19 @@ class _Run:
         for result in self.outcome.nights:
             self.archive.record_night(result, "staged" if result.changed else
                                       "abstained" if result.abstained else "unchanged")
-        if policy == "auto":
-            for result in self.outcome.nights:
-                if result.changed:
-                    # Here: the firewall it checks with parses shell (bashlex builds its
-                    # tables on import, ~0.3 s), which a night that adopts nothing never needs.
-                    from skillopt_sleep.publish.adopt import adopt_skill
+        if policy != "auto":
+            return
+        for result in self.outcome.nights:
+            if result.changed:
+                # Here: the firewall it checks with parses shell (bashlex builds its
+                # tables on import, ~0.3 s), which a night that adopts nothing never needs.
+                from skillopt_sleep.publish.adopt import adopt_skill
 
-                    taken = adopt_skill(self.archive, staged, result.skill, roots)
-                    self.outcome.adopted[result.skill] = taken.version
-                    self.outcome.warnings += [f"{result.skill} not written to {path}: {why}"
-                                              for path, why in taken.skipped.items()]
-                    self.archive.record_night(result, "adopted")
-        self._leave_fingerprint(roots)
+                taken = adopt_skill(self.archive, staged, result.skill, roots)
+                self.outcome.adopted[result.skill] = taken.version
+                self.outcome.warnings += [f"{result.skill} not written to {path}: {why}"
+                                          for path, why in taken.skipped.items()]
+                self.archive.record_night(result, "adopted")
 
     def _leave_fingerprint(self, roots: list[Path]) -> None:
         """A completed night leaves its fingerprint, so an unchanged tomorrow is skipped."""
