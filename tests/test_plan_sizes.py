@@ -22,7 +22,7 @@ from tests.test_pipeline import cli, world  # noqa: F401  (world is a fixture)
 
 BIG = (Path(__file__).parent / "fixtures" / "skills-public" / "anthropics__claude-plugins-official"
        / "math-olympiad" / "SKILL.md")
-SONNET = price_for("anthropic:claude-sonnet-4-5")
+SONNET = price_for("anthropic:claude-sonnet-4-6")
 
 
 def _tasks() -> list[Task]:

@@ -1,5 +1,5 @@
 """A night at real prices with the real SDK clients: ``skillopt-sleep run`` on the demo's
-history, its target and optimizer ``anthropic:claude-sonnet-4-5`` (the default
+history, its target and optimizer ``anthropic:claude-sonnet-4-6`` (the default
 ``claude-code`` model's prices) at fake servers on 127.0.0.1 that answer as the persona's
 simulated models and report the prompt cache's tokens as Anthropic does. With the default
 caps the night stays within them and keeps what it validated; on a big real skill too."""
@@ -21,9 +21,9 @@ from tests.test_pipeline import cli, world  # noqa: F401  (world is a fixture)
 
 BIG = (Path(__file__).parent / "fixtures" / "skills-public" / "anthropics__claude-plugins-official"
        / "math-olympiad" / "SKILL.md")
-SPEC = "anthropic:claude-sonnet-4-5"
+SPEC = "anthropic:claude-sonnet-4-6"
 CACHE_FLOOR = 1024
-"""Sonnet 4.5 caches a prefix of 1,024 tokens or more."""
+"""Sonnet 4.6 caches a prefix of 1,024 tokens or more."""
 
 
 class Simulated:

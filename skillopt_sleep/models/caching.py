@@ -11,7 +11,7 @@ A prefix shorter than the provider's minimum is not cached and costs the plain i
 ``floor`` gives that minimum per model spec (0: the backend caches nothing). The minimums
 are the providers' documented ones (Anthropic's prompt-caching page, November 2026:
 4,096 tokens for Claude Haiku 4.5 and Opus 4.5, 2,048 for Haiku 3.5, 1,024 for Sonnet 4 /
-4.5 and Opus 4.1; OpenAI: 1,024 for every model).
+4.5 / 4.6 and Opus 4.1; OpenAI: 1,024 for every model).
 """
 
 from __future__ import annotations

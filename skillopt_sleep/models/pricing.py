@@ -14,7 +14,10 @@ Prompt caching has prices of its own: a read from the cache costs a tenth of the
 on Anthropic's models and on OpenAI's GPT-5 family (a quarter on GPT-4.1, half on GPT-4o);
 Anthropic also charges a write, 1.25× the input price for its 5-minute cache (the one
 ``cache_control: {"type": "ephemeral"}`` asks for); OpenAI's writes cost the input price.
-Checked against the providers' pricing pages in November 2026.
+Checked against the providers' pricing pages in November 2026. Claude Sonnet 4 was retired
+on 15 June 2026; its row stays so that an older config still prices (a call to a retired
+model fails at the provider, with the provider's message). The defaults name the newest
+Sonnet, 4.6, which prices as 4.5 did.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ FREE = Price(0.0, 0.0, 0.0)
 
 BUILTIN: dict[str, Price] = {
     "anthropic:claude-haiku-4-5": Price(1.0, 5.0, 0.10, 1.25),
+    "anthropic:claude-sonnet-4-6": Price(3.0, 15.0, 0.30, 3.75),
     "anthropic:claude-sonnet-4-5": Price(3.0, 15.0, 0.30, 3.75),
     "anthropic:claude-sonnet-4": Price(3.0, 15.0, 0.30, 3.75),
     "anthropic:claude-opus-4-5": Price(5.0, 25.0, 0.50, 6.25),
@@ -80,14 +84,14 @@ DEFAULT_MODELS: dict[str, str] = {
     "anthropic": "claude-haiku-4-5",
     "openai": "gpt-5-mini",
     "openai-responses": "gpt-5-mini",
-    "claude-code": "claude-sonnet-4-5",
+    "claude-code": "claude-sonnet-4-6",
     "codex": "gpt-5-codex",
 }
 """The model each backend uses when a spec names none (``claude-code``, ``codex``)."""
 
 DEFAULT_ROLES: dict[str, str] = {
     "target": "anthropic:claude-haiku-4-5",
-    "optimizer": "anthropic:claude-sonnet-4-5",
+    "optimizer": "anthropic:claude-sonnet-4-6",
     "judge": "anthropic:claude-haiku-4-5",
 }
 """Suggested specs per role, for docs and config templates; every one has a price."""
