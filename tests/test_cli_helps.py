@@ -176,6 +176,27 @@ def test_harvest_says_why_headless_sessions_are_not_listed(tmp_path: Path,
     assert listed.stdout.startswith("claude-code") and len(listed.stdout.splitlines()) == 1
 
 
+def test_a_night_with_only_headless_sessions_says_they_were_left_out(
+        tmp_path: Path, isolated_home: Path) -> None:
+    from tests._harvest_layout import claude_tree
+
+    claude_tree(tmp_path / "claude", "cli-2.1.330_print.jsonl")
+    env = dict(os.environ, SKILLOPT_SLEEP_HOME=str(isolated_home), PYTHONPATH=str(REPO),
+               CLAUDE_CONFIG_DIR=str(tmp_path / "claude"), HOME=str(tmp_path))
+    command = [sys.executable, "-m", "skillopt_sleep", "run", "--project", "/path/to/repo",
+               "--target", "simulated", "--optimizer", "simulated", "--persona", "researcher"]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "nothing to train tonight" in done.stdout
+    assert "1 headless session(s)" in done.stdout and "include_headless = true" in done.stdout
+    # With them included, the hint is gone (one session still makes no recurring task).
+    included = subprocess.run([*command, "--force"], capture_output=True, text=True,
+                              env=env | {"SKILLOPT_SLEEP_INCLUDE_HEADLESS": "true"}, timeout=300)
+    assert included.returncode == 0, included.stderr
+    assert "nothing to train tonight" in included.stdout
+    assert "headless" not in included.stdout
+
+
 def test_slow_steps_show_progress_on_a_terminal_and_nothing_when_piped(
         tmp_path: Path, isolated_home: Path) -> None:
     script = shutil.which("script")

@@ -178,6 +178,13 @@ def unlearned_sessions(archive: Archive, project: str | None = None,
                                  harvested_after=after)
 
 
+def headless_count(archive: Archive, project: str) -> int:
+    """Sessions of ``project`` a night leaves out unless ``include_headless`` is set."""
+    row = archive.conn.execute(
+        "SELECT COUNT(*) FROM sessions WHERE project = ? AND headless = 1", (project,)).fetchone()
+    return int(row[0])
+
+
 def count_sessions(archive: Archive) -> dict[str, int]:
     rows = archive.conn.execute("SELECT source, COUNT(*) FROM sessions GROUP BY source")
     return {source: n for source, n in rows}

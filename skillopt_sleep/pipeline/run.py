@@ -31,6 +31,7 @@ from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.ingest import harvest_new
 from skillopt_sleep.archive.mining import MiningStore
+from skillopt_sleep.archive.sessions import headless_count
 from skillopt_sleep.config import Settings
 from skillopt_sleep.errors import ConfigError, HandoffPending, RoleUnavailable
 from skillopt_sleep.harvest.base import project_of
@@ -134,6 +135,18 @@ class _Run:
     """Every model call of the run (miner, target, optimizer, judge) against one set of caps,
     watched by a guard that stops the run when a role cannot answer."""
 
+    def _nothing_to_train(self) -> str:
+        message = "no recurring, replayable tasks yet; nothing to train tonight"
+        # Scripted sessions (claude -p, codex exec) are left out by default; a user whose
+        # history is mostly scripted should learn why a night found nothing.
+        headless = 0 if self.settings.include_headless else headless_count(
+            self.archive, str(self.project))
+        if headless:
+            message += (f" ({headless} headless session(s) of claude -p, codex exec or "
+                        "copilot -p were left out: include_headless = true in the config "
+                        "uses them)")
+        return message
+
     def go(self, policy: str) -> None:
         nights_root = paths.staging_dir(self.state)
         staging.clean_orphans(nights_root)
@@ -157,8 +170,7 @@ class _Run:
                                         "no state written")
                 return
             if not by_skill:
-                self.outcome.message = self.outcome.skipped or (
-                    "no recurring, replayable tasks yet; nothing to train tonight")
+                self.outcome.message = self.outcome.skipped or self._nothing_to_train()
                 self._leave_fingerprint(roots)
                 return
             if not self.outcome.night_id:
