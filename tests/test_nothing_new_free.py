@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -55,6 +56,10 @@ def test_nothing_new_with_sdk_backends_and_endpoints_down(tmp_path: Path,
     assert again.returncode == 0, again.stderr
     out = json.loads(again.stdout)
     assert out["skipped"].startswith("nothing new since")
+    # The earlier run is named to the minute, as a reader wants it ("the run at
+    # 2026-11-28 08:35 UTC"), or by its night.
+    assert re.match(r"nothing new since (night \S+|the run at \d{4}-\d\d-\d\d \d\d:\d\d UTC):",
+                    out["skipped"]), out["skipped"]
     assert _sdks(again) == []
     plan = _run(env, project, "run", "--dry-run", "--json")
     assert plan.returncode == 0, plan.stderr
