@@ -7,6 +7,7 @@ command there and have a night write it into a skill."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,7 +39,7 @@ class Context:
     @classmethod
     def from_texts(cls, texts: Iterable[str], skill: str = "") -> Context:
         """From texts the user typed (never tool output, files or answers) and the skill."""
-        keys = {c.key for text in texts for c in found_in(text)}
+        keys = {key for text in texts for key in typed(text)}
         keys |= {c.key for c in found_in(skill)} if skill else set()
         return cls(frozenset(keys))
 
@@ -52,6 +53,36 @@ class Context:
 
     def permits(self, cap: Capability) -> bool:
         return cap.key in self.allowed
+
+
+_ARGUMENT = re.compile(r"^-|[/=:.@~]\w|\d")
+_REACH = 3
+_TYPED_LINE = 240
+"""Longer lines of a request are pasted text (logs, files), not a command the user typed."""
+
+
+@lru_cache(maxsize=4096)
+def typed(text: str) -> frozenset[tuple[str, str]]:
+    """What a user's own request grants: what it says, and each short line also read as a
+    command from each of the few words before an argument-like word. People type commands
+    into prose without backticks ("expose it with ngrok http 3000"); an edit that writes
+    the same command in a code span has the capability the user asked for, and its target."""
+    keys = {c.key for c in found_in(text)}
+    for line in text.splitlines():
+        if len(line) <= _TYPED_LINE:
+            keys |= _typed_line(line)
+    return frozenset(keys)
+
+
+@lru_cache(maxsize=4096)
+def _typed_line(line: str) -> frozenset[tuple[str, str]]:
+    words = line.replace("`", "").split()
+    # A command has an argument that looks like one (a flag, a path, an assignment, a port
+    # or a URL) within a few words of its program; a line of plain words is prose only.
+    starts = {i for j, word in enumerate(words) if _ARGUMENT.search(word)
+              for i in range(max(0, j - _REACH), j + 1)}
+    return frozenset(c.key for i in sorted(starts)
+                     for c in found_in(f"`{' '.join(words[i:])}`"))
 
 
 def user_typed(tasks: Iterable[Task]) -> list[str]:
