@@ -31,7 +31,7 @@ import argparse
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from skillopt_sleep.models.meter import Ledger
@@ -40,6 +40,7 @@ from skillopt_sleep.records import GateDecision, NightResult
 from skillopt_sleep.sim import persona as personas
 from skillopt_sleep.sim.models import SimulatedTarget, build
 from skillopt_sleep.sim.prove import ProofSpec, load_persona, run_nights, score_test
+from skillopt_sleep.tables import GATE_TESTS
 
 # How far a proposal got, for the class of a rule that never got in.
 _ORDER = ("merge", "budget", "apply", "firewall", "gate", "cross", "contradict")
@@ -177,8 +178,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--nights", type=int, default=3)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a NightConfig field (as gate_study.py --set)")
+    parser.add_argument("--seq", action="append", default=[], metavar="KEY=VALUE",
+                        help="a field of the sequential test (night.sequential), for trials")
     args = parser.parse_args(argv)
     from experiments.gate_study import night_config
+
+    if args.seq:
+        from skillopt_sleep.night import sequential
+
+        values = {k: type(getattr(sequential.SEQUENTIAL, k))(v)
+                  for k, _, v in (item.partition("=") for item in args.seq)}
+        GATE_TESTS.get("sequential")  # resolved once, then replaced for this process
+        GATE_TESTS._resolved["sequential"] = replace(sequential.SEQUENTIAL, **values)
 
     config = night_config(NightConfig().gate_test, args.set)
     out = Breakdown()
