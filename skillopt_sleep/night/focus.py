@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from skillopt_sleep.judges.rules import describe
 from skillopt_sleep.night.usage import failed_checks
@@ -69,3 +69,13 @@ def focused(scored: Sequence[tuple[Task, Rollout]], rates: dict[str, float]
         out.append((task, dataclasses.replace(rollout, score=score)))
         met[task.id] = {c: round(rates[c], 2) for c in mostly}
     return out, met
+
+
+def shown(train: Sequence[Rollout], by_id: Mapping[str, Task], held: Iterable[Rollout],
+          on: bool = True) -> tuple[list[tuple[Task, Rollout]], dict[str, dict[str, float]]]:
+    """What reflection is shown of this step's ``train`` answers, the pass rates read from
+    the incumbent's ``held`` answers of the train tasks (``on`` False: as they are)."""
+    scored = [(by_id[r.task_id], r) for r in train]
+    if not on:
+        return scored, {}
+    return focused(scored, pass_rates((by_id[r.task_id], r) for r in held if r.task_id in by_id))

@@ -15,13 +15,12 @@ from typing import Any
 from skillopt_sleep.errors import BudgetExceeded
 from skillopt_sleep.firewall import Context, check_edit, granted_by_user, user_typed
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
-from skillopt_sleep.night import candidates, carry, gate, retire, slow_update, whole
+from skillopt_sleep.night import candidates, carry, focus, gate, retire, slow_update, whole
 from skillopt_sleep.night.budget import edit_budget, idle
 from skillopt_sleep.night.cross import CrossCheck, seen, withdraw
 from skillopt_sleep.night.demands import OwnLook
 from skillopt_sleep.night.describe import Describer
 from skillopt_sleep.night.evidence import decision_counts, evidence_rows
-from skillopt_sleep.night.focus import focused, pass_rates
 from skillopt_sleep.night.inputs import NightInputs
 from skillopt_sleep.night.looks import Looks
 from skillopt_sleep.night.measure import lift_margin, measured
@@ -83,8 +82,7 @@ class Night:
         self.preloaded = carry.preload(self.scorer, inputs.tasks, inputs.memory.carried)
         n_val = len(self.split[Split.VALIDATION.value])
         self.val_repeats = self.cfg.repeats_for(n_val)
-        self.val_block = max(self.val_repeats, self.cfg.lead_repeats)
-        """Samples of a task one night's comparisons may draw from ``val_first`` on."""
+        self.val_block = max(self.val_repeats, self.cfg.lead_repeats)  # samples a task may give
         self.incumbent: SkillDoc = parse(inputs.skill_text)
         """The best skill validated so far tonight; every gate compares against it."""
         self.stepped = (self.incumbent, self.val_first)  # the gated edits' start: last look
@@ -231,9 +229,7 @@ class Night:
         doc = self.incumbent
         train = self._train(doc, self.inputs.seed * 1000 + t)
         by_id = {task.id: task for task in self.split[Split.TRAIN.value]}
-        scored, met = focused([(by_id[ro.task_id], ro) for ro in train], pass_rates(
-            (by_id[ro.task_id], ro) for ro in self.scorer.rollouts_of(doc.hash)
-            if ro.task_id in by_id))
+        scored, met = focus.shown(train, by_id, self.scorer.rollouts_of(doc.hash), self.cfg.focus)
         found = reflect(
             self.optimizer,
             skill=doc.text,
