@@ -6,8 +6,9 @@ this answer because the target follows it only so often. A weak optimizer reads 
 check as something to fix, so it spends its few proposals restating what the skill says
 (the merge then drops them as restatements) and the rules it lacks go unproposed.
 
-So before reflection, each failed check is looked up in the incumbent's own train answers
-the night holds: a check those answers pass at least ``MET`` of the time (seen at least
+So with ``NightConfig.focus`` on (off by default; ``docs/gate.md`` has what it cost and
+bought), before reflection each failed check is looked up in the incumbent's own train
+answers the night holds: a check those answers pass at least ``MET`` of the time (seen at least
 ``MIN_SEEN`` times) is *mostly met*. A failure's rationale keeps the checks that are not;
 the mostly met ones move to the item's ``mostly_met`` field with their pass rate, so a
 reader still sees them, as what the skill already gets right. A failure whose every failed
