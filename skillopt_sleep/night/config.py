@@ -31,6 +31,10 @@ class NightConfig:
     stops as soon as a comparison is decided, so a larger cap costs pairs only on the
     near-misses it gives a chance (the full pipeline's proof, two validation families:
     with 24, 18 of 20 seeds held; with 36, 20 of 20)."""
+    lead_repeats: int = 0
+    """Samples of each task a comparison leads with (``night.scoring``: those its evidence
+    points at) it may draw, when more than the others' (0: the same). Where answers are noisy
+    a rule's evidence is in those tasks' pairs, not in the others' ties and coin flips."""
     test_repeats: int = 1
     test_tasks: int = 48
     """Test tasks the report scores, at most: whole families in a stable hash order, the
@@ -63,6 +67,11 @@ class NightConfig:
     executor whose workers are other processes (``night.remote``); a given thread pool keeps
     its own size. Results do not depend on it."""
     max_success_batches: int = 1
+    focus: bool = False
+    """Reflection reads a failure's checks the skill does not meet yet, the ones its train
+    answers mostly pass set apart (``night.focus``). Off by default: with it, researcher's
+    lift fell from +0.541 to +0.485 over 20 seeds and the hard persona gained nothing
+    (``docs/gate.md``)."""
     min_support: int = 2
     """An edit reaches the gate only if it cites at least this many minibatch tasks (1: any
     edit); see ``night.candidates``."""

@@ -15,7 +15,7 @@ from typing import Any
 from skillopt_sleep.errors import BudgetExceeded
 from skillopt_sleep.firewall import Context, check_edit, granted_by_user, user_typed
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
-from skillopt_sleep.night import candidates, carry, gate, retire, slow_update, whole
+from skillopt_sleep.night import candidates, carry, focus, gate, retire, slow_update, whole
 from skillopt_sleep.night.budget import edit_budget, idle
 from skillopt_sleep.night.cross import CrossCheck, seen, withdraw
 from skillopt_sleep.night.demands import OwnLook
@@ -82,6 +82,7 @@ class Night:
         self.preloaded = carry.preload(self.scorer, inputs.tasks, inputs.memory.carried)
         n_val = len(self.split[Split.VALIDATION.value])
         self.val_repeats = self.cfg.repeats_for(n_val)
+        self.val_block = max(self.val_repeats, self.cfg.lead_repeats)  # samples a task may give
         self.incumbent: SkillDoc = parse(inputs.skill_text)
         """The best skill validated so far tonight; every gate compares against it."""
         self.stepped = (self.incumbent, self.val_first)  # the gated edits' start: last look
@@ -124,7 +125,7 @@ class Night:
     def _clean(self, doc: SkillDoc) -> int:
         """The first validation sample on which ``doc``'s answers are unselected: past the
         block it won a comparison on tonight, if it did (``night.carry``)."""
-        return self.val_first + (self.val_repeats if self.scorer.has_won(doc) else 0)
+        return self.val_first + (self.val_block if self.scorer.has_won(doc) else 0)
 
     # --- the night ------------------------------------------------------------------------
 
@@ -203,7 +204,7 @@ class Night:
             doc, self.inputs.retire, lambda d: self.scorer.pairs(val, d, first, n),
             self.cfg, self.gate_test)
         if any(d.accepted for d in self.result.retired):
-            self.val_first += self.val_repeats  # fresh samples: the winner's curse again
+            self.val_first += self.val_block  # fresh samples: the winner's curse again
         return doc
 
     def _steps(self, doc: SkillDoc) -> SkillDoc:
@@ -228,11 +229,12 @@ class Night:
         doc = self.incumbent
         train = self._train(doc, self.inputs.seed * 1000 + t)
         by_id = {task.id: task for task in self.split[Split.TRAIN.value]}
-        scored = [(by_id[ro.task_id], ro) for ro in train]
+        scored, met = focus.shown(train, by_id, self.scorer.rollouts_of(doc.hash), self.cfg.focus)
         found = reflect(
             self.optimizer,
             skill=doc.text,
             scored=scored,
+            met=met,
             rejected=self.rejected,
             notes=self.notes,
             batch_size=self.cfg.batch_size,
@@ -295,7 +297,8 @@ class Night:
             return GateDecision(edit, True, "gate disabled", step=step)
         verdict = self.scorer.compare(self.gate_test, incumbent, candidate, self.val_first,
                                       self.val_repeats, f"{edit.text} {edit.anchor}",
-                                      cited=edit.cited, adds=edit.text)
+                                      cited=edit.cited, adds=edit.text,
+                                      lead_repeats=self.val_block)
         held = self.looks.after(verdict, incumbent.text, candidate.text, edit)
         self.result.contradictions += held.found
         decision = gate.decision(edit, held.verdict.accepted, held.verdict.reason,

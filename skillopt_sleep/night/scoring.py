@@ -67,11 +67,12 @@ class Scorer:
         """(skill hash, task, sample) of the pairs a skill won its gate on (see the module)."""
 
     def pairs(self, split: str, doc: SkillDoc, first: int, n: int,
-              lead: Sequence[Task] = (), repeats: int = 0) -> list[Rollout]:
+              lead: Sequence[Task] = (), repeats: int = 0, lead_repeats: int = 0
+              ) -> list[Rollout]:
         """The first ``n`` rollouts of ``doc`` on ``split`` in rounds, samples numbered from
-        ``first`` (``lead``'s ``repeats`` samples first); drawn only as far as not drawn
-        before."""
-        return self.tasks(doc, self._order(split, first, n, lead, repeats))
+        ``first`` (``lead``'s ``lead_repeats`` samples first, or ``repeats``); drawn only as
+        far as not drawn before."""
+        return self.tasks(doc, self._order(split, first, n, lead, repeats, lead_repeats))
 
     def rounds(self, split: str, doc: SkillDoc, repeats: int, first: int = 0) -> list[Rollout]:
         """``repeats`` samples of every task of ``split`` (round-robin order)."""
@@ -87,7 +88,7 @@ class Scorer:
 
     def compare(self, test: gate.GateTest, incumbent: SkillDoc, candidate: SkillDoc,
                 first: int, repeats: int, words: str = "", cited: Sequence[str] = (),
-                adds: str | None = None) -> gate.Verdict:
+                adds: str | None = None, lead_repeats: int = 0) -> gate.Verdict:
         """The gate on validation: pairs (samples from ``first``, at most ``repeats`` of each
         task) drawn look by look until ``test`` decides or the pairs run out. The tasks the
         edit's evidence points at lead (``lead``), then any other its ``words`` touch.
@@ -104,16 +105,19 @@ class Scorer:
             familiar = adds is not None and not novel(adds, incumbent.text, self.splits[val])
         alpha = min(cfg.alpha, cfg.familiar_alpha) if familiar else cfg.alpha
 
-        def draw(n: int) -> tuple[list[Rollout], list[Rollout]]:
-            return (self.pairs(val, incumbent, first, n, lead, repeats),
-                    self.pairs(val, candidate, first, n, lead, repeats))
+        more = max(0, lead_repeats - repeats) * len(lead)
 
-        verdict = gate.compare(test, draw, max_pairs=repeats * len(self.splits[val]),
+        def draw(n: int) -> tuple[list[Rollout], list[Rollout]]:
+            return (self.pairs(val, incumbent, first, n, lead, repeats, lead_repeats),
+                    self.pairs(val, candidate, first, n, lead, repeats, lead_repeats))
+
+        verdict = gate.compare(test, draw, max_pairs=repeats * len(self.splits[val]) + more,
                                metric=cfg.metric, alpha=alpha, margin=cfg.margin,
                                no_regression=cfg.no_regression, familiar=familiar,
                                familiar_alpha=min(cfg.alpha, cfg.familiar_alpha))
         if verdict.accepted:
-            pairs = self._order(val, first, verdict.comparison.n_pairs, lead, repeats)
+            pairs = self._order(val, first, verdict.comparison.n_pairs, lead, repeats,
+                                lead_repeats)
             self.won.update((candidate.hash, t.id, s) for t, s in pairs)
         return verdict
 
@@ -161,17 +165,19 @@ class Scorer:
         return [r for k, r in self._by_task.items() if k[0] == skill_hash and k not in self.won]
 
     def _order(self, split: str, first: int, n: int, lead: Sequence[Task] = (),
-               repeats: int = 0) -> list[tuple[Task, int]]:
-        """The first ``n`` (task, sample) of ``split``: ``repeats`` rounds of ``lead``, then
-        the other tasks in rounds from ``first`` (then every task, past ``repeats``)."""
+               repeats: int = 0, lead_repeats: int = 0) -> list[tuple[Task, int]]:
+        """The first ``n`` (task, sample) of ``split``: ``lead_repeats`` (at least
+        ``repeats``) rounds of ``lead``, then ``repeats`` rounds of the other tasks from
+        ``first`` (then every task, past both)."""
         tasks = self.splits[split]
         if not tasks:
             return []
         ahead = {t.id for t in lead}
         rest = [t for t in tasks if t.id not in ahead]
-        order = [(t, first + s) for group in (lead, rest) if group
-                 for s in range(repeats) for t in group]
-        past = first + repeats
+        deep = max(repeats, lead_repeats)
+        order = [(t, first + s) for group, rounds in ((lead, deep), (rest, repeats)) if group
+                 for s in range(rounds) for t in group]
+        past = first + deep
         order += [(tasks[i % len(tasks)], past + i // len(tasks))
                   for i in range(max(0, n - len(order)))]
         return order[:n]
