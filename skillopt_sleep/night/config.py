@@ -67,11 +67,6 @@ class NightConfig:
     executor whose workers are other processes (``night.remote``); a given thread pool keeps
     its own size. Results do not depend on it."""
     max_success_batches: int = 1
-    focus: bool = False
-    """Reflection reads a failure's checks the skill does not meet yet, the ones its train
-    answers mostly pass set apart (``night.focus``). Off by default: with it, researcher's
-    lift fell from +0.541 to +0.485 over 20 seeds and the hard persona gained nothing
-    (``docs/gate.md``)."""
     min_support: int = 2
     """An edit reaches the gate only if it cites at least this many minibatch tasks (1: any
     edit); see ``night.candidates``."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from skillopt_sleep.models.base import tag
@@ -48,10 +48,7 @@ def replay_messages(skill: str, task: Task) -> list[Message]:
     ]
 
 
-def minibatch_json(items: Sequence[tuple[Task, Rollout]], excerpt: int = 600,
-                   met: Mapping[str, Mapping[str, float]] | None = None) -> str:
-    """The minibatch as the optimizer reads it; ``met``: per task id, the failed checks the
-    skill mostly meets already, with their pass rates (``night.focus``)."""
+def minibatch_json(items: Sequence[tuple[Task, Rollout]], excerpt: int = 600) -> str:
     return json.dumps(
         [
             {
@@ -60,7 +57,6 @@ def minibatch_json(items: Sequence[tuple[Task, Rollout]], excerpt: int = 600,
                 "score": round(r.score.soft, 3),
                 "passed": r.score.hard >= 1.0,
                 "rationale": r.score.rationale,
-                **({"mostly_met": dict(met[t.id])} if met and t.id in met else {}),
                 "response": r.response[:excerpt],
             }
             for t, r in items
@@ -97,12 +93,11 @@ def reflect_messages(
     notes: Sequence[str],
     max_edits: int,
     comparison: str = "",
-    met: Mapping[str, Mapping[str, float]] | None = None,
 ) -> list[Message]:
     body = [
         f"<mode>{mode}</mode>",
         f"<skill>\n{skill}\n</skill>",
-        f"<minibatch>\n{minibatch_json(items, met=met)}\n</minibatch>",
+        f"<minibatch>\n{minibatch_json(items)}\n</minibatch>",
         f"<rejected>\n{rejected_json(rejected)}\n</rejected>",
         "<meta_notes>\n" + "\n".join(f"- {n}" for n in notes) + "\n</meta_notes>",
     ]

@@ -7,7 +7,7 @@ retried once, then recorded as a reflection failure; it is never silently droppe
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from skillopt_sleep.errors import AuthError, BudgetExceeded, HandoffPending, ModelError
@@ -91,10 +91,8 @@ def reflect(
     max_edits: int,
     max_success_batches: int,
     seed: int,
-    met: Mapping[str, Mapping[str, float]] | None = None,
 ) -> Reflection:
-    """Edits proposed from this step's train rollouts (``met``: per task id, the failed
-    checks the skill mostly meets already, ``night.focus``)."""
+    """Edits proposed from this step's train rollouts."""
     out = Reflection()
     failures = [(t, r) for t, r in scored if r.usable and r.score.hard < 1.0]
     successes = [(t, r) for t, r in scored if r.usable and r.score.hard >= 1.0]
@@ -107,8 +105,7 @@ def reflect(
     waiting: HandoffPending | None = None
     for n, (mode, items) in enumerate(batches):
         messages = reflect_messages(
-            mode=mode, skill=skill, items=items, rejected=rejected, notes=notes,
-            max_edits=max_edits, met=met,
+            mode=mode, skill=skill, items=items, rejected=rejected, notes=notes, max_edits=max_edits
         )
         origin = "failure" if mode == "failures" else "success"
         shown = frozenset(t.id for t, _ in items)

@@ -15,7 +15,7 @@ from typing import Any
 from skillopt_sleep.errors import BudgetExceeded
 from skillopt_sleep.firewall import Context, check_edit, granted_by_user, user_typed
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
-from skillopt_sleep.night import candidates, carry, focus, gate, retire, slow_update, whole
+from skillopt_sleep.night import candidates, carry, gate, retire, slow_update, whole
 from skillopt_sleep.night.budget import edit_budget, idle
 from skillopt_sleep.night.cross import CrossCheck, seen, withdraw
 from skillopt_sleep.night.demands import OwnLook
@@ -229,12 +229,11 @@ class Night:
         doc = self.incumbent
         train = self._train(doc, self.inputs.seed * 1000 + t)
         by_id = {task.id: task for task in self.split[Split.TRAIN.value]}
-        scored, met = focus.shown(train, by_id, self.scorer.rollouts_of(doc.hash), self.cfg.focus)
+        scored = [(by_id[ro.task_id], ro) for ro in train]
         found = reflect(
             self.optimizer,
             skill=doc.text,
             scored=scored,
-            met=met,
             rejected=self.rejected,
             notes=self.notes,
             batch_size=self.cfg.batch_size,
