@@ -121,6 +121,12 @@ class MiningStore:
             out.setdefault(fid, []).append(rid)
         return out
 
+    def first_actions(self, project: str, limit: int) -> list[str]:
+        """The fingerprints (JSON lists) of the first ``limit`` requests of ``project``."""
+        return [a for (a,) in self.conn.execute(
+            "SELECT COALESCE(json_extract(request_json, '$.actions'), '[]') FROM mined_requests"
+            " WHERE project = ? ORDER BY seq LIMIT ?", (project, limit))]
+
     def count_requests(self, project: str, pending: bool = False) -> int:
         query = "SELECT COUNT(*) FROM mined_requests WHERE project = ?"
         if pending:
