@@ -121,11 +121,14 @@ class MiningStore:
             out.setdefault(fid, []).append(rid)
         return out
 
-    def first_actions(self, project: str, limit: int) -> list[str]:
-        """The fingerprints (JSON lists) of the first ``limit`` requests of ``project``."""
-        return [a for (a,) in self.conn.execute(
-            "SELECT COALESCE(json_extract(request_json, '$.actions'), '[]') FROM mined_requests"
-            " WHERE project = ? ORDER BY seq LIMIT ?", (project, limit))]
+    def feature_counts(self, project: str, limit: int) -> dict[str, int]:
+        """How many of the first ``limit`` requests of ``project`` have each fingerprint
+        feature (counted in SQLite: no JSON is parsed in Python)."""
+        return dict(self.conn.execute(
+            "SELECT f.value, COUNT(DISTINCT r.seq) FROM (SELECT seq, request_json FROM"
+            " mined_requests WHERE project = ? ORDER BY seq LIMIT ?) AS r,"
+            " json_each(COALESCE(json_extract(r.request_json, '$.actions'), '[]')) AS f"
+            " GROUP BY f.value", (project, limit)).fetchall())
 
     def count_requests(self, project: str, pending: bool = False) -> int:
         query = "SELECT COUNT(*) FROM mined_requests WHERE project = ?"

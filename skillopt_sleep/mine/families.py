@@ -28,7 +28,6 @@ from skillopt_sleep.mine.fingerprint import Combiner
 from skillopt_sleep.mine.intent import Intent, Kind, embed_text, parse, same_intent_possible
 from skillopt_sleep.records import sha256_text
 
-
 TRUST = 0.8
 
 
@@ -260,19 +259,27 @@ class Member:
 
 
 def best_family(
-    item: Member, candidates: dict[str, Group], threshold: float, compat: Compatibility
+    item: Member, candidates: dict[str, Group], threshold: float, compat: Compatibility,
+    known: dict[str, float] | None = None,
 ) -> str | None:
-    """The candidate family ``item`` fits best (mean cosine ≥ threshold, intents agree)."""
-    best, best_score = None, threshold
-    one = Group.of(item.vector, compat.kind(item.intent))
-    for fid in sorted(candidates):
-        family = candidates[fid]
-        score = float(family.total @ item.vector) / family.size
-        # The score first: it is one dot product, while the intents' check walks every
-        # kind the family holds, and most candidates fall short of the bar anyway.
-        if score >= best_score and compat.groups(one, family):
-            best, best_score = fid, score
-    return best
+    """The candidate family ``item`` fits best (mean cosine ≥ threshold, may merge).
+
+    ``known``: mean cosines already at hand (a search over family means gives them); the
+    others are computed. Candidates are tried best first and the first that may merge
+    wins, so the merge check, which walks every kind a family holds, runs only for the
+    few above the bar."""
+    known = known or {}
+    ranked = sorted(
+        (-(known[fid] if fid in known else float(g.total @ item.vector) / g.size), fid)
+        for fid, g in candidates.items())
+    one = None
+    for negative, fid in ranked:
+        if -negative < threshold:
+            break
+        one = one or Group.of(item.vector, compat.kind(item.intent))
+        if compat.groups(one, candidates[fid]):
+            return fid
+    return None
 
 
 def new_families(

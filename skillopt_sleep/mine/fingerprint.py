@@ -210,8 +210,11 @@ class Rarity:
 
     @classmethod
     def of(cls, sample: Sequence[Sequence[str]], name: str) -> Rarity:
-        n = len(sample)
-        counts = Counter(f for feats in sample for f in set(feats))
+        return cls.counted(Counter(f for feats in sample for f in set(feats)), len(sample), name)
+
+    @classmethod
+    def counted(cls, counts: Mapping[str, int], n: int, name: str) -> Rarity:
+        """From each feature's count among ``n`` requests."""
         return cls({f: math.sqrt(1 + math.log((n + 1) / (c + 1))) for f, c in counts.items()},
                    math.sqrt(1 + math.log(n + 1)), name)
 

@@ -37,7 +37,7 @@ from skillopt_sleep.mine.families import (
     new_families,
 )
 from skillopt_sleep.mine.fingerprint import Combiner, Rarity
-from skillopt_sleep.mine.index import ProjectIndex, faiss_nearest, space
+from skillopt_sleep.mine.index import ProjectIndex, faiss_nearest, faiss_scored, space
 from skillopt_sleep.mine.intent import Intent, Kind, foreign, parse
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.splits import DEFAULT_RATIOS, balanced_split
@@ -152,8 +152,8 @@ class Miner:
         sample = 1 << (count.bit_length() - 1) if count else 0
         found = self._combiners.get(project)
         if found is None or found.rarity is None or found.rarity.name != str(sample):
-            stored = self.store.first_actions(project, sample)
-            rarity = Rarity.of([json.loads(a) for a in stored], str(sample))
+            counts = self.store.feature_counts(project, sample)
+            rarity = Rarity.counted(counts, sample, str(sample))
             found = self._combiners[project] = self.combiner.with_rarity(rarity)
         return found
 
@@ -235,13 +235,16 @@ class Miner:
         groups = self._family_groups(project, ids, index)
         order = sorted(groups)
         means = np.stack([groups[f].total / groups[f].size for f in order]).astype(np.float32)
-        near = faiss_nearest(means, np.stack([m.vector for m in taken]),
-                             self.settings.neighbours)
-        for item, rows in zip(taken, near, strict=True):
-            candidates = {order[r]: groups[order[r]] for r in rows}
-            fid = best_family(item, candidates, self.settings.threshold, self.compat)
+        near = faiss_scored(means, np.stack([m.vector for m in taken]),
+                            self.settings.neighbours)
+        grown: set[str] = set()  # families joined in this pass: their means moved
+        for item, hits in zip(taken, near, strict=True):
+            candidates = {order[r]: groups[order[r]] for r, _ in hits}
+            known = {order[r]: s for r, s in hits if order[r] not in grown}
+            fid = best_family(item, candidates, self.settings.threshold, self.compat, known)
             if fid is not None:
                 joined[item.id] = fid
+                grown.add(fid)
                 groups[fid].absorb(Group.of(item.vector, self.compat.kind(item.intent)))
         by_family: dict[str, list[str]] = {}
         for rid, fid in joined.items():
