@@ -161,6 +161,12 @@ def variants(rows: Sequence[dict[str, Any]], embedder: Embedder, state: Path) ->
         groups = mine(rows, embedder, settings, state / name)
         out[name] = (scores(rows, groups) | by_half(rows, groups) | {"families": len(groups)}
                      | {"losses": losses(rows, groups, settings)})
+    # A team that never writes English: the English tables never fire, so this is what
+    # the fingerprint and the text model give in a language nobody wrote tables for.
+    foreign = [r for r in rows if r["lang"] != "en"]
+    groups = mine(foreign, embedder, base, state / "no_english")
+    out["shipped_without_english"] = (scores(foreign, groups) | by_half(foreign, groups)
+                                      | {"requests": len(foreign)})
     return out
 
 

@@ -103,6 +103,7 @@ class Miner:
         self.combiner = self.settings.combiner()
         self.compat = self.settings.compatibility(self.combiner)
         self._combiners: dict[str, Combiner] = {}
+        self._kinds: dict[str, frozenset[int]] = {}
         self._indexes: dict[str, ProjectIndex] = {}
         self._intents: dict[str, Intent] = {}
         self._checked: set[str] = set()
@@ -272,8 +273,12 @@ class Miner:
         return groups
 
     def _group(self, stats: StatsRow) -> Group:
-        kinds = {self.compat.kind(Kind(frozenset(a), o, h)) for a, o, h in json.loads(stats.kinds)}
-        return Group([], np.frombuffer(stats.total, dtype=np.float64).copy(), kinds, stats.size)
+        kinds = self._kinds.get(stats.kinds)
+        if kinds is None:  # families repeat their kinds: each distinct list is parsed once
+            kinds = self._kinds[stats.kinds] = frozenset(
+                self.compat.kind(Kind(frozenset(a), o, h)) for a, o, h in json.loads(stats.kinds))
+        return Group([], np.frombuffer(stats.total, dtype=np.float64).copy(), set(kinds),
+                     stats.size)
 
     def _save_stats(self, project: str, groups: dict[str, Group]) -> None:
         self.store.save_family_stats(self.stats_space(project), {
