@@ -244,7 +244,8 @@ def main() -> None:
         results.append(result)
         print(json.dumps(result) if args.json else
               "  ".join(f"{k} {v}" for k, v in result.items()), flush=True)
-    growth = {k: exponents(results, k) for k in ("first_s", "lib_first_s") if len(results) > 1}
+    growth = {k: exponents(results, k) for k in ("first_s", "lib_first_s", "lib_minilm_first_s")
+              if len(results) > 1}
     if growth:
         print(json.dumps({"growth_exponent": growth}) if args.json else
               f"growth exponent {growth}", flush=True)
