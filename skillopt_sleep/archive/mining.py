@@ -118,7 +118,8 @@ class MiningStore:
         out: dict[str, list[str]] = {}
         for rid, fid in self.conn.execute(
             "SELECT id, family_id FROM mined_requests WHERE project = ? AND family_id IS NOT NULL"
-            " ORDER BY seq", (project,)):
+            # The index on (project, family_id) keeps equal keys in seq order: no sort.
+            " ORDER BY family_id, seq", (project,)):
             out.setdefault(fid, []).append(rid)
         return out
 
