@@ -12,11 +12,11 @@ import pytest
 
 from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.mining import MiningStore
 from skillopt_sleep.harvest.sources import make_source
 from skillopt_sleep.mine.commands import commands_of
 from skillopt_sleep.mine.embed import MockEmbedder
 from skillopt_sleep.mine.families import FamilySettings
-from skillopt_sleep.archive.mining import MiningStore
 from skillopt_sleep.mine.fingerprint import Combiner, Rarity, features, relative, vectors
 from skillopt_sleep.mine.miner import Miner
 from skillopt_sleep.mine.requests import Request, requests_from_sessions
