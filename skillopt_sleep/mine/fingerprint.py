@@ -12,7 +12,8 @@ records them:
   are all edits);
 - ``edit:.py``, ``read:.md``: the kinds of files read and changed (created or edited:
   one kind, as agents record creation differently), and ``path:src/api``
-  the project-relative folders and ``file:CHANGELOG.md`` the files changed;
+  the project-relative folders and ``file:CHANGELOG.md`` the files changed (folders only
+  read are left out: fixing the code a test covers reads the test's folder too);
 - ``outcome:tests-failed``, ``outcome:build-ok``: what the test and build commands said.
 
 ``vector`` hashes the features, weighted by how much they say about the task, into a
@@ -37,7 +38,7 @@ import numpy as np
 from skillopt_sleep.mine.commands import LOOKS, commands_of, outcome_class
 from skillopt_sleep.records import ToolCall
 
-FINGERPRINT_FORM = "act2"
+FINGERPRINT_FORM = "act3"
 """Version of the features and their weights; part of the index's space name."""
 
 _TOOL_CLASS: dict[str, tuple[str, ...]] = {
@@ -118,11 +119,12 @@ def _file_features(verb: str, paths: Iterable[str], project: str) -> set[str]:
         if not rel or "SKILL.md" in rel:
             continue
         out.add(f"{verb}:{file_kind(rel)}")
+        if verb not in _CHANGES:
+            continue  # where the agent looked is context; where it changed things, the task
         folder = str(PurePosixPath(rel).parent)
         if folder not in (".", ""):
             out.add(f"path:{folder}")
-        if verb in _CHANGES:
-            out.add(f"file:{rel}")
+        out.add(f"file:{rel}")
     return out
 
 
