@@ -180,3 +180,16 @@ def test_the_same_work_outweighs_english_words_the_tables_misjudge(
                   index_base=paths.state_dir() / "ix")
     families = [sorted(f.members) for f in miner.mine(requests).families]
     assert (["r0", "r1", "r2", "r3"] in families) is joined
+
+
+def test_english_asks_the_tables_read_stay_apart_though_the_work_is_the_same() -> None:
+    # The tables read both verbs (explain, rename): their veto stands, whatever ran.
+    requests = [_request(0, "explain the cache layer", COMPOSE),
+                _request(1, "explain the cache layer for Alice", COMPOSE),
+                _request(2, "rename the cache layer", COMPOSE),
+                _request(3, "rename the cache layer by Friday", COMPOSE)]
+    archive = Archive(paths.archive_path())
+    miner = Miner(archive, MockEmbedder(dim=32), FamilySettings(),
+                  index_base=paths.state_dir() / "ix")
+    families = sorted(sorted(f.members) for f in miner.mine(requests).families)
+    assert families == [["r0", "r1"], ["r2", "r3"]]

@@ -125,10 +125,11 @@ class Compatibility:
     group of hundreds of members holds a handful of kinds; each kind gets a small int
     (``kind``) and each pair of kinds is judged once.
 
-    ``vouch(a, b)``, when given, lets two groups merge whatever their words say: the
-    tables read English only, and one pair of English phrasings they misjudge ("bring up
-    the stack" / "start the services") would otherwise keep apart two groups that ran
-    the same commands on the same files in every language.
+    ``vouch(a, b)``, when given, lets two groups merge whatever their words say if the
+    tables could not read some member (``groups``): the tables read English only, and one
+    pair of English phrasings they misjudge ("bring up the stack" / "start the services")
+    would otherwise keep apart two groups that ran the same commands on the same files in
+    every language.
     """
 
     def __init__(self, guards: bool = True,
@@ -162,8 +163,16 @@ class Compatibility:
         return all(self.pair(x, y) for x in a for y in others)
 
     def groups(self, a: Group, b: Group) -> bool:
-        """Whether two groups may merge: their kinds agree, or their work vouches."""
-        return self.all(a.kinds, b.kinds) or (self.vouch is not None and self.vouch(a, b))
+        """Whether two groups may merge: their kinds agree, or their work vouches for them
+        and the tables could not read what was asked of some member (no verb they know:
+        another language, or wording they lack). Where the tables read every member,
+        their veto stands: two English asks that ran the same one command stay apart."""
+        if self.all(a.kinds, b.kinds):
+            return True
+        if self.vouch is None:
+            return False
+        unread = any(not self._kinds[k].actions for k in a.kinds | b.kinds)
+        return unread and self.vouch(a, b)
 
 
 @dataclass
