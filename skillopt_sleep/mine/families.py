@@ -139,6 +139,7 @@ class Compatibility:
         self._ids: dict[Kind, int] = {}
         self._kinds: list[Kind] = []
         self._seen: dict[tuple[int, int], bool] = {}
+        self._unread: set[int] = set()  # kinds with no verb the tables know
 
     def kind(self, intent: Intent | Kind) -> int:
         key = intent.kind if isinstance(intent, Intent) else intent
@@ -146,6 +147,8 @@ class Compatibility:
         if found is None:
             found = self._ids[key] = len(self._kinds)
             self._kinds.append(key)
+            if not key.actions:
+                self._unread.add(found)
         return found
 
     def kinds(self, ids: Iterable[int]) -> list[Kind]:
@@ -171,7 +174,7 @@ class Compatibility:
             return True
         if self.vouch is None:
             return False
-        unread = any(not self._kinds[k].actions for k in a.kinds | b.kinds)
+        unread = not (self._unread.isdisjoint(a.kinds) and self._unread.isdisjoint(b.kinds))
         return unread and self.vouch(a, b)
 
 
