@@ -12,6 +12,9 @@ it does for a real user. Then, in a fresh state dir, it runs
   --state DIR`` (its own archive and index, kept for the second run);
 - ``second_s``: the same command on 1 % more requests (new sessions only);
 - ``second_ratio``: ``second_s / first_s`` (target ≤ 0.05);
+- ``first_cpu_s`` / ``second_cpu_s`` / ``second_cpu_ratio``: the same in CPU seconds (user +
+  system of the child; ``lib_*_cpu_*`` in-process): on a loaded machine the wall time is
+  mostly waiting for a core, and the CPU time is the work;
 - ``peak_rss_mb``: the larger peak RSS of the two runs (``VmHWM`` of each child);
 - ``families``: families stored after the second run;
 - ``lib_first_s`` / ``lib_second_s`` / ``lib_ratio``: the same two minings through the
@@ -104,12 +107,12 @@ def write(path: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
-def run(args: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one CLI run; a failure stops the bench."""
-    from scale_nights import timed
+def run(args: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds and peak RSS (MB) of one CLI run; a failure stops the bench."""
+    from scale_nights import measured
 
-    wall, rss, _ = timed(args, env, Path.cwd())
-    return wall, rss
+    found = measured(args, env, Path.cwd())
+    return found.wall, found.cpu, found.rss_mb
 
 
 def one_size(n: int, cli: list[str], threshold: float | None,
@@ -127,8 +130,8 @@ def one_size(n: int, cli: list[str], threshold: float | None,
         if threshold is not None:
             mine += ["--threshold", str(threshold)]
         mine.append("--requests")
-        first_s, rss1 = run([*mine, str(first_file)], env)
-        second_s, rss2 = run([*mine, str(second_file)], env)
+        first_s, first_cpu, rss1 = run([*mine, str(first_file)], env)
+        second_s, second_cpu, rss2 = run([*mine, str(second_file)], env)
         db = sqlite3.connect(kept / "archive.sqlite3") \
             if (kept / "archive.sqlite3").exists() else None
         families = db.execute("SELECT COUNT(*) FROM families").fetchone()[0] if db else -1
@@ -136,6 +139,8 @@ def one_size(n: int, cli: list[str], threshold: float | None,
             db.close()
     return {"requests": n, "first_s": round(first_s, 2), "second_requests": more,
             "second_s": round(second_s, 2), "second_ratio": round(second_s / first_s, 4),
+            "first_cpu_s": round(first_cpu, 2), "second_cpu_s": round(second_cpu, 2),
+            "second_cpu_ratio": round(second_cpu / first_cpu, 4),
             "peak_rss_mb": round(max(rss1, rss2), 1), "families": families}
 
 
@@ -156,14 +161,15 @@ def in_process(n: int, threshold: float | None, with_actions: bool = True,
         archive = Archive(state / "archive.sqlite3")
         nightly = Archive(state / "nightly.sqlite3")
         settings = FamilySettings() if threshold is None else FamilySettings(threshold)
-        times, catalog = [], []
+        times, cpus, catalog = [], [], []
         for rows in (history(n, with_actions=with_actions),
                      history(max(1, n // 100), start=n, with_actions=with_actions)):
             requests = [request_from_json(r) for r in rows]
             miner = Miner(archive, make_embedder(embedder), settings, index_base=state / "index")
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             miner.mine(requests)
             times.append(time.perf_counter() - start)
+            cpus.append(time.process_time() - cpu)
             if not catalog_too:
                 continue
             refresh = Catalog(nightly, make_embedder("hashing"),
@@ -176,7 +182,9 @@ def in_process(n: int, threshold: float | None, with_actions: bool = True,
         nightly.close()
     prefix = "lib" if embedder == "hashing" else f"lib_{embedder}"
     out = {f"{prefix}_first_s": round(times[0], 2), f"{prefix}_second_s": round(times[1], 3),
-           f"{prefix}_ratio": round(times[1] / times[0], 4)}
+           f"{prefix}_ratio": round(times[1] / times[0], 4),
+           f"{prefix}_first_cpu_s": round(cpus[0], 2), f"{prefix}_second_cpu_s": round(cpus[1], 3),
+           f"{prefix}_cpu_ratio": round(cpus[1] / cpus[0], 4)}
     if catalog:
         out |= {"catalog_first_s": round(catalog[0], 2), "catalog_second_s": round(catalog[1], 2)}
     return out
@@ -244,7 +252,9 @@ def main() -> None:
         results.append(result)
         print(json.dumps(result) if args.json else
               "  ".join(f"{k} {v}" for k, v in result.items()), flush=True)
-    growth = {k: exponents(results, k) for k in ("first_s", "lib_first_s") if len(results) > 1}
+    growth = {k: exponents(results, k) for k in ("first_s", "lib_first_s", "lib_minilm_first_s",
+                                                 "first_cpu_s", "lib_first_cpu_s")
+              if len(results) > 1}
     if growth:
         print(json.dumps({"growth_exponent": growth}) if args.json else
               f"growth exponent {growth}", flush=True)

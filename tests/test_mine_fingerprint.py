@@ -12,11 +12,12 @@ import pytest
 
 from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
+from skillopt_sleep.archive.mining import MiningStore
 from skillopt_sleep.harvest.sources import make_source
 from skillopt_sleep.mine.commands import commands_of
 from skillopt_sleep.mine.embed import MockEmbedder
 from skillopt_sleep.mine.families import FamilySettings
-from skillopt_sleep.mine.fingerprint import Combiner, features, relative, vectors
+from skillopt_sleep.mine.fingerprint import Combiner, Rarity, features, relative, vectors
 from skillopt_sleep.mine.miner import Miner
 from skillopt_sleep.mine.requests import Request, requests_from_sessions
 from skillopt_sleep.records import ToolCall
@@ -35,6 +36,8 @@ from tests._harvest_layout import FIXTURES, shared
     ("kubectl -n prod logs deploy/api | tail -50", ["kubectl logs", "tail"]),
     ("cat > src/a.py <<'EOF'\nimport os\ndef f(): pass\nEOF\npytest -q", ["cat", "pytest"]),
     ("exit 3", []),
+    ("gh pr create --fill", ["gh pr create"]),  # a noun-verb CLI keeps its verb
+    ("gh pr view 57 && gh run list --limit 5", ["gh pr view", "gh run list"]),
 ])
 def test_commands_keep_program_and_subcommand_only(line: str, expected: list[str]) -> None:
     assert commands_of(line) == expected
@@ -122,3 +125,71 @@ def test_same_work_in_other_languages_joins_and_same_words_with_other_work_do_no
                   index_base=paths.state_dir() / "ix")
     families = sorted(sorted(f.members) for f in miner.mine(requests).families)
     assert families == [["r0", "r1", "r2"], ["r3", "r4"]]
+
+
+def test_two_different_features_never_look_alike() -> None:
+    # One hashed bucket per feature made colliding features identical (cosine ±1):
+    # ``kubectl apply`` joined ``npm run test``. Spread over four, a pair shares at most
+    # a part of its weight.
+    names = [f"cmd:tool{i} sub{i % 7}" for i in range(400)]
+    rows = vectors([[n] for n in names])
+    sims = np.abs(rows @ rows.T) - np.eye(len(names))
+    assert sims.max() <= 0.5 + 1e-6
+
+
+def test_rarity_weighs_what_every_request_does_less() -> None:
+    sample = [["tool:shell", "cmd:pytest"], ["tool:shell", "cmd:git commit"],
+              ["tool:shell", "cmd:ruff check"], ["tool:shell", "cmd:pytest"]]
+    rarity = Rarity.of(sample, "4")
+    assert rarity.factor("tool:shell") == pytest.approx(1.0)
+    assert rarity.factor("cmd:git commit") > rarity.factor("cmd:pytest") > 1.0
+    assert rarity.factor("cmd:never-seen") > rarity.factor("cmd:git commit")
+    # two requests that share only the command every request runs
+    pair = [["tool:shell", "edit:.py", "cmd:pytest"], ["tool:shell", "edit:.py", "cmd:mypy"]]
+    common = Rarity.of([["tool:shell", "edit:.py"]] * 20 + [["cmd:pytest"], ["cmd:mypy"]], "22")
+    plain, weighed = vectors(pair), vectors(pair, rarity=common)
+    assert float(weighed[0] @ weighed[1]) < float(plain[0] @ plain[1]) - 0.2
+    assert Combiner(rarity=common).name != Combiner().name  # sums are kept apart
+
+
+def test_rarity_is_counted_once_per_sample_and_stored() -> None:
+    archive = Archive(paths.archive_path())
+    store = MiningStore(archive)
+    store.add_requests([_request(i, "x", PYTEST if i % 2 else GO) for i in range(6)])
+    assert store.feature_counts("/p", 4) == {"cmd:pytest": 2, "outcome:tests-ok": 4,
+                                             "path:api": 2, "tool:shell": 4, "cmd:go test": 2}
+    store.add_requests([_request(9, "x", DEPLOY)])  # the first four did not change
+    assert store.feature_counts("/p", 4)["tool:shell"] == 4
+    stored = archive.conn.execute("SELECT COUNT(*) FROM mining_rarity").fetchone()[0]
+    assert stored == 1
+
+
+COMPOSE = ["cmd:docker compose", "outcome:build-ok", "tool:shell"]
+
+
+@pytest.mark.parametrize(("trust", "joined"), [(0.8, True), (2.0, False)])
+def test_the_same_work_outweighs_english_words_the_tables_misjudge(
+        trust: float, joined: bool) -> None:
+    # The tables read "bring up" as a change and "start" as a run: different intents.
+    requests = [_request(0, "bring up the local stack with compose", COMPOSE),
+                _request(1, "start all the services locally", COMPOSE),
+                _request(2, "levanta el entorno local con compose", COMPOSE),
+                _request(3, "запусти все сервисы локально", COMPOSE)]
+    archive = Archive(paths.archive_path())
+    miner = Miner(archive, MockEmbedder(dim=32), FamilySettings(trust=trust),
+                  index_base=paths.state_dir() / "ix")
+    families = [sorted(f.members) for f in miner.mine(requests).families]
+    assert (["r0", "r1", "r2", "r3"] in families) is joined
+
+
+def test_english_asks_the_tables_read_stay_apart_though_the_work_is_the_same() -> None:
+    # The tables read both verbs (explain, rename): their veto stands, whatever ran.
+    requests = [_request(0, "explain the cache layer", COMPOSE),
+                _request(1, "explain the cache layer for Alice", COMPOSE),
+                _request(2, "rename the cache layer", COMPOSE),
+                _request(3, "rename the cache layer by Friday", COMPOSE)]
+    archive = Archive(paths.archive_path())
+    miner = Miner(archive, MockEmbedder(dim=32), FamilySettings(),
+                  index_base=paths.state_dir() / "ix")
+    families = sorted(sorted(f.members) for f in miner.mine(requests).families)
+    assert families == [["r0", "r1"], ["r2", "r3"]]

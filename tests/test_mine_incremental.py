@@ -82,7 +82,7 @@ def test_stored_family_aggregates_match_their_members() -> None:
     miner.mine(REQUESTS[120:])
     store = MiningStore(archive)
     members = store.family_members(REQUESTS[0].project)
-    stats = store.family_stats(list(members), miner.stats_space)
+    stats = store.family_stats(list(members), miner.stats_space(REQUESTS[0].project))
     assert set(stats) == set(members)
     index = miner.open_index(REQUESTS[0].project)
     for fid, ids in members.items():

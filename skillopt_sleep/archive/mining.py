@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import NamedTuple
@@ -117,9 +118,27 @@ class MiningStore:
         out: dict[str, list[str]] = {}
         for rid, fid in self.conn.execute(
             "SELECT id, family_id FROM mined_requests WHERE project = ? AND family_id IS NOT NULL"
-            " ORDER BY seq", (project,)):
+            # The index on (project, family_id) keeps equal keys in seq order: no sort.
+            " ORDER BY family_id, seq", (project,)):
             out.setdefault(fid, []).append(rid)
         return out
+
+    def feature_counts(self, project: str, sample: int) -> dict[str, int]:
+        """How many of the first ``sample`` requests of ``project`` have each fingerprint
+        feature: stored once counted, so a later pass reads one small row."""
+        row = self.conn.execute("SELECT counts FROM mining_rarity WHERE project = ? AND"
+                                " sample = ?", (project, sample)).fetchone()
+        if row is not None:
+            return dict(json.loads(row[0]))
+        counts: Counter[str] = Counter()
+        for (actions,) in self.conn.execute(
+                "SELECT COALESCE(json_extract(request_json, '$.actions'), '[]') FROM"
+                " mined_requests WHERE project = ? ORDER BY seq LIMIT ?", (project, sample)):
+            counts.update(set(json.loads(actions)))
+        with self.archive.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO mining_rarity (project, sample, counts)"
+                         " VALUES (?,?,?)", (project, sample, json.dumps(counts)))
+        return dict(counts)
 
     def count_requests(self, project: str, pending: bool = False) -> int:
         query = "SELECT COUNT(*) FROM mined_requests WHERE project = ?"

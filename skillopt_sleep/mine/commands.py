@@ -25,6 +25,9 @@ _SUBCOMMANDS = frozenset((
     "flutter", "dart", "pulumi", "skaffold", "minikube", "kind", "vagrant", "redis-cli",
     "playwright", "cypress", "vitest", "jest", "npx", "wrangler", "sam", "serverless",
 ))
+# Programs whose subcommand is a noun and the word after it the verb (``gh pr create`` and
+# ``gh pr view`` are different work): the verb is kept too.
+_NOUN_VERB = frozenset({"gh", "glab", "az", "gcloud", "aws"})
 # Short forms of the same subcommand.
 _ALIASES = {("npm", "i"): "install", ("npm", "add"): "install", ("npm", "t"): "test",
             ("npm", "rm"): "uninstall", ("pnpm", "i"): "install", ("pnpm", "add"): "install",
@@ -139,6 +142,10 @@ def _normalise(tokens: list[str]) -> list[str]:
         after = rest[rest.index(sub) + 1:]
         name = _first_word(after)
         return [f"{program} {sub} {name}" if name else f"{program} {sub}"]
+    if program in _NOUN_VERB:
+        verb = _first_word(rest[rest.index(sub) + 1:])
+        if verb is not None:
+            return [f"{program} {sub} {verb}"]
     return [f"{program} {_ALIASES.get((program, sub), sub)}"]
 
 

@@ -18,7 +18,7 @@ re-split, so the split of every family (``splits.split_for``) is the same every 
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import faiss
@@ -27,6 +27,8 @@ import numpy as np
 from skillopt_sleep.mine.fingerprint import Combiner
 from skillopt_sleep.mine.intent import Intent, Kind, embed_text, parse, same_intent_possible
 from skillopt_sleep.records import sha256_text
+
+TRUST = 0.8
 
 
 @dataclass
@@ -50,10 +52,24 @@ class FamilySettings:
     action_threshold: float = 0.45
     """The bar two requests that both have a fingerprint must reach on the combined
     similarity (``threshold`` stays the bar of text alone)."""
+    trust: float = TRUST
+    """Mean fingerprint cosine between two groups at which what the agent did outweighs
+    the English tables' veto (``Compatibility``); above 1, the tables always decide."""
 
     def combiner(self) -> Combiner:
         scale = (self.threshold / self.action_threshold) ** 0.5 if self.action_threshold else 1.0
         return Combiner(self.text_weight, scale=min(scale, 1.0))
+
+    def compatibility(self, combiner: Combiner | None = None) -> Compatibility:
+        """The merge check these settings ask for, reading fingerprints as ``combiner`` lays
+        them out (default: ``self.combiner()``)."""
+        combiner = combiner or self.combiner()
+        trust = self.trust
+
+        def vouch(a: Group, b: Group) -> bool:
+            return combiner.work_cosine(a.total, a.size, b.total, b.size) >= trust
+
+        return Compatibility(self.guards, vouch if trust <= 1.0 else None)
 
 
 @dataclass
@@ -108,13 +124,22 @@ class Compatibility:
     Requests repeat their kinds (the same ask in many sessions, on many targets), so a
     group of hundreds of members holds a handful of kinds; each kind gets a small int
     (``kind``) and each pair of kinds is judged once.
+
+    ``vouch(a, b)``, when given, lets two groups merge whatever their words say if the
+    tables could not read some member (``groups``): the tables read English only, and one
+    pair of English phrasings they misjudge ("bring up the stack" / "start the services")
+    would otherwise keep apart two groups that ran the same commands on the same files in
+    every language.
     """
 
-    def __init__(self, guards: bool = True) -> None:
+    def __init__(self, guards: bool = True,
+                 vouch: Callable[[Group, Group], bool] | None = None) -> None:
         self.guards = guards  # False: every pair may merge (the tables are not consulted)
+        self.vouch = vouch
         self._ids: dict[Kind, int] = {}
         self._kinds: list[Kind] = []
         self._seen: dict[tuple[int, int], bool] = {}
+        self._unread: set[int] = set()  # kinds with no verb the tables know
 
     def kind(self, intent: Intent | Kind) -> int:
         key = intent.kind if isinstance(intent, Intent) else intent
@@ -122,6 +147,8 @@ class Compatibility:
         if found is None:
             found = self._ids[key] = len(self._kinds)
             self._kinds.append(key)
+            if not key.actions:
+                self._unread.add(found)
         return found
 
     def kinds(self, ids: Iterable[int]) -> list[Kind]:
@@ -137,6 +164,18 @@ class Compatibility:
     def all(self, a: Iterable[int], b: Iterable[int]) -> bool:
         others = list(b)
         return all(self.pair(x, y) for x in a for y in others)
+
+    def groups(self, a: Group, b: Group) -> bool:
+        """Whether two groups may merge: their kinds agree, or their work vouches for them
+        and the tables could not read what was asked of some member (no verb they know:
+        another language, or wording they lack). Where the tables read every member,
+        their veto stands: two English asks that ran the same one command stay apart."""
+        if self.all(a.kinds, b.kinds):
+            return True
+        if self.vouch is None:
+            return False
+        unread = not (self._unread.isdisjoint(a.kinds) and self._unread.isdisjoint(b.kinds))
+        return unread and self.vouch(a, b)
 
 
 @dataclass
@@ -210,7 +249,7 @@ def cluster(
         if a == b:
             continue
         ga, gb = groups[a], groups[b]
-        if not compat.all(ga.kinds, gb.kinds) or ga.mean_cosine(gb) < threshold:
+        if ga.mean_cosine(gb) < threshold or not compat.groups(ga, gb):
             continue
         keep, gone = (a, b) if a < b else (b, a)
         groups[keep].absorb(groups.pop(gone))
@@ -232,19 +271,27 @@ class Member:
 
 
 def best_family(
-    item: Member, candidates: dict[str, Group], threshold: float, compat: Compatibility
+    item: Member, candidates: dict[str, Group], threshold: float, compat: Compatibility,
+    known: dict[str, float] | None = None,
 ) -> str | None:
-    """The candidate family ``item`` fits best (mean cosine ≥ threshold, intents agree)."""
-    best, best_score = None, threshold
-    kind = [compat.kind(item.intent)]
-    for fid in sorted(candidates):
-        family = candidates[fid]
-        score = float(family.total @ item.vector) / family.size
-        # The score first: it is one dot product, while the intents' check walks every
-        # kind the family holds, and most candidates fall short of the bar anyway.
-        if score >= best_score and compat.all(kind, family.kinds):
-            best, best_score = fid, score
-    return best
+    """The candidate family ``item`` fits best (mean cosine ≥ threshold, may merge).
+
+    ``known``: mean cosines already at hand (a search over family means gives them); the
+    others are computed. Candidates are tried best first and the first that may merge
+    wins, so the merge check, which walks every kind a family holds, runs only for the
+    few above the bar."""
+    known = known or {}
+    ranked = sorted(
+        (-(known[fid] if fid in known else float(g.total @ item.vector) / g.size), fid)
+        for fid, g in candidates.items())
+    one = None
+    for negative, fid in ranked:
+        if -negative < threshold:
+            break
+        one = one or Group.of(item.vector, compat.kind(item.intent))
+        if compat.groups(one, candidates[fid]):
+            return fid
+    return None
 
 
 def new_families(

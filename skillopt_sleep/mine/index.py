@@ -68,13 +68,19 @@ def _search(index: faiss.Index, block: np.ndarray, k: int) -> tuple[np.ndarray, 
 
 def faiss_nearest(base: np.ndarray, queries: np.ndarray, k: int) -> list[list[int]]:
     """Rows of ``base`` nearest (inner product) to each query row, best first."""
+    return [[r for r, _ in row] for row in faiss_scored(base, queries, k)]
+
+
+def faiss_scored(base: np.ndarray, queries: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
+    """``(row, inner product)`` of the rows of ``base`` nearest each query row, best first."""
     if len(base) == 0 or len(queries) == 0 or k <= 0:
         return [[] for _ in range(len(queries))]
     index = faiss.IndexFlatIP(base.shape[1])
     index.add(np.ascontiguousarray(base, dtype=np.float32))
-    _, rows = _search(index, np.ascontiguousarray(queries, dtype=np.float32),
-                      min(k, len(base)))
-    return [[int(r) for r in row if r >= 0] for row in rows]
+    scores, rows = _search(index, np.ascontiguousarray(queries, dtype=np.float32),
+                           min(k, len(base)))
+    return [[(int(r), float(s)) for r, s in zip(row, srow, strict=True) if r >= 0]
+            for row, srow in zip(rows, scores, strict=True)]
 
 
 class ProjectIndex:

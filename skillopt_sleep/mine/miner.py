@@ -29,7 +29,6 @@ from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.mining import FamilyRow, MiningStore, RequestRow, StatsRow
 from skillopt_sleep.mine.embed import Embedder
 from skillopt_sleep.mine.families import (
-    Compatibility,
     Family,
     FamilySettings,
     Group,
@@ -37,7 +36,8 @@ from skillopt_sleep.mine.families import (
     best_family,
     new_families,
 )
-from skillopt_sleep.mine.index import ProjectIndex, faiss_nearest, space
+from skillopt_sleep.mine.fingerprint import Combiner, Rarity
+from skillopt_sleep.mine.index import ProjectIndex, faiss_nearest, faiss_scored, space
 from skillopt_sleep.mine.intent import Intent, Kind, foreign, parse
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.splits import DEFAULT_RATIOS, balanced_split
@@ -100,8 +100,10 @@ class Miner:
         self.settings = settings or FamilySettings()
         self.ratios = tuple(ratios)
         self.index_base = index_base
-        self.compat = Compatibility(self.settings.guards)
         self.combiner = self.settings.combiner()
+        self.compat = self.settings.compatibility(self.combiner)
+        self._combiners: dict[str, Combiner] = {}
+        self._kinds: dict[str, frozenset[int]] = {}
         self._indexes: dict[str, ProjectIndex] = {}
         self._intents: dict[str, Intent] = {}
         self._checked: set[str] = set()
@@ -137,16 +139,29 @@ class Miner:
     def _space(self) -> str:
         return space(self.embedder.name)
 
-    @property
-    def stats_space(self) -> str:
+    def stats_space(self, project: str) -> str:
         """Family sums are of combined vectors (text and fingerprint), kept apart from
-        sums of another combination."""
-        return f"{self._space}+{self.combiner.name}"
+        sums of another combination or another rarity sample."""
+        return f"{self._space}+{self.combiner_for(project).name}"
+
+    def combiner_for(self, project: str) -> Combiner:
+        """The combination with the rarity of the project's first ``2^k`` requests, the
+        largest such sample it has: fixed until the project doubles, so family sums
+        stay valid between doublings and are rebuilt once per doubling (a cost that
+        adds up to one pass over the history, however often it is mined)."""
+        count = self.store.count_requests(project)
+        sample = 1 << (count.bit_length() - 1) if count else 0
+        found = self._combiners.get(project)
+        if found is None or found.rarity is None or found.rarity.name != str(sample):
+            counts = self.store.feature_counts(project, sample)
+            rarity = Rarity.counted(counts, sample, str(sample))
+            found = self._combiners[project] = self.combiner.with_rarity(rarity)
+        return found
 
     def combined(self, rows: Sequence[RequestRow], index: ProjectIndex) -> np.ndarray:
         """The rows' text vectors (from the index) beside their fingerprint vectors."""
-        return self.combiner.combine_stored(index.vectors([r.id for r in rows]),
-                                            [r.actions for r in rows])
+        return self.combiner_for(index.project).combine_stored(
+            index.vectors([r.id for r in rows]), [r.actions for r in rows])
 
     def _state(self, project: str) -> MiningState:
         return MiningState(**self.store.state(project, self._space))
@@ -218,28 +233,32 @@ class Miner:
         ids = self.store.family_ids(project)
         if not ids or not taken:
             return joined
-        groups = self._family_groups(ids, index)
+        groups = self._family_groups(project, ids, index)
         order = sorted(groups)
         means = np.stack([groups[f].total / groups[f].size for f in order]).astype(np.float32)
-        near = faiss_nearest(means, np.stack([m.vector for m in taken]),
-                             self.settings.neighbours)
-        for item, rows in zip(taken, near, strict=True):
-            candidates = {order[r]: groups[order[r]] for r in rows}
-            fid = best_family(item, candidates, self.settings.threshold, self.compat)
+        near = faiss_scored(means, np.stack([m.vector for m in taken]),
+                            self.settings.neighbours)
+        grown: set[str] = set()  # families joined in this pass: their means moved
+        for item, hits in zip(taken, near, strict=True):
+            candidates = {order[r]: groups[order[r]] for r, _ in hits}
+            known = {order[r]: s for r, s in hits if order[r] not in grown}
+            fid = best_family(item, candidates, self.settings.threshold, self.compat, known)
             if fid is not None:
                 joined[item.id] = fid
+                grown.add(fid)
                 groups[fid].absorb(Group.of(item.vector, self.compat.kind(item.intent)))
         by_family: dict[str, list[str]] = {}
         for rid, fid in joined.items():
             by_family.setdefault(fid, []).append(rid)
-        self._save_stats({fid: groups[fid] for fid in by_family})
+        self._save_stats(project, {fid: groups[fid] for fid in by_family})
         self.store.assign_many(by_family)
         return joined
 
-    def _family_groups(self, family_ids: Sequence[str], index: ProjectIndex) -> dict[str, Group]:
+    def _family_groups(self, project: str, family_ids: Sequence[str],
+                       index: ProjectIndex) -> dict[str, Group]:
         """Each family as a ``Group`` (vector sum, size, kinds), from ``family_stats`` by key;
         a family without stats (mined before they were kept) is read from its members once."""
-        stored = self.store.family_stats(family_ids, self.stats_space)
+        stored = self.store.family_stats(family_ids, self.stats_space(project))
         groups = {fid: self._group(s) for fid, s in stored.items()}
         missing = [f for f in family_ids if f not in stored]
         rows = self.store.member_rows(missing)
@@ -250,15 +269,19 @@ class Miner:
                 groups[fid].absorb(one)
             else:
                 groups[fid] = one
-        self._save_stats({f: groups[f] for f in missing if f in groups})
+        self._save_stats(project, {f: groups[f] for f in missing if f in groups})
         return groups
 
     def _group(self, stats: StatsRow) -> Group:
-        kinds = {self.compat.kind(Kind(frozenset(a), o, h)) for a, o, h in json.loads(stats.kinds)}
-        return Group([], np.frombuffer(stats.total, dtype=np.float64).copy(), kinds, stats.size)
+        kinds = self._kinds.get(stats.kinds)
+        if kinds is None:  # families repeat their kinds: each distinct list is parsed once
+            kinds = self._kinds[stats.kinds] = frozenset(
+                self.compat.kind(Kind(frozenset(a), o, h)) for a, o, h in json.loads(stats.kinds))
+        return Group([], np.frombuffer(stats.total, dtype=np.float64).copy(), set(kinds),
+                     stats.size)
 
-    def _save_stats(self, groups: dict[str, Group]) -> None:
-        self.store.save_family_stats(self.stats_space, {
+    def _save_stats(self, project: str, groups: dict[str, Group]) -> None:
+        self.store.save_family_stats(self.stats_space(project), {
             fid: StatsRow(g.size, np.ascontiguousarray(g.total, np.float64).tobytes(),
                           json.dumps([[sorted(k.actions), k.object, k.head]
                                       for k in self.compat.kinds(g.kinds)]))
@@ -297,5 +320,5 @@ class Miner:
                 group.absorb(Group.of(by_id[rid].vector, self.compat.kind(by_id[rid].intent)))
             stats[fid] = group
         self.store.create_families(formed)
-        self._save_stats(stats)
+        self._save_stats(project, stats)
         return dict.fromkeys(stats, True)
