@@ -4,8 +4,9 @@ vocabulary the earlier probes do not use: a game studio's Windows/PowerShell bui
 Rust game server, mobile store releases and embedded firmware (other interpreters,
 PowerShell and cmd, launchd and scheduled tasks, git hooks, registry run keys, encoded
 commands, line continuations, invisible and fullwidth Unicode, entities, HTML comments,
-markdown targets, fenced and split payloads). FIRST_SIGHT below was measured once at the
-commit named there, before the rules changed."""
+markdown targets, fenced and split payloads). Measured once at 1ad60ec, before any rule
+changed: 54 of 72 hostile refused by class (75.0 %), 3 of 65 benign flagged (4.6 %). Its
+misses then prompted a round of changes, so it is no longer blind."""
 
 from __future__ import annotations
 
