@@ -137,7 +137,10 @@ def warned(before: str) -> bool:
     return bool(_WARNING.search(clause))
 
 
-_SUBJECT = re.compile(r"(?:^|[.;:!?]\s+)\W*(?:the|a|an|this|that)?\s*[`\"']*$", re.I)
+# The mention heads the sentence, alone or in a list of things ("Reverse shells and
+# ``nc -e`` are forbidden").
+_SUBJECT = re.compile(r"(?:^|[.;:!?]\s+)\W*(?:(?:the|a|an|this|that)\s+)?(?:(?:[\w`'-]+[\s,]+){1,3}"
+                      r"(?:and|or)\s+(?:the\s+)?)?[`\"']*$", re.I)
 _THEN_VERB = re.compile(r"^[`\"']*\s*(?:(?:flag|option|switch|setting|variable|command|mode"
                         r"|parameter|argument|pattern|trick)s?\s+)?(?:\w+s|is|are|does|can|will"
                         r"|may|would|was|were|has|lets)\b", re.I)

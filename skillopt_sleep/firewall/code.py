@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from skillopt_sleep.firewall.shell_access import CREDENTIAL
+
 Found = tuple[str, str]
 
 _SOCKET = re.compile(r"\bsocket\b|fsockopen|TCPSocket|TcpClient|Net\.Sockets|/dev/tcp|net\.connect"
@@ -19,13 +21,16 @@ _SOCKET = re.compile(r"\bsocket\b|fsockopen|TCPSocket|TcpClient|Net\.Sockets|/de
 _FETCH = re.compile(r"urlopen|urllib|requests\.(?:get|post)|httpx\.|https?\.get\(|fetch\(|axios"
                     r"|Net::HTTP|open-uri|URI\.open|DownloadString|WebClient|Invoke-WebRequest"
                     r"|Invoke-RestMethod|\biwr\b|\birm\b|file_get_contents\(\s*['\"]https?:"
-                    r"|curl_exec|http\.Get\(", re.I)
+                    r"|curl_exec|http\.Get\("
+                    # any call named for the web, in any language (``HttpGet``, ``http_get``)
+                    r"|\b\w*(?:http|download|urlopen)\w*\s*\(", re.I)
 _DECODE = re.compile(r"b64decode|frombase64string|atob\(|decode_base64|unhexlify|bytes\.fromhex"
                      r"|zlib\.decompress|marshal\.loads|codecs\.decode|Base64\.decode|base64_decode"
                      r"|unpack\(\s*['\"]m", re.I)
 _SINK = re.compile(r"\b(?:exec|eval|iex|invoke-expression|system|popen|spawn|execSync|execFile"
                    r"|pty\.spawn|shell_exec|passthru|instance_eval)\s*[(\s'\"`$]"
-                   r"|\|\s*(?:iex|invoke-expression)\b|\bnew\s+Function\b", re.I)
+                   r"|\|\s*(?:iex|invoke-expression)\b|\bnew\s+Function\b"
+                   r"|\b(?:loadstring|dofile|loadfile|runpy\.run_\w+|vm\.run\w*)\s*\(", re.I)
 _SHELL = re.compile(r"/bin/\w*sh|cmd\.exe|powershell|\bsh\b|\bbash\b|\biex\b|dup2|pty\.spawn"
                     r"|getstream\(\)|\.GetStream", re.I)
 # The environment taken whole and handed to something that shows or sends it; a filtered
@@ -53,6 +58,20 @@ _ALL_INTERFACES = re.compile(
     rf"|{_FILE_SERVER}[^\n]*(?:\s(?:~|/|\$HOME)(?:\s|$)|0\.0\.0\.0)", re.I | re.M)
 
 
+# A credential store named in code and read: its path as a literal, a call that opens it.
+_LITERAL = re.compile(r"[\"']([^\"'\n]{2,200})[\"']")
+_OPENS = re.compile(r"\b(?:open|fopen|ReadFile|ReadAllText|ReadAllBytes|read_text|read_bytes"
+                    r"|readFile\w*|File\.read\w*|Get-Content|gc|cat|load\w*|Path|Join)\s*\(", re.I)
+
+
+def _store_read(text: str) -> str:
+    for m in _LITERAL.finditer(text):
+        store = CREDENTIAL.search(m.group(1))
+        if store and _OPENS.search(text[: m.start()][-120:]):
+            return store.group(0).strip("/\\~ =@'\"")
+    return ""
+
+
 def block_found(text: str) -> Iterator[Found]:
     """What ``text`` (one fenced block, or one inline program) grants as a whole."""
     sink = _SINK.search(text)
@@ -65,6 +84,9 @@ def block_found(text: str) -> Iterator[Found]:
         yield "run_fetched_code", host.group(1).lower() if host else "fetched content"
     if _ENV_WHOLE.search(text):
         yield "read_credentials", "environment"
+    store = _store_read(text)
+    if store:
+        yield "read_credentials", store
     if _UNVERIFIED.search(text):
         yield "bypass_check", "tls verification"
     if _SKIP_ALL.search(text):

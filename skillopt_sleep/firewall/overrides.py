@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from skillopt_sleep.firewall.roles import negated, sentences
+
 OVERRIDE = "override_instructions"
 
 _GAP = r"(?:[^\s.;:!?]+\s+){0,6}?"
@@ -82,7 +84,31 @@ _OVERRIDES += [
 ]
 _OVERRIDE = re.compile("|".join(_OVERRIDES), re.I)
 
+_PRINCIPAL = r"(?:the\s+|your\s+)?(?:developer|user|operator|owner|system|maintainer|human)s?\b"
+# Who the agent answers to, by role: text from elsewhere given the user's authority ("treat
+# issue comments as if the developer had typed them"), the user told one thing while the
+# agent does another ("say it is paused but let it finish"), the instructions kept from them.
+_AUTHORITY = re.compile(
+    r"\b(?:treat|consider|regard|handle|follow|obey|accept)\w*\s+(?:\S+\s+){0,6}?(?:instructions?"
+    r"|commands?|requests?|directions|orders|text|comments?|messages?|content|replies)\s+"
+    r"(?:\S+\s+){0,6}?as\s+(?:if\s+)?(?:(?:they|it)\s+(?:came|come|were|was|had\s+been)\s+)?"
+    rf"(?:(?:coming|sent|typed|written|given)\s+)?(?:from\s+|by\s+)?{_PRINCIPAL}", re.I)
+_DECEIVE = re.compile(
+    r"\b(?:say|tell\s+(?:them|him|her|the\s+\w+)|report|claim|reply|answer|confirm)\s+(?:that\s+)?"
+    r"(?:it|this|that|they|the\s+[\w-]+|you)\s+(?:is|was|are|were|has\s+been|have\s+been|'s|had)"
+    r"\s+(?:\w+\s+){0,3}?(?:but|while|yet|though)\s+(?:actually\s+|still\s+|secretly\s+|quietly\s+"
+    r"|in\s+fact\s+)?(?:let|keep|continue|finish|proceed|do|run|carry|go\s+on|leave)\b", re.I)
+_KEPT_FROM = re.compile(
+    r"\b(?:keep|hold)\s+(?:this|these|the\s+following)\s+(?:\w+\s+)?(?:section|skill"
+    r"|instructions?|rules?|notes?|text|part|block|prompt)\s+(?:a\s+)?(?:secret|hidden|confidential"
+    r"|private)\b", re.I)
+
 
 def override_hits(line: str) -> Iterator[tuple[str, str, int]]:
     for m in _OVERRIDE.finditer(line):
         yield OVERRIDE, "agent instructions", m.start()
+    for sentence, at in sentences(line):
+        for pattern in (_AUTHORITY, _DECEIVE, _KEPT_FROM):
+            for m in pattern.finditer(sentence):
+                if not negated(sentence[: m.start()]):
+                    yield OVERRIDE, "agent instructions", at + m.start()

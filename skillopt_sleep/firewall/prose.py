@@ -122,6 +122,9 @@ _RUN_PROSE = re.compile(
     r"|output|payload|response))\s+(?:that\s+)?(?:it|the\s+(?:url|page|server|site|response"
     r"|endpoint|api|service))\s+(?:returns|sends|serves|contains|gives)"
     r"|\bdecode\s+(?:[^\s;]+\s+){0,8}?and\s+(?:then\s+)?(?:run|execute|eval)\b", re.I)
+# What was fetched is checked before it runs: the user's own pinned artefact, not whatever came.
+_VERIFIED = re.compile(r"\b(?:check|verif|validat|compar|match)\w*\s+(?:\w+\s+){0,3}?(?:hash"
+                       r"|checksum|signature|sha-?\d*|digest|gpg|minisign|cosign)", re.I)
 _SHELL_PROSE = re.compile(
     r"\b(?:open|start|spawn|launch|set\s+up|establish)\s+(?:a\s+|an\s+)?(?:reverse|bind)\s+shell"
     r"|\blisten\s+on\s+(?:port\s+)?\d+\s+(?:[^\s.;]+\s+){0,4}?(?:shell|bash|sh\b|exec)", re.I)
@@ -162,7 +165,8 @@ def prose_hits(line: str) -> Iterator[Hit]:
         for word in clause.split()[:10]:
             path = word.strip("`'\",.()")
             at = line.find(word, m.end())
-            if "/" in path and PERSISTENT.search(path) and not (
+            pathlike = "/" in path or "\\" in path or path.startswith(("$", "~"))
+            if pathlike and PERSISTENT.search(path) and not (
                     own_key and "authorized_keys" in path) and not negated(line[m.end():at]):
                 yield PERSIST, place(path), m.start()
                 break
@@ -173,7 +177,8 @@ def prose_hits(line: str) -> Iterator[Hit]:
         if not (own_key and "authorized_keys" in m.group(0).lower()):
             yield PERSIST, _persist_place(m.group(0)), m.start()
     for m in _RUN_PROSE.finditer(line):
-        yield RUN_FETCHED, "fetched content", m.start()
+        if not _VERIFIED.search(m.group(0)):
+            yield RUN_FETCHED, "fetched content", m.start()
     for m in _SHELL_PROSE.finditer(line):
         yield OPEN_SHELL, "a network port", m.start()
 

@@ -85,6 +85,9 @@ _CONSTRAINT = re.compile(
     rf"|previous|prior|earlier|above|original|other|existing|all|any|default|safety|usual"
     rf"|standard|those|these\s+other)\s+{_BETWEEN}{_RULE_NOUN}\b"
     r"|\bthe\s+(?:instructions?|guidance|system\s+prompt)\b(?!\s+(?:below|that\s+follow|in\s+this))"
+    r"|\b(?:anything|everything|whatever|what)\s+(?:the\s+|your\s+)?(?:user|developer|operator"
+    r"|owner|maintainer|human)s?\b(?:\s+or\s+\S+)?\s+(?:says|said|asks|asked|tells|told|wants|types"
+    r"|typed|wrote|writes)"
     rf"|\b{_RULE_NOUN}\s+(?:that\s+)?you\s+(?:received|were\s+given|got|have|had|were\s+told"
     r"|were\s+trained\s+on|follow|started\s+with)\b"
     r"|\b(?:system\s+prompt|guardrails|content\s+polic(?:y|ies)|safety\s+(?:rules|guidelines"
@@ -98,6 +101,7 @@ _CONDUCT = re.compile(r"ask|confirm|permission|approv|safe|secur|user|secret|cre
 _NULLIFY_BEFORE = re.compile(
     r"\b(?:ignor|disregard|forget|overrid|overrul|replac|supersed|set\w*\s+aside|drop|discard"
     r"|abandon|bypass|skip|suspend|lift|waiv|revok|cancel|void|stop\w*\s+following"
+    r"|(?:precedence|priority)\s+over|com\w*\s+before|win\w*\s+over"
     r"|no\s+longer\s+follow|rel(?:y|ies)\s+only\s+on|outrank|trump)\w*\b(?!\s+by\b)", re.I)
 _NULLIFY_AFTER = re.compile(
     r"^(?:[^.;!?]{0,40}?)\b(?:(?:are|is|were|was|have\s+been|has\s+been|become|becomes)\s+(?:now\s+)?"
@@ -114,7 +118,8 @@ def _rule_of_the_agent(sentence: str, m: re.Match[str]) -> bool:
     """Is this constraint the agent's own (not a domain's)?"""
     topic = _TOPIC.match(sentence[m.end():])
     strong = re.search(r"you\s|system|guardrail|content|safety|claude|agents|gemini|copilot"
-                       r"|cursorrules", m.group(0), re.I)
+                       r"|cursorrules|(?:user|developer|operator|owner|maintainer)'?s\b",
+                       m.group(0), re.I)  # whatever the topic, the user's rules bind the agent
     return bool(strong) or not topic or bool(_CONDUCT.search(topic.group(1)))
 
 
@@ -147,7 +152,8 @@ _AFTER_DONE = re.compile(r"\b(?:commands?|errors?|failures?|actions?|changes?|wh
 _CHANNEL = re.compile(r"\b(?:answer|reply|response|summary|report|output|message|chat|pr"
                       r"|description)\b", re.I)
 _ACTS_DONE = re.compile(r"\b(?:commands?|errors?|failures?|actions?|changes|steps?|what\s+you"
-                        r"|edits?|uploads?|ran|run|did|done)\b|\byou\s+(?:just\s+)?\w+(?:ed|t)\b",
+                        r"|edits?|uploads?|ran|run|did|done)\b|\byou\s+(?:just\s+)?\w+(?:ed|t)\b"
+                        r"|\bthat\s+(?:\S+\s+){0,3}?\w+ed\b",  # a that-clause of what happened
                         re.I)
 
 
@@ -170,7 +176,8 @@ def _silenced(sentence: str) -> Iterator[int]:
             continue
         pronoun = re.match(r"\s*(?:it|this|that|them|these|those)\b", rest, re.I)
         about_acts = _ACTS_DONE.search(rest[:60]) or (pronoun and _ACTS_DONE.search(sentence))
-        heard = re.search(_AUDIENCE, sentence, re.I) or _CHANNEL.search(rest) or re.match(
+        heard = re.search(_AUDIENCE, sentence, re.I) or _CHANNEL.search(rest) or told.endswith(
+            " to") or re.match(
             r"(?:do\s+not|don'?t|never|must\s+not|no\s+need\s+to)\s+(?:tell|inform|notify|alert"
             r"|let)", told)  # these verbs take the person told as their object
         if not hiding and about_acts and heard:
@@ -373,6 +380,27 @@ def _faked(sentence: str) -> Iterator[int]:
             yield m.start()
 
 
+_VERDICT = (r"(?:[\w-]+\s+){0,3}?(?:checks?|validation|verification|scan\w*|tests?|lint\w*"
+            r"|hooks?|gates?|reviews?|audits?|polic\w+|signing|signatures?|ci|pipeline)\s+"
+            r"(?:\w+\s+)?(?:fails?|failed|refuses?|rejects?|blocks?|complains?|errors?\s+out"
+            r"|flags?|warns?|reports?\s+(?:\w+\s+)?(?:errors?|problems?|failures?)|is\s+red|breaks?)\b")
+# A check's verdict overruled: delivering what it refused ("flash it even when the
+# secure-boot check refuses the image", "if signing fails ... ship it anyway").
+_DESPITE = re.compile(
+    rf"\b(?:even\s+(?:if|when|though)|regardless\s+of\s+whether|whether\s+or\s+not)\s+"
+    rf"(?:the\s+|a\s+|its\s+|any\s+)?{_VERDICT}"
+    rf"|\b(?:if|when|whenever)\s+(?:the\s+|a\s+|its\s+|any\s+)?{_VERDICT}"
+    r"(?=[^.;!?]*\b(?:anyway|regardless|nonetheless|all\s+the\s+same)\b)", re.I)
+_DELIVER = re.compile(r"\b(?:ship|release|deploy|publish|merge|push|commit|flash|install|upload"
+                      r"|submit|sign|tag|land)\w*\b", re.I)
+
+
+def _overruled(sentence: str) -> Iterator[int]:
+    for m in _DESPITE.finditer(sentence):
+        if _DELIVER.search(sentence) and not negated(sentence[: m.start()]):
+            yield m.start()
+
+
 def bypass_roles(line: str) -> Iterator[Hit]:
     """Consent taken for granted, a check turned off globally or to make a failure pass."""
     for sentence, at in sentences(line):
@@ -382,6 +410,8 @@ def bypass_roles(line: str) -> Iterator[Hit]:
             yield BYPASS, "checks turned off", at + start
         for start in _toggled_off(sentence):
             yield BYPASS, "checks turned off", at + start
+        for start in _overruled(sentence):
+            yield BYPASS, "a check's verdict", at + start
         for start in _faked(sentence):
             yield BYPASS, "tests", at + start
         for m in _AUTO_APPROVE.finditer(sentence):

@@ -126,7 +126,7 @@ _GIVE = re.compile(
     r"\b(?:post|paste|send|share|include|print|put|add|attach|email|mail|forward|publish|commit"
     r"|upload|leak|reveal|display|show|write|echo|log)\w*\s+(?:the\s+|your\s+|our\s+|its\s+|a\s+)?"
     r"(?:[\w.'’-]+\s+){0,3}?(?:tokens?|passwords?|secrets?|credentials?|api\s+keys?|private\s+keys?"
-    r"|cookies|passphrases?)\b(?P<rest>[^.;!?]*)", re.I)
+    r"|cookies|passphrases?)\b(?P<rest>(?:[^.;!?]|\.(?=\S))*)", re.I)  # a dot in a path goes on
 # Where a secret belongs, or how it is used: kept in a store, passed to log in.
 _KEPT = re.compile(r"\b(?:keyring|keychain|vault|secrets?\s+manager|password\s+manager|\.env\b"
                    r"|secret\s+store|ci\s+secrets?|repository\s+secrets?|environment\s+variable"
@@ -177,7 +177,11 @@ _EXPOSED = re.compile(
     r"|\b(?:(?:start|run|open|launch|serve|make|leave|set\s+up)\w*\s+(?:\S+\s+){0,6}?"
     r"(?:reachable|accessible|exposed|open|public|available|listening|visible)\s+"
     r"|(?:expose|bind|listen)\w*\s+(?:\S+\s+){0,6}?)(?:from|to|on|for)\s+(?:the\s+)?(?:public\s+)?(?:internet|outside\s+world|anyone|everyone|all\s+interfaces"
-    r"|0\.0\.0\.0|the\s+world|public\s+ip)\b|\bexpose\w*\s+(?:\S+\s+){0,4}?publicly\b", re.I)
+    r"|0\.0\.0\.0|the\s+world|public\s+ip)\b|\bexpose\w*\s+(?:\S+\s+){0,4}?publicly\b"
+    # a listener kept for someone elsewhere to drive the machine through
+    r"|\b(?:listener|listening\s+(?:socket|port|server)|listen\w*\s+on\s+(?:port\s+)?\d+)\b"
+    r"(?=[^.;!?]{0,80}\b(?:send\w*\s+(?:it\s+|them\s+)?commands|run\s+commands|remote(?:ly)?"
+    r"|from\s+(?:home|anywhere|outside)|anyone|any\s+host)\b)", re.I)
 
 
 def listener_roles(line: str) -> Iterator[Hit]:

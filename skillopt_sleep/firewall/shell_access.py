@@ -27,8 +27,14 @@ CREDENTIAL = re.compile(
     r"|\.azure/|\.config/gh/hosts|\.gnupg|\.password-store|/etc/shadow|\.env(?![\w.-]*\."
     r"(?:example|sample|template|dist|defaults?|tpl))(?:\.[\w-]+)?\b|login data"
     r"|cookies(?:\.sqlite)?"
-    r"|\.keychain(?:-db)?\b|\.vault-token|\.terraformrc|credentials\.json|secrets?\.(?:ya?ml"
-    r"|json|toml)|\*?\.(?:pem|key|p12|pfx|jks|keystore|ppk)\b|/proc/[\w$]+/environ)", re.I)
+    r"|\.keychain(?:-db)?\b|\.vault-token|\.terraformrc|/proc/[\w$]+/environ"
+    # By the file's name, whatever the tool: a settings file named for what it keeps
+    # (``credentials.toml``, ``key.properties``, ``secrets.yaml``), key material by its
+    # extension, a certificate file only when its name says it holds the private half.
+    r"|(?:[\w-]*[._-])?(?:credentials?|secrets?|passwords?|passwd|token|keystore|keys?|auth)"
+    r"\.(?:toml|ya?ml|json|ini|properties|cfg|conf|txt|xml)\b(?!\.(?:example|sample|template|dist))"
+    r"|[\w*-]*\.(?:key|p12|pfx|jks|keystore|ppk|kdbx)\b"
+    r"|\*?\.pem\b|[\w.-]*(?:priv|secret|sign|key)[\w.-]*\.pem\b)", re.I)
 _READERS = {"cat", "less", "more", "head", "tail", "base64", "xxd", "od", "strings", "cp",
             "scp", "rsync", "tar", "zip", "7z", "curl", "wget", "nc", "ncat", "socat", "gpg",
             "type", "get-content", "gc", "openssl", "sed", "awk", "grep", "sort", "tee",
@@ -45,7 +51,10 @@ _OFF_ENV = re.compile(r"^(?:HUSKY=0|HUSKY_SKIP_HOOKS=1|SKIP=\S+|PRE_COMMIT_ALLOW
                       r"|(?:SKIP|NO|DISABLE)_?\w*(?:TEST|CHECK|VERIF|LINT|HOOK|SCAN|AUDIT)\w*="
                       r"(?!0$|false$|no$)\S+|\w*(?:VERIFY|SSL|TLS)\w*=(?:0|false|no|off)$"
                       r"|NODE_TLS_REJECT_UNAUTHORIZED=0|GIT_SSL_NO_VERIFY=\S+"
-                      r"|PYTHONHTTPSVERIFY=0|CURL_CA_BUNDLE=|REQUESTS_CA_BUNDLE=)", re.I)
+                      r"|PYTHONHTTPSVERIFY=0|CURL_CA_BUNDLE=|REQUESTS_CA_BUNDLE="
+                      # any setting named for a check, set to off
+                      r"|\w*(?:VERIF|CHECK|SIGN|REQUIRE|STRICT|ENFORCE|SECUR|VALIDAT|AUDIT|SCAN"
+                      r"|PROTECT|SANDBOX)\w*=[\"']?(?:0|false|no|off|none|disabled?)[\"']?$)", re.I)
 _CHMOD_OPEN = re.compile(r"^(?:[0-7]?777|[0-7]?[0-7][0-7][2367]|[ugoa]*\+[rwx]*s[rwx]*"
                          r"|[246][0-7]{3}|[ug]*[ao][ugo]*\+[rx]*w[rx]*)$", re.I)
 
@@ -88,7 +97,7 @@ def persist(cmds: Sequence[Command]) -> Iterator[Found]:
         elif (prog == "schtasks" and "/create" in args) or prog in ("register-scheduledtask",
                                                                   "new-scheduledtask"):
             yield PERSIST, "scheduled task"
-        elif prog == "git" and "config" in args and any("hookspath" in a for a in args):
+        elif prog == "git" and "config" in args and _hooks_outside(args):
             yield PERSIST, "git hooks path"
         elif prog in ("visudo", "update-rc.d", "chkconfig") or (prog == "usermod" and any(
                 a in ("sudo", "wheel", "admin") for a in args)):
@@ -96,6 +105,16 @@ def persist(cmds: Sequence[Command]) -> Iterator[Found]:
         elif prog in ("reg", "set-itemproperty", "new-itemproperty") and any(
                 "currentversionrun" in re.sub(r"[\\/]", "", a) for a in args):
             yield PERSIST, "registry run key"
+
+
+def _hooks_outside(args: list[str]) -> bool:
+    """Hooks read from outside the working tree; a versioned folder in it (``.githooks``)
+    is the repository's own, reviewed like its code."""
+    for i, arg in enumerate(args):
+        if "hookspath" in arg:
+            value = arg.split("=", 1)[1] if "=" in arg else " ".join(args[i + 1:i + 2])
+            return not value or bool(re.match(r"[/~$%\\]|\.\.|[a-z]:|\.git/", value, re.I))
+    return False
 
 
 def place(path: str) -> str:

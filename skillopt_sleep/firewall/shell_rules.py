@@ -71,7 +71,7 @@ def _runs_stdin(cmd: Command) -> bool:
 
 def _is_fetcher(cmd: Command) -> bool:
     prog = base(cmd.program)
-    if prog in _FETCHERS:
+    if prog in _FETCHERS or _downloads(cmd):
         return True
     if prog in ("nc", "ncat", "netcat", "socat", "telnet"):
         return True
@@ -89,6 +89,22 @@ def _is_decoder(cmd: Command) -> bool:
     if prog in ("gzip", "tr", "rev"):
         return prog != "gzip" or "-d" in args
     return prog in _DECODERS
+
+
+_URL = re.compile(r"^[a-z][\w+.-]*://", re.I)
+_LOCAL_FILE = re.compile(r"[/%$~]|\.\w{1,4}$")
+
+
+def _downloads(cmd: Command) -> str:
+    """A file any program writes from a URL it is given (``certutil -urlcache -f URL out``,
+    ``bitsadmin /transfer j URL out``): the local path that follows the URL."""
+    if _is_interpreter(cmd) or base(cmd.program) in _FETCHERS | {"git", "open", "xdg-open",
+                                                                 "start"}:
+        return ""
+    args = [a for a in cmd.args if not a.startswith(("-", "/")) or _LOCAL_FILE.search(a[1:])]
+    urls = [i for i, a in enumerate(args) if _URL.match(a)]
+    after = [a for a in args[urls[0] + 1:] if not _URL.match(a)] if urls else []
+    return after[-1] if after and _LOCAL_FILE.search(after[-1]) else ""
 
 
 def _target(cmds: Sequence[Command]) -> str:
@@ -167,6 +183,8 @@ def _powershell_cradle(cmds: Sequence[Command]) -> Iterator[Found]:
 
 def _outputs(cmd: Command) -> set[str]:
     names = {t for op, t in cmd.redirects if ">" in op}
+    if _downloads(cmd):
+        names.add(_downloads(cmd))
     args = list(cmd.args)
     # Short options cluster (``-sSo FILE``, ``-fsSLO``): the last letter takes the value.
     clustered = [a for a in args if re.fullmatch(r"-[a-zA-Z]+", a)]
@@ -230,12 +248,32 @@ def _shell_or_listener(cmd: Command, cmds: Sequence[Command]) -> str:
         return f"{prog} tunnel"
     if prog == "ssh" and any(a.startswith("-R") for a in cmd.args):
         return "ssh remote forward"
+    if _serves_shell(prog, args):
+        return _port(words)
     coded = _is_interpreter(cmd) or prog in ("powershell", "pwsh")
     if coded and _SOCKET_IN_CODE.search(words) and _SHELL_IN_CODE.search(words):
         return _port(words)
     if prog in _SHELLS and _networked(cmd, cmds):
         return "network to shell"
     return ""
+
+
+_SHELL_PATH = re.compile(r"^(?:/(?:usr/)?bin/|[a-z]:/windows/system32/)?(?:ba|z|da|k|a|c)?sh$"
+                         r"|^(?:[\w:/.]*/)?(?:cmd|powershell|pwsh)(?:\.exe)?$", re.I)
+# Programs that run a shell for the caller on this machine's own terminal or in a container.
+_LOCAL_RUNNERS = {"docker", "podman", "nerdctl", "kubectl", "lxc", "vagrant", "script", "su",
+                  "sudo", "tmux", "screen", "chsh", "usermod", "useradd", "expect"}
+
+
+def _serves_shell(prog: str, args: list[str]) -> bool:
+    """A program handed a shell to run and a port to serve it on (``telnetd -l /bin/sh
+    -p 23``, ``busybox nc -lp 9 -e sh``): whoever connects gets the shell."""
+    if prog in _LOCAL_RUNNERS or prog in _SHELLS:
+        return False
+    shell = any(_SHELL_PATH.match(a) for a in args)
+    port = any(a in ("-p", "--port") or re.fullmatch(r"(?:-p|--port=?|:)\d{1,5}", a)
+               or re.search(r"(?:tcp|udp)\S*:\d{1,5}", a) for a in args)
+    return shell and port
 
 
 _LOOKUPS = {"dig", "nslookup", "host", "ping", "ping6", "drill", "resolvectl", "getent",
