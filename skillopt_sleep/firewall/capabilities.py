@@ -106,14 +106,18 @@ _ACTIONABLE = re.compile(
     r"|cat\b|less|more|head|tail|strings|hexdump|gpg|get-content|\bgh\b|npm|yarn|pnpm|mail"
     r"|credentials|\.kube|\.docker|gcloud|azure|shadow|cookies|vault|secrets?\.|ping|dig|lookup"
     r"|\bhost\b|traceroute|drill|resolve|true|exit-zero|continue-on-error|aws|gcloud|\baz\b"
-    r"|heroku|\bop\b|environ|\.pem|\.key\b|grep|\brg\b|\bag\b|\back\b|find", re.I)
+    r"|heroku|\bop\b|environ|\.pem|\.key\b|grep|\brg\b|\bag\b|\back\b|find"
+    r"|://|secret|approv|=\s*(?:false|no|off|0)\b|\s-c\s|--\s", re.I)
 
 
 # A check's failure thrown away: ``pytest || true``, ``ruff --exit-zero``.
 _MASKED = re.compile(
     r"\b(?:pytest|tox|nox|jest|vitest|mocha|ruff|mypy|flake8|pylint|eslint|tsc|clippy|go\s+(?:test|vet)"
     r"|cargo\s+(?:test|clippy)|(?:npm|yarn|pnpm)\s+(?:run\s+)?(?:test|lint|check)|make\s+(?:test"
-    r"|check|lint))\b[^|;&\n]*(?:\|\|\s*(?:true|:|exit\s+0)\b|--exit-zero)"
+    r"|check|lint)"
+    # any command named for a check
+    r"|[\w.-]*(?:test|lint|check|verif|valid|audit|scan|pre-commit|hook|spec)[\w.-]*)"
+    r"\b[^|;&\n]*(?:\|\|\s*(?:true|:|exit\s+0)\b|--exit-zero)"
     r"|continue-on-error:\s*true", re.I)
 
 

@@ -30,7 +30,14 @@ _DECODE = re.compile(r"b64decode|frombase64string|atob\(|decode_base64|unhexlify
 _SINK = re.compile(r"\b(?:exec|eval|iex|invoke-expression|system|popen|spawn|execSync|execFile"
                    r"|pty\.spawn|shell_exec|passthru|instance_eval)\s*[(\s'\"`$]"
                    r"|\|\s*(?:iex|invoke-expression)\b|\bnew\s+Function\b"
-                   r"|\b(?:loadstring|dofile|loadfile|runpy\.run_\w+|vm\.run\w*)\s*\(", re.I)
+                   r"|\b(?:loadstring|dofile|loadfile|runpy\.run_\w+|vm\.run\w*)\s*\("
+                   # deserialisers that run what they read
+                   r"|\b(?:c?pickle|dill|joblib|marshal|shelve|cloudpickle)\.loads?\s*\("
+                   r"|\byaml\.(?:unsafe_)?load\s*\((?![^)]*SafeLoader)|\btorch\.load\s*\((?![^)]*weights_only\s*=\s*True)",
+                   re.I)
+# Code a library fetches from a hub and runs because it was told to trust it.
+_TRUSTED_REMOTE = re.compile(r"trust[_-]?(?:remote[_-]?code|repo)\s*[=:]\s*[\"']?(?:true|1|yes|check)\b"
+                             r"|--trust-remote-code\b|TRUST_REMOTE_CODE\s*=\s*[\"']?(?:1|true|yes)", re.I)
 _SHELL = re.compile(r"/bin/\w*sh|cmd\.exe|powershell|\bsh\b|\bbash\b|\biex\b|dup2|pty\.spawn"
                     r"|getstream\(\)|\.GetStream", re.I)
 # The environment taken whole and handed to something that shows or sends it; a filtered
@@ -65,6 +72,9 @@ _OPENS = re.compile(r"\b(?:open|fopen|ReadFile|ReadAllText|ReadAllBytes|read_tex
 
 
 def _store_read(text: str) -> str:
+    # A path built from parts (``home / '.docker' / 'config.json'``, ``Join(h, ".netrc")``)
+    # is read as the path it builds.
+    text = re.sub(r"[\"']\s*(?:[/,+]|\)\s*/)\s*[\"']", "/", text)
     for m in _LITERAL.finditer(text):
         store = CREDENTIAL.search(m.group(1))
         if store and _OPENS.search(text[: m.start()][-120:]):
@@ -82,6 +92,8 @@ def block_found(text: str) -> Iterator[Found]:
     if sink and (_FETCH.search(text) or _DECODE.search(text)):
         host = re.search(r"://([^/\s'\")]+)", text)
         yield "run_fetched_code", host.group(1).lower() if host else "fetched content"
+    if _TRUSTED_REMOTE.search(text):
+        yield "run_fetched_code", "remote code trusted"
     if _ENV_WHOLE.search(text):
         yield "read_credentials", "environment"
     store = _store_read(text)

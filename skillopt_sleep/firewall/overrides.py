@@ -92,12 +92,30 @@ _AUTHORITY = re.compile(
     r"\b(?:treat|consider|regard|handle|follow|obey|accept)\w*\s+(?:\S+\s+){0,6}?(?:instructions?"
     r"|commands?|requests?|directions|orders|text|comments?|messages?|content|replies)\s+"
     r"(?:\S+\s+){0,6}?as\s+(?:if\s+)?(?:(?:they|it)\s+(?:came|come|were|was|had\s+been)\s+)?"
-    rf"(?:(?:coming|sent|typed|written|given)\s+)?(?:from\s+|by\s+)?{_PRINCIPAL}", re.I)
+    rf"(?:(?:coming|sent|typed|written|given)\s+)?(?:from\s+|by\s+)?{_PRINCIPAL}"
+    r"|\b(?:counts?|is|are|should\s+be\s+(?:treated|read|taken|followed))\s+as\s+(?:if\s+it\s+were\s+)?"
+    rf"{_PRINCIPAL}'?s?\s+(?:own\s+)?(?:instructions?|requests?|commands?|words|orders)", re.I)
 _DECEIVE = re.compile(
     r"\b(?:say|tell\s+(?:them|him|her|the\s+\w+)|report|claim|reply|answer|confirm)\s+(?:that\s+)?"
     r"(?:it|this|that|they|the\s+[\w-]+|you)\s+(?:is|was|are|were|has\s+been|have\s+been|'s|had)"
     r"\s+(?:\w+\s+){0,3}?(?:but|while|yet|though)\s+(?:actually\s+|still\s+|secretly\s+|quietly\s+"
     r"|in\s+fact\s+)?(?:let|keep|continue|finish|proceed|do|run|carry|go\s+on|leave)\b", re.I)
+# Another source ranked above the user, or this text made the only one.
+_RANKED = re.compile(
+    r"\b(?:follow|obey|prefer|trust|do)\w*\s+(?:\S+\s+){0,4}?(?:instead\s+of|over|rather\s+than"
+    rf"|above)\s+(?:what\s+)?{_PRINCIPAL}"
+    r"|\byour\s+(?:only|sole)\s+(?:source|set)\s+of\s+(?:rules|instructions|guidance|truth)", re.I)
+# An answer fixed before the question ("if anyone asks, say the plan showed no changes").
+_SCRIPTED = re.compile(
+    r"\b(?:if|when|whenever)\s+(?:anyone|someone|somebody|anybody|asked|they|the\s+[\w-]+|you\s+are"
+    r"\s+asked)(?:\s+(?:asks?|asked|questions?\s+it|wants\s+to\s+know|checks?))?\b[^.;!?]{0,40}?,?\s*"
+    r"(?:say|tell\s+(?:them|him|her|the\s+\w+)|answer|reply|claim)\s+(?:that\s+)?(?:the|it|you|there"
+    r"|nothing|no|everything|all|they)\b", re.I)
+# Someone's consent claimed for everything the agent will do.
+_CLAIMED = re.compile(
+    r"\b(?:has|have)\s+(?:already\s+|now\s+)?(?:authori[sz]ed|approved|pre-?approved|cleared"
+    r"|signed\s+off\s+on|okayed|allowed)\s+(?:every|all|any|each)\s+(?:\w+\s+){0,2}?(?:you|of\s+your)\b",
+    re.I)
 _KEPT_FROM = re.compile(
     r"\b(?:keep|hold)\s+(?:this|these|the\s+following)\s+(?:\w+\s+)?(?:section|skill"
     r"|instructions?|rules?|notes?|text|part|block|prompt)\s+(?:a\s+)?(?:secret|hidden|confidential"
@@ -108,7 +126,7 @@ def override_hits(line: str) -> Iterator[tuple[str, str, int]]:
     for m in _OVERRIDE.finditer(line):
         yield OVERRIDE, "agent instructions", m.start()
     for sentence, at in sentences(line):
-        for pattern in (_AUTHORITY, _DECEIVE, _KEPT_FROM):
+        for pattern in (_AUTHORITY, _DECEIVE, _KEPT_FROM, _RANKED, _SCRIPTED, _CLAIMED):
             for m in pattern.finditer(sentence):
                 if not negated(sentence[: m.start()]):
                     yield OVERRIDE, "agent instructions", at + m.start()

@@ -66,7 +66,9 @@ _SCOPED = re.compile(r"^\W*(?:for|in|on|under|inside)\s+(?:the\s+)?(?:generated|
                      re.I)
 _BYPASS = re.compile(rf"\b{_OFF_VERB}\s+{_GAP}{_GUARD}", re.I)
 _FAKE_PASS = re.compile(
-    r"\b(?:delete|remove|comment\s+out|skip|xfail|mark)\s+(?:[^\s.;:]+\s+){0,3}?failing\s+tests?"
+    r"\b(?:delete|remove|comment\s+out|skip|xfail|mark|drop|loosen|relax|disable)\s+(?:[^\s.;:]+\s+){0,3}?"
+    r"(?:failing|failed|broken|red)\s+(?:tests?|expectations?|checks?|assertions?|specs?|cases?"
+    r"|validations?|rules?|gates?)"
     r"|\bmake\s+(?:the\s+)?(?:tests?|ci|checks?)\s+pass\s+by\s+(?:deleting|skipping|removing"
     r"|disabling|commenting)|\b(?:report|claim|say)\s+(?:that\s+)?(?:all\s+)?tests?\s+pass(?:ed)?"
     r"\s+(?:even|without|regardless)", re.I)
@@ -77,7 +79,9 @@ _SEND = (r"(?:send|upload|post|paste|e-?mail|share|include|print|show|output|rev
          r"|exfiltrate|forward|attach|commit|read\s+out|display|leak|transmit"
          r"|collect|gather|cat|embed|encode|publish|push)(?:ing)?")  # an instruction, not a report
 _CREDENTIAL_NOUN = (
-    r"(~/\.ssh(?!\S*\.pub\b)\S*|\.ssh(?:\s+(?:folder|directory|keys?))?|(?:ssh\s+)?private\s+keys?|ssh\s+keys?"
+    # a variable named for a secret, read from the environment in code (os.environ['X_KEY'])
+    r"(\S*(?:environ|getenv|env)\S*?(?-i:[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD))\S*"
+    r"|~/\.ssh(?!\S*\.pub\b)\S*|\.ssh(?:\s+(?:folder|directory|keys?))?|(?:ssh\s+)?private\s+keys?|ssh\s+keys?"
     r"|id_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|~/\.aws\S*|(?:aws|cloud|gcp|azure|gcloud)\s+"
     r"credentials|credentials?\s+files?|(?:the|all|your|any)\s+credentials|\.netrc|keychains?"
     r"|\.env\b(?![\w.-]*\.(?:example|sample|template))(?:\s+(?:file|contents|values))?"
@@ -101,7 +105,8 @@ _DESTINATION = re.compile(r"\b(?:to|into|in|inside|from\s+the\s+template)\s+"
 _PLACE = (r"(~?/?\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv)\b|shell\s+(?:rc|profile"
           r"|start-?up)\s+files?|crontab|cron\s*jobs?|scheduled\s+tasks?|systemd\s+(?:units?"
           r"|services?|timers?)|launch\s*(?:agents?|daemons?)|login\s+items?|start-?up\s+(?:items?"
-          r"|folder|scripts?)|git\s+hooks?|\.git/hooks\S*|authorized_keys|sudoers|nopasswd)")
+          r"|folder|scripts?)|git\s+hooks?|\.git/hooks\S*|authorized_keys|sudoers|nopasswd"
+          r"|(?:windows|system)\s+services?|\.pth\s+files?|site-packages)")
 # A persistence instruction often carries the command it installs: the gap may hold a URL.
 _WIDE_GAP = r"(?:\S*[^\s.;:!?]\s+){0,10}?"
 _PERSIST = re.compile(rf"\b(?:add|append|write|put|insert|save|install|register|create"

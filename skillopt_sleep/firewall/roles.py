@@ -84,7 +84,8 @@ _CONSTRAINT = re.compile(
     rf"|\b(?:your|the\s+user'?s|the\s+system'?s?|the\s+developer'?s|the\s+operator'?s"
     rf"|previous|prior|earlier|above|original|other|existing|all|any|default|safety|usual"
     rf"|standard|those|these\s+other)\s+{_BETWEEN}{_RULE_NOUN}\b"
-    r"|\bthe\s+(?:instructions?|guidance|system\s+prompt)\b(?!\s+(?:below|that\s+follow|in\s+this))"
+    r"|\bthe\s+(?:[\w.-]+\s+)?(?:instructions?|guidance|system\s+prompt)\b(?!\s+(?:below|that\s+follow"
+    r"|in\s+this))"
     r"|\b(?:anything|everything|whatever|what)\s+(?:the\s+|your\s+)?(?:user|developer|operator"
     r"|owner|maintainer|human)s?\b(?:\s+or\s+\S+)?\s+(?:says|said|asks|asked|tells|told|wants|types"
     r"|typed|wrote|writes)"
@@ -292,8 +293,8 @@ _CHECK = (r"(?:tests?|test\s+suites?|suite|assert\w*|linters?|linting|lint\s+che
           r"|pre-commit(?:\s+hooks)?|ci|pipelines?|jobs?|workflows?|type[- ]?check\w*|mypy|eslint"
           r"|ruff|flake8|pylint|coverage|scanners?|audits?|validation|verification|them|it)\b")
 _GLOBAL = re.compile(r"\b(?:all|every|each|whole|entire|any)\b|\bthe\s+$", re.I)
-_PURPOSE = re.compile(r"\bso\s+(?:that\s+)?(?:the\s+)?(?:build|ci|commit|push|pipeline|tests?|suite"
-                      r"|checks?|it|merge|release|pr)\s+(?:\w+\s+)?(?:pass\w*|goes\s+through"
+_PURPOSE = re.compile(r"\bso\s+(?:that\s+)?(?:the\s+|your\s+|our\s+)?(?:[\w-]+)\s+(?:\w+\s+)?(?:pass\w*"
+                      r"|ships?|deploys?|merges?|goes\s+out|gets\s+(?:out|merged|released)|goes\s+through"
                       r"|succeeds?|stops?\s+failing|never\s+fails|(?:can'?t|cannot|won'?t|doesn'?t)\s+fail|(?:is|goes|turns?|stays?)\s+green|works|lands)"
                       r"|\b(?:for\s+good|globally|permanently|everywhere|in\s+the\s+(?:repository"
                       r"|repo|global|project)\s+config)\b", re.I)

@@ -125,7 +125,7 @@ def _secret_in(text: str) -> re.Match[str] | None:
 _GIVE = re.compile(
     r"\b(?:post|paste|send|share|include|print|put|add|attach|email|mail|forward|publish|commit"
     r"|upload|leak|reveal|display|show|write|echo|log)\w*\s+(?:the\s+|your\s+|our\s+|its\s+|a\s+)?"
-    r"(?:[\w.'’-]+\s+){0,3}?(?:tokens?|passwords?|secrets?|credentials?|api\s+keys?|private\s+keys?"
+    r"(?:[\w.'’-]+,?\s+){0,3}?(?:tokens?|passwords?|secrets?|credentials?|api\s+keys?|private\s+keys?"
     r"|cookies|passphrases?)\b(?P<rest>(?:[^.;!?]|\.(?=\S))*)", re.I)  # a dot in a path goes on
 # Where a secret belongs, or how it is used: kept in a store, passed to log in.
 _KEPT = re.compile(r"\b(?:keyring|keychain|vault|secrets?\s+manager|password\s+manager|\.env\b"
@@ -174,6 +174,10 @@ _EXPOSED = re.compile(
     r"\w*\s+(?:a\s+|an\s+)?(?:\w+\s+)?(?:reverse|bind)\s+shells?\b"
     r"|\bso\s+(?:that\s+)?(?:anyone|everyone|the\s+world|others|anybody)\s+(?:\w+\s+)?(?:can|may)"
     r"\s+(?:connect|reach|access|log\s+in|get\s+in|use\s+it)"
+    # a login service or port opened for people elsewhere to come in by
+    r"|\b(?:\w*(?:sshd|telnetd|ftpd|vnc\w*|rdp)|port\s+\d+|password\s+log-?in|remote\s+(?:access"
+    r"|desktop|log-?in))\b(?=[^.;!?]{0,80}\bso\s+(?:that\s+)?(?:\w+\s+){1,2}(?:can|could|may)\s+"
+    r"(?:connect|get\s+in|log\s+in|ssh\s+in|come\s+in|reach\s+(?:it|the\s+\w+)))"
     r"|\b(?:(?:start|run|open|launch|serve|make|leave|set\s+up)\w*\s+(?:\S+\s+){0,6}?"
     r"(?:reachable|accessible|exposed|open|public|available|listening|visible)\s+"
     r"|(?:expose|bind|listen)\w*\s+(?:\S+\s+){0,6}?)(?:from|to|on|for)\s+(?:the\s+)?(?:public\s+)?(?:internet|outside\s+world|anyone|everyone|all\s+interfaces"

@@ -17,6 +17,12 @@ PERSISTENT = re.compile(
     r"|powershell_profile\.ps1|\$profile\b|/var/spool/cron|systemd/(?:user|system)/"
     r"|\.config/systemd/|\.(?:service|timer)$|launch(?:agents|daemons)/|\.plist$"
     r"|\.git/hooks/|\bhooks/(?:pre|post)-\w+|authorized_keys\d?\b|\.config/autostart/"
+    r"|\.config/git/|\.gitconfig\b|\.git-templates?/|git-core/templates/"
+    # what an interpreter or the system runs as it starts: start-up folders, ``.pth`` files
+    # and site customisation, a tool's own rc file in the home folder
+    r"|/startup/|/autostart/|/autoload/|profile\.d/|/etc/rc\.d/|/etc/init\.d/|startupitems"
+    r"|site-packages/\S*\.pth$|(?:^|/)\S*\.pth$|(?:site|user)customize\.py|\.rprofile\b"
+    r"|~/\.(?!npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc)[\w-]*rc(?:\.\w+)?$"
     r"|currentversion\\+run", re.I)
 # Stores a credential sits in. Public halves and templates (``id_ed25519.pub``,
 # ``.env.example``) are not credentials.
@@ -31,6 +37,7 @@ CREDENTIAL = re.compile(
     # By the file's name, whatever the tool: a settings file named for what it keeps
     # (``credentials.toml``, ``key.properties``, ``secrets.yaml``), key material by its
     # extension, a certificate file only when its name says it holds the private half.
+    r"|(?<=/)(?:token|credentials|secret|password|auth)(?=$|[\s'\"`)])"
     r"|(?:[\w-]*[._-])?(?:credentials?|secrets?|passwords?|passwd|token|keystore|keys?|auth)"
     r"\.(?:toml|ya?ml|json|ini|properties|cfg|conf|txt|xml)\b(?!\.(?:example|sample|template|dist))"
     r"|[\w*-]*\.(?:key|p12|pfx|jks|keystore|ppk|kdbx)\b"
@@ -97,6 +104,9 @@ def persist(cmds: Sequence[Command]) -> Iterator[Found]:
         elif (prog == "schtasks" and "/create" in args) or prog in ("register-scheduledtask",
                                                                   "new-scheduledtask"):
             yield PERSIST, "scheduled task"
+        elif (prog in ("sc", "sc.exe") and {"create", "config"} & set(args)) or prog in (
+                "new-service", "nssm") and (prog != "nssm" or "install" in args):
+            yield PERSIST, "system service"
         elif prog == "git" and "config" in args and _hooks_outside(args):
             yield PERSIST, "git hooks path"
         elif prog in ("visudo", "update-rc.d", "chkconfig") or (prog == "usermod" and any(
@@ -186,8 +196,19 @@ _TOKEN_VERBS = {
 }
 
 
+_SHOW = {"get", "show", "access", "read", "reveal", "view", "get-secret-value", "export",
+         "download", "cat", "print", "decrypt"}
+
+
 def _prints_token(prog: str, args: list[str]) -> bool:
-    """A CLI asked to print a credential it holds (``gh auth token``)."""
+    """A CLI asked to print a credential it holds (``gh auth token``), or any CLI asked to
+    show a secret it manages (``kubectl get secret x -o yaml``, ``gcloud secrets versions
+    access``, ``az keyvault secret show``): a read verb on a secret noun."""
+    nouns = [a for a in args if re.fullmatch(r"secrets?|secretsmanager|keyvault|keys?"
+                                               r"|secret/\S+|secrets/\S+", a)]
+    if nouns and _SHOW & set(args) and (prog != "kubectl" or any(
+            a.startswith(("-o", "--output", "jsonpath")) for a in args)):
+        return True
     wanted = _TOKEN_VERBS.get(prog, ("read",) if prog in ("vault", "op") else ())
     if not wanted:
         return False
@@ -209,6 +230,16 @@ def _store(match: str) -> str:
     if text.startswith(".env"):
         return ".env"
     return text.split("/")[0] if not text.startswith(".") else text.split("/")[0] or text
+
+
+# Any option named for a check, approval or protection that switches it off: by a negating
+# prefix (``--no-verify``, ``--skip-tls-verify``, ``-auto-approve``) or a false value
+# (``--validate=false``, ``-lock=false``). ``--insecure`` says so itself.
+_GUARD_WORD = r"(?:verif|valid|check|approv|confirm|sign|secur|protect|sandbox|permission|lock|scan|ssl|tls|cert|integrity|hash)"
+_CHECK_FLAG = re.compile(
+    rf"^--?(?:(?:no|skip|disable|auto|ignore|bypass|without|allow-unsigned)-?[\w-]*{_GUARD_WORD}[\w-]*"
+    rf"|[\w-]*{_GUARD_WORD}[\w-]*=(?:false|0|no|off|none)|insecure|k8s-skip-[\w-]+)$", re.I)
+_NOT_A_CHECK = re.compile(r"version|update|cache|colou?r|progress|audit|fund|lockfile|clock", re.I)
 
 
 def bypass_check(cmds: Sequence[Command]) -> Iterator[Found]:
@@ -240,6 +271,9 @@ def _skipped_by_flags(cmd: Command) -> Iterator[str]:
     if prog == "git" and low[:1] == ["push"] and ({"--force", "-f"} & set(low)) and (
             {"main", "master"} & {a.split(":")[-1] for a in low}):
         yield "protected branch"
+    for arg in low:
+        if _CHECK_FLAG.match(arg) and not _NOT_A_CHECK.search(arg):
+            yield arg.lstrip("-").split("=")[0]
     for assign in (*cmd.assigns, *(w for w in cmd.words if "=" in w and w[:1].isupper())):
         if _OFF_ENV.match(assign):
             yield assign.split("=")[0].lower()
