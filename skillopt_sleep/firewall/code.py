@@ -71,13 +71,28 @@ _OPENS = re.compile(r"\b(?:open|fopen|ReadFile|ReadAllText|ReadAllBytes|read_tex
                     r"|readFile\w*|File\.read\w*|Get-Content|gc|cat|load\w*|Path|Join)\s*\(", re.I)
 
 
+_OUT = (r"\b(?:print\w*|pprint|puts|echo|log\w*|Print\w*|console\.\w+|write\w*|send\w*|post"
+        r"|upload\w*|put|fetch|urlopen|requests\.\w+|http\.\w+|Write-\w+|Out-\w+)\s*\(")
+
+
 def _store_read(text: str) -> str:
+    """A credential store read and handed to output or the network: in the same call
+    (``print(open('~/.netrc').read())``) or through the variable it was read into."""
     # A path built from parts (``home / '.docker' / 'config.json'``, ``Join(h, ".netrc")``)
     # is read as the path it builds.
     text = re.sub(r"[\"']\s*(?:[/,+]|\)\s*/)\s*[\"']", "/", text)
     for m in _LITERAL.finditer(text):
         store = CREDENTIAL.search(m.group(1))
-        if store and _OPENS.search(text[: m.start()][-120:]):
+        if not (store and _OPENS.search(text[: m.start()][-120:])):
+            continue
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        line = text[start:end if end >= 0 else len(text)]
+        held = re.match(r"\s*(?:var\s+|let\s+|const\s+|\$)?(\w+)(?:\s*,\s*\w+)?\s*:?=", line) or re.search(
+            r"\bas\s+(\w+)\s*:", line)
+        later = text[end:] if end >= 0 else ""
+        if re.search(_OUT + r"[^\n]*" + re.escape(m.group(0)), line) or (held and re.search(
+                _OUT + rf"[^\n]*\b{re.escape(held.group(1))}\b", later)):
             return store.group(0).strip("/\\~ =@'\"")
     return ""
 

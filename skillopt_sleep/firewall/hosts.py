@@ -53,6 +53,8 @@ _RELATIVE = re.compile(r"(?<=['\"(=])//((?:[a-z0-9-]+\.)+[a-z]{2,})(?=[/'\"):?])
 _EMAIL = re.compile(r"\b[\w.+-]+@((?:[a-z0-9-]+\.)+[a-z]{2,})\b", re.I)
 _MAIL_VERB = re.compile(r"\b(?:send|mail|e-?mail|forward|cc|bcc|deliver|post|notify|report)"
                         r"\w*\b[^.;!?]*$", re.I)
+# ``git@host:org/repo.git``, ``deploy@host:/srv``: a host reached over ssh, whatever its TLD.
+_SCP_LIKE = re.compile(r"(?<![\w.+/-])[\w.-]+@((?:[a-z0-9-]+\.)+[a-z]{2,}):(?!\d+\b)[\w~./-]", re.I)
 _QUERY_DATA = re.compile(_DATA + r"|\$\(|=\s*\$|\benv\b", re.IGNORECASE)
 # A quoted domain suffix (``'.x.dnslog.link'``) is only ever used with a name put before it.
 _SUFFIX = re.compile(r"(?<=[\"'])\.((?:[a-z0-9-]+\.)+[a-z]{2,})(?=[\"'])", re.I)
@@ -133,6 +135,10 @@ def host_targets(text: str) -> list[tuple[str, str]]:
     for m in _DATA_NAME.finditer(free):  # any top-level domain when the name carries data
         target = f"{m.group(1).lower()} (carrying data)"
         if (target, m.group(0)) not in found and not any(t == target for t, _ in found):
+            found.append((target, m.group(0)))
+    for m in _SCP_LIKE.finditer(free):
+        target = _named(m.group(1).lower(), url=True)
+        if target and not any(t == target for t, _ in found):
             found.append((target, m.group(0)))
     for m in _SUFFIX.finditer(free):
         labels = m.group(1).lower().split(".")

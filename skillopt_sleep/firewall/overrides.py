@@ -93,6 +93,9 @@ _AUTHORITY = re.compile(
     r"|commands?|requests?|directions|orders|text|comments?|messages?|content|replies)\s+"
     r"(?:\S+\s+){0,6}?as\s+(?:if\s+)?(?:(?:they|it)\s+(?:came|come|were|was|had\s+been)\s+)?"
     rf"(?:(?:coming|sent|typed|written|given)\s+)?(?:from\s+|by\s+)?{_PRINCIPAL}"
+    r"|\b(?:anything|everything|whatever|text|comments?|content|messages?|lines?|notes?)\b[^.;!?]{0,60}?"
+    r"\b(?:is|are|counts?\s+as)\s+(?:an?\s+)?(?:orders?|instructions?|commands?|directives?)\s+from\s+"
+    r"(?:the\s+|your\s+|a\s+)?[\w-]+"
     r"|\b(?:counts?|is|are|should\s+be\s+(?:treated|read|taken|followed))\s+as\s+(?:if\s+it\s+were\s+)?"
     rf"{_PRINCIPAL}'?s?\s+(?:own\s+)?(?:instructions?|requests?|commands?|words|orders)", re.I)
 _DECEIVE = re.compile(

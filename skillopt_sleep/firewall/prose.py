@@ -54,8 +54,12 @@ _BYPASSED = re.compile(
     r"|approval|tool|command)", re.I)
 _SILENCED = re.compile(
     r"\b(?:add|put|insert|use|sprinkle|apply)\s+(?:[^\s.;!?]+\s+){0,6}?(?:#\s*type:\s*ignore|#\s*noqa"
-    r"|eslint-disable|@ts-ignore|@ts-nocheck|//\s*nolint|#\s*pragma:\s*no\s*cover|@suppress\w*)"
-    r"[^.;!?]{0,40}?\b(?:every|all|each|any)\s+(?:line|file|error|failure|warning|check)"
+    r"|eslint-disable|@ts-ignore|@ts-nocheck|//\s*nolint|#\s*pragma:\s*no\s*cover|@suppress\w*"
+    # any annotation that exempts code from a guard
+    r"|@\w*(?:exempt|skip|disable|ignore|allow_?any|permit_?all|no_?auth|unsafe|insecure)\w*"
+    r"|#\[allow\([^)]*\)\])"
+    r"[^.;!?]{0,40}?\b(?:every|all|each|any)\s+(?:line|file|error|failure|warning|check|view"
+    r"|endpoint|route|function|method|handler|controller|class|test)"
     r"|\b(?:set|lower|raise|change|drop|reduce)\s+(?:the\s+)?(?:coverage|quality|lint|test)\s+"
     r"(?:threshold|gate|minimum|limit|bar)\s+to\s+(?:0|zero)\b"
     r"|\bapprove\s+(?:your|its|their)\s+own\s+(?:pull\s+requests?|prs?|merge\s+requests?"
@@ -75,7 +79,8 @@ _FAKE_PASS = re.compile(
 _FLAG = re.compile(r"(?<![\w-])--(?:dangerously-skip-permissions|dangerously-bypass-approvals-and"
                    r"-sandbox|yolo|allow-all-tools|no-verify)\b", re.I)
 
-_SEND = (r"(?:send|upload|post|paste|e-?mail|share|include|print|show|output|reveal|dump|copy"
+_SEND = (r"(?:send|upload|post|paste|e-?mail|share|include|print|show|output|reveal|dump|copy|export"
+         r"|sync|back\s+up|move"
          r"|exfiltrate|forward|attach|commit|read\s+out|display|leak|transmit"
          r"|collect|gather|cat|embed|encode|publish|push)(?:ing)?")  # an instruction, not a report
 _CREDENTIAL_NOUN = (
@@ -106,7 +111,8 @@ _PLACE = (r"(~?/?\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv)\b|shell
           r"|start-?up)\s+files?|crontab|cron\s*jobs?|scheduled\s+tasks?|systemd\s+(?:units?"
           r"|services?|timers?)|launch\s*(?:agents?|daemons?)|login\s+items?|start-?up\s+(?:items?"
           r"|folder|scripts?)|git\s+hooks?|\.git/hooks\S*|authorized_keys|sudoers|nopasswd"
-          r"|(?:windows|system)\s+services?|\.pth\s+files?|site-packages)")
+          r"|(?:windows|system)\s+services?|\.pth\s+files?|site-packages"
+          r"|(?:pre|post)-[\w-]+\s+hooks?)")  # a git hook by its name
 # A persistence instruction often carries the command it installs: the gap may hold a URL.
 _WIDE_GAP = r"(?:\S*[^\s.;:!?]\s+){0,10}?"
 _PERSIST = re.compile(rf"\b(?:add|append|write|put|insert|save|install|register|create"

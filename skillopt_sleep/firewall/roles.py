@@ -105,12 +105,13 @@ _NULLIFY_BEFORE = re.compile(
     r"|(?:precedence|priority)\s+over|com\w*\s+before|win\w*\s+over"
     r"|no\s+longer\s+follow|rel(?:y|ies)\s+only\s+on|outrank|trump)\w*\b(?!\s+by\b)", re.I)
 _NULLIFY_AFTER = re.compile(
-    r"^(?:[^.;!?]{0,40}?)\b(?:(?:are|is|were|was|have\s+been|has\s+been|become|becomes)\s+(?:now\s+)?"
+    r"^(?:(?:[^.;!?]|\.(?=\S)){0,40}?)\b(?:(?:are|is|were|was|have\s+been|has\s+been|become|becomes)\s+(?:now\s+)?"
     r"(?:all\s+)?(?:outdated|obsolete|void|lifted|suspended|revoked|cancel+ed|waived|superseded"
     r"|replaced|optional|advisory|irrelevant|invalid|overridden|removed|disabled|off|paused"
     r"|relaxed|inactive|not\s+(?:active|in\s+effect|binding)|on\s+hold|switched\s+off"
     r"|no\s+longer\s+(?:valid|in\s+force|binding|relevant))"
     r"|(?:no\s+longer|don'?t|do\s+not|does\s+not|doesn'?t)\s+(?:appl(?:y|ies)|matters?|counts?|binds?|holds?)"
+    r"|(?:are|is|were|was)\s+(?:now\s+)?(?:stale|out\s+of\s+date|deprecated|retired|dead|wrong)"
     r"|as\s+(?:mere\s+|just\s+|only\s+)?(?:optional|suggestions?|advisory|hints|non-binding"
     r"|guidelines\s+you\s+may\s+skip))", re.I)
 
@@ -355,10 +356,13 @@ _AUTO_APPROVE = re.compile(
 # A setting turns a check off when a negative key is set true ("ignore_errors = true") or a
 # positive one false ("strict": false); turning something on is never a bypass.
 _TOGGLE = re.compile(
-    r"\b(?:ignore[_-]?(?:errors|missing\w*)?|skip\w*|disable\w*|allow[_-]?failures?"
+    r"\b(?:ignore[_-]?(?:errors|missing\w*)?|skip\w*|disable\w*|allow[_-]?failures?|insecure\w*"
     r"|continue-on-error|exit[-_]zero|no[_-]?verify)[\"']?\s*[:=]\s*[\"']?(?:true|yes|1|on)\b"
-    r"|\b(?:strict\w*|check\w*|verif\w*|enforce\w*|lint\w*|tests?|type[_-]?check\w*)[\"']?\s*"
-    r"[:=]\s*[\"']?(?:false|0|off|no|none)\b|\bfail[_-]?under[\"']?\s*[:=]\s*0\b", re.I)
+    r"|\b\w*(?:strict|check|verif|enforce|lint|tests?|type[_-]?check|secur|ssl|tls|csrf|auth\w*|protect"
+    r"|sandbox|permission|cert|sign|safe|valid)\w*[\"']?\s*[:=]\s*[\"']?(?:false|0|off|no|none)\b"
+    r"|\bfail[_-]?under[\"']?\s*[:=]\s*0\b"
+    # an allow-list opened to everything
+    r"|\b\w*(?:allowed|trusted|whitelist|allowlist|origins)\w*[\"']?\s*[:=]\s*\[?\s*[\"']\*[\"']", re.I)
 
 
 def _toggled_off(sentence: str) -> Iterator[int]:
@@ -366,7 +370,8 @@ def _toggled_off(sentence: str) -> Iterator[int]:
     for m in _TOGGLE.finditer(sentence):
         if negated(sentence[: m.start()]):
             continue
-        everywhere = re.search(r"\b(?:every|all|each|whole|entire|globally)\b", sentence, re.I)
+        everywhere = re.search(r"\b(?:every|all|each|whole|entire|globally|everywhere|production"
+                               r"|prod)\b", sentence, re.I)
         if everywhere or _PURPOSE.search(sentence):
             yield 0  # the sentence sets it; the setting's name may sit in quotes
             return
@@ -402,6 +407,18 @@ def _overruled(sentence: str) -> Iterator[int]:
             yield m.start()
 
 
+# A check made unable to fail: "... so it never fails", "so the hooks can't block you".
+_UNFAILING = re.compile(r"\bso\s+(?:that\s+)?(?:it|they|the\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:never|can'?t"
+                        r"|cannot|won'?t|doesn'?t|will\s+not)\s+(?:fails?|block\w*|breaks?|complains?"
+                        r"|errors?|stops?\s+(?:you|the\s+\w+))\b", re.I)
+
+
+def _unfailing(sentence: str) -> Iterator[int]:
+    for m in _UNFAILING.finditer(sentence):
+        if _CHECK_WORD.search(sentence) and not negated(sentence[: m.start()]):
+            yield m.start()
+
+
 def bypass_roles(line: str) -> Iterator[Hit]:
     """Consent taken for granted, a check turned off globally or to make a failure pass."""
     for sentence, at in sentences(line):
@@ -411,7 +428,7 @@ def bypass_roles(line: str) -> Iterator[Hit]:
             yield BYPASS, "checks turned off", at + start
         for start in _toggled_off(sentence):
             yield BYPASS, "checks turned off", at + start
-        for start in _overruled(sentence):
+        for start in (*_overruled(sentence), *_unfailing(sentence)):
             yield BYPASS, "a check's verdict", at + start
         for start in _faked(sentence):
             yield BYPASS, "tests", at + start

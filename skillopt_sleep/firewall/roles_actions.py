@@ -20,7 +20,7 @@ from skillopt_sleep.firewall.roles import (
 )
 from skillopt_sleep.firewall.shell_access import CREDENTIAL
 
-_EXECUTE = re.compile(r"\b(?:run|execute|exec|eval\w*|source|(?:paste|type|enter)\w*\s+(?:\S+\s+)"
+_EXECUTE = re.compile(r"\b(?:run|execute|exec|eval\w*|source|apply|install|load|import|(?:paste|type|enter)\w*\s+(?:\S+\s+)"
                       r"{0,6}?into\s+(?:a\s+|the\s+|your\s+)?(?:terminal|shell|console|prompt)|pipe\w*\s+(?:\S+\s+){0,6}?(?:in)?to"
                       r"\s+(?:a\s+|the\s+)?(?:sh|bash|zsh|shell|python\d?|node|perl|ruby|iex"
                       r"|powershell|pwsh|interpreter|terminal))\w*\b", re.I)
@@ -31,14 +31,15 @@ _FETCHED = re.compile(
     rf"|gives\s+back|hands\s+back)\b|\b(?:returned|served|sent)\s+(?:back\s+)?by\s+(?:the|that"
     rf"|this|a)\s+(?:\S+\s+)?{_REMOTE}|\b(?:downloaded|fetched)\s+(?!by\b)"
     r"|\b(?:sends?|e-?mails?|forwards?|pastes?|posts?)\s+you\b"
-    r"|\bwhatever\s+(?:the\s+|a\s+|that\s+)?(?:[\w-]+\s+){0,3}?(?:replies|returns|says|sends"
+    r"|\bwhatever\s+(?:the\s+|a\s+|that\s+)?(?:[\w-]+\s+){0,5}?(?:replies|returns|says|sends"
     r"|outputs|posts|gives|provides|prints|answers|suggests|responds)\b"
     rf"|\bthe\s+(?:response|download)\b|\bfrom\s+(?:the\s+|that\s+|this\s+|a\s+|their\s+|its\s+)?"
     rf"(?:[\w-]+\s+){{0,2}}?{_REMOTE}\b|\b(?:download|fetch|curl|wget|retrieve|grab|pull\s+down)"
     r"(?:\s+and|\s+\S*(?:https?://|\b\w[\w-]*\.[a-z]{2,}/))", re.I)
 _CODE_NOUN = re.compile(r"\b(?:script|code|commands?|snippet|payload|it|them|that|this|file"
                         r"|installer|program|binary|whatever|block|one-liner|patch|diff|update"
-                        r"|fix|macro|notebook|cell)\b", re.I)
+                        r"|fix|macro|notebook|cell|migrations?|manifests?|plugins?|extensions?"
+                        r"|packages?|modules?|hooks?)\b", re.I)
 
 
 def run_roles(line: str) -> Iterator[Hit]:
@@ -183,6 +184,11 @@ _EXPOSED = re.compile(
     r"|(?:expose|bind|listen)\w*\s+(?:\S+\s+){0,6}?)(?:from|to|on|for)\s+(?:the\s+)?(?:public\s+)?(?:internet|outside\s+world|anyone|everyone|all\s+interfaces"
     r"|0\.0\.0\.0|the\s+world|public\s+ip)\b|\bexpose\w*\s+(?:\S+\s+){0,4}?publicly\b"
     # a listener kept for someone elsewhere to drive the machine through
+    # an endpoint that runs what it is sent
+    r"|\b(?:expose|add|create|serve|open|mount|register)\w*\s+(?:\S+\s+){0,4}?(?:that|which|to)\s+"
+    r"(?:runs|executes|evaluates|evals|execs|run|execute|evaluate)\s+(?:any|whatever|arbitrary|the"
+    r"\s+posted|posted|submitted|incoming|the\s+request'?s?)\s+(?:\w+\s+)?(?:code|python|commands?"
+    r"|shell|scripts?|ruby|js|javascript|sql|input|body|payload)"
     r"|\b(?:listener|listening\s+(?:socket|port|server)|listen\w*\s+on\s+(?:port\s+)?\d+)\b"
     r"(?=[^.;!?]{0,80}\b(?:send\w*\s+(?:it\s+|them\s+)?commands|run\s+commands|remote(?:ly)?"
     r"|from\s+(?:home|anywhere|outside)|anyone|any\s+host)\b)", re.I)

@@ -40,7 +40,7 @@ CREDENTIAL = re.compile(
     r"|(?<=/)(?:token|credentials|secret|password|auth)(?=$|[\s'\"`)])"
     r"|(?:[\w-]*[._-])?(?:credentials?|secrets?|passwords?|passwd|token|keystore|keys?|auth)"
     r"\.(?:toml|ya?ml|json|ini|properties|cfg|conf|txt|xml)\b(?!\.(?:example|sample|template|dist))"
-    r"|[\w*-]*\.(?:key|p12|pfx|jks|keystore|ppk|kdbx)\b"
+    r"|[\w*-]*\.(?:key|p8|p12|pfx|jks|keystore|ppk|kdbx)\b"
     r"|\*?\.pem\b|[\w.-]*(?:priv|secret|sign|key)[\w.-]*\.pem\b)", re.I)
 _READERS = {"cat", "less", "more", "head", "tail", "base64", "xxd", "od", "strings", "cp",
             "scp", "rsync", "tar", "zip", "7z", "curl", "wget", "nc", "ncat", "socat", "gpg",
@@ -235,7 +235,8 @@ def _store(match: str) -> str:
 # Any option named for a check, approval or protection that switches it off: by a negating
 # prefix (``--no-verify``, ``--skip-tls-verify``, ``-auto-approve``) or a false value
 # (``--validate=false``, ``-lock=false``). ``--insecure`` says so itself.
-_GUARD_WORD = r"(?:verif|valid|check|approv|confirm|sign|secur|protect|sandbox|permission|lock|scan|ssl|tls|cert|integrity|hash)"
+_GUARD_WORD = (r"(?:verif|valid|approv|confirm|sign|secur|protect|sandbox|permission|lock|ssl|tls"
+               r"|cert|integrity|hash)")
 _CHECK_FLAG = re.compile(
     rf"^--?(?:(?:no|skip|disable|auto|ignore|bypass|without|allow-unsigned)-?[\w-]*{_GUARD_WORD}[\w-]*"
     rf"|[\w-]*{_GUARD_WORD}[\w-]*=(?:false|0|no|off|none)|insecure|k8s-skip-[\w-]+)$", re.I)

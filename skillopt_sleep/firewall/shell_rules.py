@@ -292,10 +292,10 @@ def _shell_or_listener(cmd: Command, cmds: Sequence[Command]) -> str:
 
 
 _EVERY_INTERFACE = re.compile(r"^--?(?:ip|host|bind|listen|address|addr|hostname)(?:=|$)(?:0\.0\.0\.0"
-                              r"|::|\*)?$|^--bind[_-]all$|^(?:0\.0\.0\.0|::|\*)$")
+                              r"|::|\*)?(?::\d+)?$|^--bind[_-]all$|^(?:0\.0\.0\.0|::|\*)(?::\d+)?$")
 _NO_AUTH = re.compile(r"(?:token|password|passwd|auth\w*)=(?:''|\"\"|none|false|0|)$|^--no-?auth"
                       r"|^--(?:disable|without|skip)-auth\w*|^--allow-unauthenticated$"
-                      r"|^--auth(?:=|\s+)none$", re.I)
+                      r"|^--auth(?:=|\s+)none$|^--insecure$", re.I)
 
 
 def _exposed_without_auth(args: list[str]) -> bool:
