@@ -134,9 +134,15 @@ def shell_found(snippet: str) -> list[Found]:
     return found
 
 
+# "If vale flags errors, …": a condition that opens the sentence says when, not whether.
+_CONDITION_LEAD = re.compile(r"^\W*(?:if|when|whenever|once|after|before|while|until|as\s+soon\s+as)"
+                             r"\b[^,]*,\s*", re.I)
+
+
 def warned(before: str) -> bool:
     """Does the clause leading up to a mention warn against it?"""
     clause = _CLAUSE.split(before)[-1] if before else ""
+    clause = _CONDITION_LEAD.sub("", clause)
     clause = _NOT_A_WARNING.sub(" ", clause[-120:])
     return bool(_WARNING.search(clause))
 

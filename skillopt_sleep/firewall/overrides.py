@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from skillopt_sleep.firewall.roles import negated, sentences
+from skillopt_sleep.firewall.roles import PERSON, negated, sentences
 
 OVERRIDE = "override_instructions"
 
@@ -84,7 +84,7 @@ _OVERRIDES += [
 ]
 _OVERRIDE = re.compile("|".join(_OVERRIDES), re.I)
 
-_PRINCIPAL = r"(?:the\s+|your\s+)?(?:developer|user|operator|owner|system|maintainer|human)s?\b"
+_PRINCIPAL = rf"(?:the\s+|your\s+)?(?:{PERSON}|system)\b"
 # Who the agent answers to, by role: text from elsewhere given the user's authority ("treat
 # issue comments as if the developer had typed them"), the user told one thing while the
 # agent does another ("say it is paused but let it finish"), the instructions kept from them.
@@ -93,8 +93,8 @@ _AUTHORITY = re.compile(
     r"|commands?|requests?|directions|orders|text|comments?|messages?|content|replies)\s+"
     r"(?:\S+\s+){0,6}?as\s+(?:if\s+)?(?:(?:they|it)\s+(?:came|come|were|was|had\s+been)\s+)?"
     rf"(?:(?:coming|sent|typed|written|given)\s+)?(?:from\s+|by\s+)?{_PRINCIPAL}"
-    r"|\b(?:anything|everything|whatever|text|comments?|content|messages?|lines?|notes?)\b[^.;!?]{0,60}?"
-    r"\b(?:is|are|counts?\s+as)\s+(?:an?\s+)?(?:orders?|instructions?|commands?|directives?)\s+from\s+"
+    r"|(?:\b(?:anything|everything|whatever|text|comments?|content|messages?|lines?|notes?)\b[^.;!?]{0,60}?"
+    r"|^\W*)\b(?:is|are|counts?\s+as)\s+(?:an?\s+)?(?:orders?|instructions?|commands?|directives?)\s+from\s+"
     r"(?:the\s+|your\s+|a\s+)?[\w-]+"
     r"|\b(?:counts?|is|are|should\s+be\s+(?:treated|read|taken|followed))\s+as\s+(?:if\s+it\s+were\s+)?"
     rf"{_PRINCIPAL}'?s?\s+(?:own\s+)?(?:instructions?|requests?|commands?|words|orders)", re.I)
@@ -119,6 +119,10 @@ _CLAIMED = re.compile(
     r"\b(?:has|have)\s+(?:already\s+|now\s+)?(?:authori[sz]ed|approved|pre-?approved|cleared"
     r"|signed\s+off\s+on|okayed|allowed)\s+(?:every|all|any|each)\s+(?:\w+\s+){0,2}?(?:you|of\s+your)\b",
     re.I)
+# The user's refusal read as consent ("when the writer says no, treat it as a yes").
+_NO_AS_YES = re.compile(r"\b(?:treat|take|read|count|interpret)\w*\s+(?:it|that|this|their\s+\w+|a\s+\w+"
+                        r"|the\s+\w+|any\s+\w+)\s+as\s+(?:a\s+)?(?:yes|approval|consent|go-?ahead"
+                        r"|permission|agreement)\b", re.I)
 _KEPT_FROM = re.compile(
     r"\b(?:keep|hold)\s+(?:this|these|the\s+following)\s+(?:\w+\s+)?(?:section|skill"
     r"|instructions?|rules?|notes?|text|part|block|prompt)\s+(?:a\s+)?(?:secret|hidden|confidential"
@@ -129,7 +133,8 @@ def override_hits(line: str) -> Iterator[tuple[str, str, int]]:
     for m in _OVERRIDE.finditer(line):
         yield OVERRIDE, "agent instructions", m.start()
     for sentence, at in sentences(line):
-        for pattern in (_AUTHORITY, _DECEIVE, _KEPT_FROM, _RANKED, _SCRIPTED, _CLAIMED):
+        for pattern in (_AUTHORITY, _DECEIVE, _KEPT_FROM, _RANKED, _SCRIPTED, _CLAIMED,
+                        _NO_AS_YES):
             for m in pattern.finditer(sentence):
                 if not negated(sentence[: m.start()]):
                     yield OVERRIDE, "agent instructions", at + m.start()

@@ -112,12 +112,13 @@ _PLACE = (r"(~?/?\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv)\b|shell
           r"|services?|timers?)|launch\s*(?:agents?|daemons?)|login\s+items?|start-?up\s+(?:items?"
           r"|folder|scripts?)|git\s+hooks?|\.git/hooks\S*|authorized_keys|sudoers|nopasswd"
           r"|(?:windows|system)\s+services?|\.pth\s+files?|site-packages"
-          r"|(?:pre|post)-[\w-]+\s+hooks?)")  # a git hook by its name
+          r"|(?:pre|post)-[\w-]+\s+hooks?|passwordless\s+sudo|sudo\s+without\s+(?:a\s+)?password)")
 # A persistence instruction often carries the command it installs: the gap may hold a URL.
 _WIDE_GAP = r"(?:\S*[^\s.;:!?]\s+){0,10}?"
-_PERSIST = re.compile(rf"\b(?:add|append|write|put|insert|save|install|register|create"
-                      rf"|set\s+up|drop|place|copy|echo)(?:ing)?\s+{_WIDE_GAP}"
-                      rf"(?:(?:to|into|in|as|under)\s+)?(?:the\s+|a\s+|your\s+|an\s+)?{_PLACE}"
+_PERSIST = re.compile(rf"\b(?:add|append|write|put|insert|save|install|register|create|set\s+up"
+                      rf"|drop|place|copy|echo|slip|sneak|inject|plant|give|grant)(?:ing)?\s+{_WIDE_GAP}"
+                      rf"(?:(?:to|into|in|as|under)\s+)?(?:the\s+|a\s+|your\s+|an\s+)?(?:[\w-]+'s\s+)?"
+                      rf"{_PLACE}"
                       rf"|\bNOPASSWD\b", re.I)
 _PLACE_RE = re.compile(_PLACE, re.I)
 _OWN_KEY = re.compile(r"\byour\s+(?:own\s+)?(?:ssh\s+)?public\s+key|\.pub\b", re.I)

@@ -27,6 +27,10 @@ RUN = "run_fetched_code"
 PERSIST = "persist"
 CREDENTIALS = "read_credentials"
 
+# The people an agent answers to, by role: the user, whatever the skill calls them.
+PERSON = (r"(?:user|developer|dev|human|writer|author|reviewer|maintainer|owner|operator|engineer"
+          r"|analyst|researcher|producer|editor|lead|manager|team|client|customer|admin\w*"
+          r"|on-call\s+engineer|requester|person)s?")
 _NEG = re.compile(r"\b(?:never|not|no\s+longer|don'?t|doesn'?t|do\s+not|mustn'?t|must\s+not"
                   r"|shouldn'?t|should\s+not|refus\w*|avoid\w*|instead\s+of|rather\s+than"
                   r"|forbid\w*|prohibit\w*|warn\w*|attackers?|malicious)\b", re.I)
@@ -81,14 +85,15 @@ _RULE_NOUN = (r"(?:instructions?|guidance|guidelines|rules|constraints|restricti
 _CONSTRAINT = re.compile(
     r"\b(?:anything|everything|whatever|all|what)\s+(?:else\s+)?(?:that\s+)?you\s+(?:were|have"
     r"\s+been|are|had\s+been)\s+(?:told|given|asked|instructed|taught)"
+    rf"|\b(?:anything|everything|whatever|all|what)\s+(?:that\s+)?(?:the\s+|your\s+)?{PERSON}\s+"
+    r"(?:has\s+|had\s+)?(?:told|asked|instructed|taught)\s+you"
     rf"|\b(?:your|the\s+user'?s|the\s+system'?s?|the\s+developer'?s|the\s+operator'?s"
     rf"|previous|prior|earlier|above|original|other|existing|all|any|default|safety|usual"
     rf"|standard|those|these\s+other)\s+{_BETWEEN}{_RULE_NOUN}\b"
     r"|\bthe\s+(?:[\w.-]+\s+)?(?:instructions?|guidance|system\s+prompt)\b(?!\s+(?:below|that\s+follow"
     r"|in\s+this))"
-    r"|\b(?:anything|everything|whatever|what)\s+(?:the\s+|your\s+)?(?:user|developer|operator"
-    r"|owner|maintainer|human)s?\b(?:\s+or\s+\S+)?\s+(?:says|said|asks|asked|tells|told|wants|types"
-    r"|typed|wrote|writes)"
+    rf"|\b(?:anything|everything|whatever|what)\s+(?:the\s+|your\s+)?{PERSON}\b(?:\s+or\s+\S+)?\s+"
+    r"(?:says|said|asks|asked|tells|told|wants|types|typed|wrote|writes)"
     rf"|\b{_RULE_NOUN}\s+(?:that\s+)?you\s+(?:received|were\s+given|got|have|had|were\s+told"
     r"|were\s+trained\s+on|follow|started\s+with)\b"
     r"|\b(?:system\s+prompt|guardrails|content\s+polic(?:y|ies)|safety\s+(?:rules|guidelines"
@@ -140,11 +145,12 @@ def _nullified(sentence: str) -> Iterator[int]:
 _TELL = (r"(?:tell|inform|notify|alert|let\s+(?:the\s+\w+|them|anyone|\w+)\s+know"
          r"|mention\s+(?:\w+\s+)?to"
          r"|bring\s+(?:it|this|that)\s+up|report\s+(?:\w+\s+){0,2}to|show|reveal|disclose|admit)")
-_AUDIENCE = r"(?:the\s+)?(?:user|developer|human|reviewer|maintainers?|anyone|owner|operator)s?\b"
+_AUDIENCE = rf"(?:the\s+)?(?:{PERSON}|anyone)\b"
 _SILENCE = re.compile(
     rf"\b(?:do\s+not|don'?t|never|must\s+not|no\s+need\s+to)\s+{_TELL}\b"
     r"|\b(?:hide|conceal|withhold|cover\s+up|keep\s+(?:\w+\s+){0,3}?(?:secret|hidden|quiet|to\s+yourself)"
-    r"|keep\s+(?:the\s+)?(?:user|developer|human)\s+out\s+of\s+the\s+loop|leave\s+out|omit"
+    rf"|keep\s+(?:the\s+)?{PERSON}\s+(?:out\s+of\s+the\s+loop|unaware|in\s+the\s+dark|uninformed)"
+    r"|leave\s+out|omit"
     r"|(?:report|show|mention|tell\s+\w+)\s+only\s+(?:the\s+)?(?:successes|what\s+worked|passing))\b",
     re.I)
 _AFTER_DONE = re.compile(r"\b(?:commands?|errors?|failures?|actions?|changes?|what\s+you|it|this"
@@ -172,7 +178,7 @@ def _silenced(sentence: str) -> Iterator[int]:
         # to send {}"); a weak verb (omit, leave out, hide) also needs the user named.
         acts = _ACTS_DONE.search(told + rest) or _ACTS_DONE.search(sentence[: m.start()])
         strong = re.search(r"conceal|withhold|cover|yourself|secret|loop", told)
-        if hiding and ("loop" in told or (acts and (strong or re.search(
+        if hiding and (re.search(r"loop|unaware|dark|uninformed", told) or (acts and (strong or re.search(
                 _AUDIENCE, sentence, re.I) or _CHANNEL.search(rest)))):
             yield m.start()
             continue
@@ -238,8 +244,9 @@ _CONSENT = re.compile(
     r"|\b(?:never|don'?t|do\s+not|no\s+longer|without|no\s+need\s+to)\s+"
     r"(?:\w+\s+){0,2}?(?:ask\w*|wait\w*\s+for|seek\w*|request\w*|get\w*|prompt\w*|check\w*\s+with"
     r"|bother\w*|interrupt\w*|trouble\w*|pester\w*|disturb\w*)"
-    r"\s+(?:\w+\s+){0,3}?(?:to\s+confirm|confirm\w*|approv\w*|permission|consent|(?:the\s+)?user"
-    r"\s+(?:to\s+)?(?:confirm|approve|first|before))"
+    r"\s+(?:\w+\s+){0,3}?(?:to\s+confirm|confirm\w*|approv\w*|permission|consent|whether|if\b"
+    r"|(?:the\s+)?user\s+(?:to\s+)?(?:confirm|approve|first|before))"
+
     r"|\bwithout\s+(?:asking|prompting|confirmation|approval|permission|consent|confirming"
     r"|checking\s+with|consulting|waiting\s+for)"
     r"|\bapprov\w*\s+(?:its|your|their|his|her)\s+own\s+(?:tool\s+calls?|commands?|actions?"
@@ -286,10 +293,12 @@ def _consent_taken(sentence: str, lead: str) -> Iterator[int]:
 
 
 _OFF = (r"(?:disabl\w*|turn\w*\s+(?:\S+\s+){0,3}?off|switch\w*\s+(?:\S+\s+){0,3}?off|skip\w*"
+        r"|lower\w*|relax\w*|loosen\w*|weaken\w*|downgrad\w*"
         r"|remov\w*|delet\w*|uninstall\w*|comment\w*\s+out|mut\w*|silenc\w*|bypass\w*"
         r"|deactivat\w*|set\w*\s+(?:\S+\s+){0,5}?to\s+[\"'`]?(?:off|false|0|none|ignore)\b[\"'`]?"
         r"|mark\w*\s+(?:\S+\s+){0,4}?(?:as\s+)?(?:skipped|xfail)|get\s+rid\s+of)")
 _CHECK = (r"(?:tests?|test\s+suites?|suite|assert\w*|linters?|linting|lint\s+checks|rules?"
+          r"|checkers?|validators?|(?:alert|severity|failure|fail|error)\s+(?:levels?|thresholds?)"
           r"|checks?|hooks?|checkpoints?|expectations|validations?|gates?|guards?"
           r"|pre-commit(?:\s+hooks)?|ci|pipelines?|jobs?|workflows?|type[- ]?check\w*|mypy|eslint"
           r"|ruff|flake8|pylint|coverage|scanners?|audits?|validation|verification|them|it)\b")
