@@ -75,7 +75,8 @@ _SHELL_LANGS = {"", "sh", "bash", "shell", "console", "zsh", "shellsession", "te
 _PROMPT = re.compile(r"^\s*(?:\$|>|PS>|PS [^>]*>|%|❯)\s+")
 _SPAN = re.compile(r"(`+)(.+?)\1")
 _COMMAND_WORD = re.compile(
-    r"(?<![\w./-])(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:sudo\s+)?(?:(?i:iex|irm|iwr|powershell|pwsh)|curl|wget|bash|sh|zsh|nc|ncat|netcat|socat|python[0-9.]*|perl"
+    r"(?<![\w./-])(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:sudo\s+)?(?:(?i:iex|irm|iwr|powershell|pwsh)"
+    r"|curl|wget|bash|sh|zsh|nc|ncat|netcat|socat|python[0-9.]*|perl"
     r"|ruby|node|php|powershell|pwsh|iex|irm|iwr|echo|cat|printf|base64|crontab|chmod|git|ssh"
     r"|scp|rsync|tar|tee|cp|eval|source|env|printenv|systemctl|launchctl|schtasks|security"
     r"|claude|codex|gemini|copilot|setenforce|ufw|xxd|openssl|mkfifo|telnet|export|agy)"
@@ -95,7 +96,8 @@ _MARKER = "skillopt-sleep:"
 # Shell text no rule can act on is not parsed: no fetcher, interpreter, network tool,
 # scheduler, credential store, permission flag, mode change or redirection in it.
 _ACTIONABLE = re.compile(
-    r"curl|wget|%run|%load|\bi[er][xmw]\b|invoke|\bn(?:c|cat|etcat)\b|socat|telnet|/dev/|base(?:64|32)"
+    r"curl|wget|%run|%load|\bi[er][xmw]\b|invoke|\bn(?:c|cat|etcat)\b|socat|telnet|/dev/"
+    r"|base(?:64|32)"
     r"|xxd|openssl|g?unzip|[bgx]?zcat|\brev\b|\btr\b|eval|source|\b(?:ba|z|da|k|c|tc|fi)?sh\b"
     r"|python|perl|ruby|node|deno|bun|php|pwsh|powershell|lua|osascript|cmd|\.\s|\bat\b|batch"
     r"|cron|systemctl|launchctl|schtasks|scheduledtask|\breg\b|itemproperty|hooks|git\b|\.ssh"
@@ -112,7 +114,8 @@ _ACTIONABLE = re.compile(
 
 # A check's failure thrown away: ``pytest || true``, ``ruff --exit-zero``.
 _MASKED = re.compile(
-    r"\b(?:pytest|tox|nox|jest|vitest|mocha|ruff|mypy|flake8|pylint|eslint|tsc|clippy|go\s+(?:test|vet)"
+    r"\b(?:pytest|tox|nox|jest|vitest|mocha|ruff|mypy|flake8|pylint|eslint|tsc|clippy"
+    r"|go\s+(?:test|vet)"
     r"|cargo\s+(?:test|clippy)|(?:npm|yarn|pnpm)\s+(?:run\s+)?(?:test|lint|check)|make\s+(?:test"
     r"|check|lint)"
     # any command named for a check
@@ -135,8 +138,9 @@ def shell_found(snippet: str) -> list[Found]:
 
 
 # "If vale flags errors, …": a condition that opens the sentence says when, not whether.
-_CONDITION_LEAD = re.compile(r"^\W*(?:if|when|whenever|once|after|before|while|until|as\s+soon\s+as)"
-                             r"\b[^,]*,\s*", re.I)
+_CONDITION_LEAD = re.compile(r"^\W*(?:if|when|whenever|once|after|before|while|until"
+                             r"|as\s+soon\s+as)"
+                             r"\b[^,(]*,\s*", re.I)
 
 
 def warned(before: str) -> bool:

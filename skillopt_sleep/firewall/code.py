@@ -33,11 +33,14 @@ _SINK = re.compile(r"\b(?:exec|eval|iex|invoke-expression|system|popen|spawn|exe
                    r"|\b(?:loadstring|dofile|loadfile|runpy\.run_\w+|vm\.run\w*)\s*\("
                    # deserialisers that run what they read
                    r"|\b(?:c?pickle|dill|joblib|marshal|shelve|cloudpickle)\.loads?\s*\("
-                   r"|\byaml\.(?:unsafe_)?load\s*\((?![^)]*SafeLoader)|\btorch\.load\s*\((?![^)]*weights_only\s*=\s*True)",
+                   r"|\byaml\.(?:unsafe_)?load\s*\((?![^)]*SafeLoader)"
+                   r"|\btorch\.load\s*\((?![^)]*weights_only\s*=\s*True)",
                    re.I)
 # Code a library fetches from a hub and runs because it was told to trust it.
-_TRUSTED_REMOTE = re.compile(r"trust[_-]?(?:remote[_-]?code|repo)\s*[=:]\s*[\"']?(?:true|1|yes|check)\b"
-                             r"|--trust-remote-code\b|TRUST_REMOTE_CODE\s*=\s*[\"']?(?:1|true|yes)", re.I)
+_TRUSTED_REMOTE = re.compile(r"trust[_-]?(?:remote[_-]?code"
+                             r"|repo)\s*[=:]\s*[\"']?(?:true|1|yes|check)\b"
+                             r"|--trust-remote-code\b"
+                             r"|TRUST_REMOTE_CODE\s*=\s*[\"']?(?:1|true|yes)", re.I)
 _SHELL = re.compile(r"/bin/\w*sh|cmd\.exe|powershell|\bsh\b|\bbash\b|\biex\b|dup2|pty\.spawn"
                     r"|getstream\(\)|\.GetStream", re.I)
 # The environment taken whole and handed to something that shows or sends it; a filtered
@@ -53,7 +56,8 @@ _ENV_WHOLE = re.compile(
 _UNVERIFIED = re.compile(
     r"\bverify\s*=\s*False\b|rejectUnauthorized\s*:\s*false|InsecureSkipVerify\s*:\s*true"
     r"|_create_unverified_context|CERT_NONE|check_hostname\s*=\s*False|VERIFY_NONE"
-    r"|CURLOPT_SSL_VERIFYPEER\s*,\s*(?:0|false)|ServerCertificateValidationCallback\s*=\s*\{\s*\$true"
+    r"|CURLOPT_SSL_VERIFYPEER\s*,\s*(?:0|false)"
+    r"|ServerCertificateValidationCallback\s*=\s*\{\s*\$true"
     r"|SkipCertificateCheck|ssl_verify\s*=\s*false|strict-ssl\s*=?\s*false", re.I)
 _SKIP_ALL = re.compile(r"pytest\.skip\([^)]*allow_module_level\s*=\s*True|pytestmark\s*=\s*pytest"
                        r"\.mark\.skip\b|\bif:\s*false\b|describe\.skip\(|\bxdescribe\(", re.I)
@@ -88,8 +92,8 @@ def _store_read(text: str) -> str:
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.end())
         line = text[start:end if end >= 0 else len(text)]
-        held = re.match(r"\s*(?:var\s+|let\s+|const\s+|\$)?(\w+)(?:\s*,\s*\w+)?\s*:?=", line) or re.search(
-            r"\bas\s+(\w+)\s*:", line)
+        held = (re.match(r"\s*(?:var\s+|let\s+|const\s+|\$)?(\w+)(?:\s*,\s*\w+)?\s*:?=", line)
+                or re.search(r"\bas\s+(\w+)\s*:", line))
         later = text[end:] if end >= 0 else ""
         if re.search(_OUT + r"[^\n]*" + re.escape(m.group(0)), line) or (held and re.search(
                 _OUT + rf"[^\n]*\b{re.escape(held.group(1))}\b", later)):

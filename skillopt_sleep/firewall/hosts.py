@@ -156,7 +156,16 @@ def host_targets(text: str) -> list[tuple[str, str]]:
     return found
 
 
+# A storage URL's bucket written as a placeholder (``s3://bucket-name/``, ``gs://my-bucket``).
+_PLACEHOLDER = re.compile(r"^(?:(?:my|your|our|the|some|example|sample|demo|test|dummy|placeholder"
+                          r"|bucket|name|foo|bar|baz|data|source|dest\w*|target|backup|prod|dev"
+                          r"|staging)"
+                          r"(?:[-_]|$))+$")
+
+
 def _named(host: str, url: bool) -> str | None:
+    if "." not in host and _PLACEHOLDER.match(host):
+        return None
     if re.search(_DATA, host):
         plain = re.sub(rf"^(?:[\w-]*{_DATA}[\w-]*\.)+", "", host)
         return f"{plain} (carrying data)"

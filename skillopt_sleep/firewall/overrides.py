@@ -44,7 +44,8 @@ _OVERRIDES = [
     r"\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shall\s+not|mustn'?t)\s+"
     r"(?:tell|inform|mention|disclose|admit|alert|notify|reveal"
     r"|report)\s+(?:(?:this|these|it|that|them|any|the|your|\w+ing)\s+){0,3}(?:\w+\s+)?"
-    r"(?:to\s+)?(?:the\s+)?user\b(?!'s)|\bwithout\s+(?:telling|asking|informing|notifying|alerting)\s+the"
+    r"(?:to\s+)?(?:the\s+)?user\b(?!'s)|\bwithout\s+(?:telling|asking|informing|notifying"
+    r"|alerting)\s+the"
     r"\s+user\b|\b(?:hide|conceal|keep)\s+(?:this|it|these\s+\w+)\s+(?:hidden\s+)?from\s+the"
     r"\s+user\b",
     r"\b(?:these|this|the\s+following)\s+(?:instructions?|rules?)\s+(?:take|takes|have|has)\s+"
@@ -93,10 +94,13 @@ _AUTHORITY = re.compile(
     r"|commands?|requests?|directions|orders|text|comments?|messages?|content|replies)\s+"
     r"(?:\S+\s+){0,6}?as\s+(?:if\s+)?(?:(?:they|it)\s+(?:came|come|were|was|had\s+been)\s+)?"
     rf"(?:(?:coming|sent|typed|written|given)\s+)?(?:from\s+|by\s+)?{_PRINCIPAL}"
-    r"|(?:\b(?:anything|everything|whatever|text|comments?|content|messages?|lines?|notes?)\b[^.;!?]{0,60}?"
-    r"|^\W*)\b(?:is|are|counts?\s+as)\s+(?:an?\s+)?(?:orders?|instructions?|commands?|directives?)\s+from\s+"
+    r"|(?:\b(?:anything|everything|whatever|text|comments?|content|messages?|lines?"
+    r"|notes?)\b[^.;!?]{0,60}?"
+    r"|^\W*)\b(?:is|are|counts?\s+as)\s+(?:an?\s+)?(?:orders?|instructions?|commands?"
+    r"|directives?)\s+from\s+"
     r"(?:the\s+|your\s+|a\s+)?[\w-]+"
-    r"|\b(?:counts?|is|are|should\s+be\s+(?:treated|read|taken|followed))\s+as\s+(?:if\s+it\s+were\s+)?"
+    r"|\b(?:counts?|is|are|should\s+be\s+(?:treated|read|taken"
+    r"|followed))\s+as\s+(?:if\s+it\s+were\s+)?"
     rf"{_PRINCIPAL}'?s?\s+(?:own\s+)?(?:instructions?|requests?|commands?|words|orders)", re.I)
 _DECEIVE = re.compile(
     r"\b(?:say|tell\s+(?:them|him|her|the\s+\w+)|report|claim|reply|answer|confirm)\s+(?:that\s+)?"
@@ -111,18 +115,28 @@ _RANKED = re.compile(
 # An answer fixed before the question ("if anyone asks, say the plan showed no changes").
 _SCRIPTED = re.compile(
     r"\b(?:if|when|whenever)\s+(?:anyone|someone|somebody|anybody|asked|they|the\s+[\w-]+|you\s+are"
-    r"\s+asked)(?:\s+(?:asks?|asked|questions?\s+it|wants\s+to\s+know|checks?))?\b[^.;!?]{0,40}?,?\s*"
-    r"(?:say|tell\s+(?:them|him|her|the\s+\w+)|answer|reply|claim)\s+(?:that\s+)?(?:the|it|you|there"
+    r"\s+asked)(?:\s+(?:asks?|asked|questions?\s+it|wants\s+to\s+know"
+    r"|checks?))?\b[^.;!?]{0,40}?,?\s*"
+    r"(?:say|tell\s+(?:them|him|her|the\s+\w+)|answer|reply|claim)\s+(?:that\s+)?(?:the|it|you"
+    r"|there"
     r"|nothing|no|everything|all|they)\b", re.I)
 # Someone's consent claimed for everything the agent will do.
 _CLAIMED = re.compile(
     r"\b(?:has|have)\s+(?:already\s+|now\s+)?(?:authori[sz]ed|approved|pre-?approved|cleared"
-    r"|signed\s+off\s+on|okayed|allowed)\s+(?:every|all|any|each)\s+(?:\w+\s+){0,2}?(?:you|of\s+your)\b",
+    r"|signed\s+off\s+on|okayed|allowed)\s+(?:every|all|any|each)\s+(?:\w+\s+){0,2}?(?:you"
+    r"|of\s+your)\b",
     re.I)
 # The user's refusal read as consent ("when the writer says no, treat it as a yes").
-_NO_AS_YES = re.compile(r"\b(?:treat|take|read|count|interpret)\w*\s+(?:it|that|this|their\s+\w+|a\s+\w+"
+_NO_AS_YES = re.compile(r"\b(?:treat|take|read|count|interpret)\w*\s+(?:it|that|this|their\s+\w+"
+                        r"|a\s+\w+"
                         r"|the\s+\w+|any\s+\w+)\s+as\s+(?:a\s+)?(?:yes|approval|consent|go-?ahead"
                         r"|permission|agreement)\b", re.I)
+# A selection passed off as the whole ("report the best seed only and say it's the average").
+_PASSED_OFF = re.compile(r"\bonly\b[^.;!?]{0,30}?\b(?:and|but)\s+(?:say|claim|call|label|present"
+                         r"|describe"
+                         r"|report)\w*\s+(?:that\s+)?(?:it|this|them|they)(?:'s|\s+is|\s+are"
+                         r"|\s+as|\s+was)?\s+"
+                         r"(?:the|an?|all)\b", re.I)
 _KEPT_FROM = re.compile(
     r"\b(?:keep|hold)\s+(?:this|these|the\s+following)\s+(?:\w+\s+)?(?:section|skill"
     r"|instructions?|rules?|notes?|text|part|block|prompt)\s+(?:a\s+)?(?:secret|hidden|confidential"
@@ -134,7 +148,7 @@ def override_hits(line: str) -> Iterator[tuple[str, str, int]]:
         yield OVERRIDE, "agent instructions", m.start()
     for sentence, at in sentences(line):
         for pattern in (_AUTHORITY, _DECEIVE, _KEPT_FROM, _RANKED, _SCRIPTED, _CLAIMED,
-                        _NO_AS_YES):
+                        _NO_AS_YES, _PASSED_OFF):
             for m in pattern.finditer(sentence):
                 if not negated(sentence[: m.start()]):
                     yield OVERRIDE, "agent instructions", at + m.start()

@@ -47,13 +47,17 @@ _BYPASSED = re.compile(
     r"\b(?:run|rerun|push|commit|merge|deploy|build|retry|try|execute|continue|proceed|install"
     r"|release|ship|work|operate)\s+(?:[^\s.;:!?]+\s+){0,4}?"
     r"with\s+(?:the\s+|all\s+|every\s+)?(?:[\w-]+\s+)?(?:hooks?|checks?|tests|linters?|sandbox"
-    r"|verification|permissions?\s+checks?)\s+(?:disabled|skipped|turned\s+off|off|bypassed|removed)"
-    r"|\b(?:answer|say|click|reply|respond)\s+(?:yes|y|ok|allow|approve)\s+to\s+(?:every|all|any)\s+"
-    r"(?:permission|approval|confirmation|security|sudo)\s+(?:prompts?|dialogs?|requests?|questions?)"
+    r"|verification|permissions?\s+checks?)\s+(?:disabled|skipped|turned\s+off|off|bypassed"
+    r"|removed)"
+    r"|\b(?:answer|say|click|reply|respond)\s+(?:yes|y|ok|allow|approve)\s+to\s+(?:every|all"
+    r"|any)\s+"
+    r"(?:permission|approval|confirmation|security|sudo)\s+(?:prompts?|dialogs?|requests?"
+    r"|questions?)"
     r"|\bauto-?(?:matically\s+)?(?:approve|accept|confirm)\s+(?:every|all|any)\s+(?:permission"
     r"|approval|tool|command)", re.I)
 _SILENCED = re.compile(
-    r"\b(?:add|put|insert|use|sprinkle|apply)\s+(?:[^\s.;!?]+\s+){0,6}?(?:#\s*type:\s*ignore|#\s*noqa"
+    r"\b(?:add|put|insert|use|sprinkle|apply)\s+(?:[^\s.;!?]+\s+){0,6}?(?:#\s*type:\s*ignore"
+    r"|#\s*noqa"
     r"|eslint-disable|@ts-ignore|@ts-nocheck|//\s*nolint|#\s*pragma:\s*no\s*cover|@suppress\w*"
     # any annotation that exempts code from a guard
     r"|@\w*(?:exempt|skip|disable|ignore|allow_?any|permit_?all|no_?auth|unsafe|insecure)\w*"
@@ -70,7 +74,8 @@ _SCOPED = re.compile(r"^\W*(?:for|in|on|under|inside)\s+(?:the\s+)?(?:generated|
                      re.I)
 _BYPASS = re.compile(rf"\b{_OFF_VERB}\s+{_GAP}{_GUARD}", re.I)
 _FAKE_PASS = re.compile(
-    r"\b(?:delete|remove|comment\s+out|skip|xfail|mark|drop|loosen|relax|disable)\s+(?:[^\s.;:]+\s+){0,3}?"
+    r"\b(?:delete|remove|comment\s+out|skip|xfail|mark|drop|loosen|relax"
+    r"|disable)\s+(?:[^\s.;:]+\s+){0,3}?"
     r"(?:failing|failed|broken|red)\s+(?:tests?|expectations?|checks?|assertions?|specs?|cases?"
     r"|validations?|rules?|gates?)"
     r"|\bmake\s+(?:the\s+)?(?:tests?|ci|checks?)\s+pass\s+by\s+(?:deleting|skipping|removing"
@@ -79,24 +84,33 @@ _FAKE_PASS = re.compile(
 _FLAG = re.compile(r"(?<![\w-])--(?:dangerously-skip-permissions|dangerously-bypass-approvals-and"
                    r"-sandbox|yolo|allow-all-tools|no-verify)\b", re.I)
 
-_SEND = (r"(?:send|upload|post|paste|e-?mail|share|include|print|show|output|reveal|dump|copy|export"
+_SEND = (r"(?:send|upload|post|paste|e-?mail|share|include|print|show|output|reveal|dump|copy"
+         r"|export"
          r"|sync|back\s+up|move"
          r"|exfiltrate|forward|attach|commit|read\s+out|display|leak|transmit"
          r"|collect|gather|cat|embed|encode|publish|push)(?:ing)?")  # an instruction, not a report
 _CREDENTIAL_NOUN = (
     # a variable named for a secret, read from the environment in code (os.environ['X_KEY'])
     r"(\S*(?:environ|getenv|env)\S*?(?-i:[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD))\S*"
-    r"|~/\.ssh(?!\S*\.pub\b)\S*|\.ssh(?:\s+(?:folder|directory|keys?))?|(?:ssh\s+)?private\s+keys?|ssh\s+keys?"
+    r"|~/\.ssh(?!\S*\.pub\b)\S*|\.ssh(?:\s+(?:folder|directory|keys?))?"
+    r"|(?:ssh\s+)?private\s+keys?|ssh\s+keys?"
     r"|id_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|~/\.aws\S*|(?:aws|cloud|gcp|azure|gcloud)\s+"
     r"credentials|credentials?\s+files?|(?:the|all|your|any)\s+credentials|\.netrc|keychains?"
     r"|\.env\b(?![\w.-]*\.(?:example|sample|template))(?:\s+(?:file|contents|values))?"
-    r"|(?:all\s+)?environment\s+variables|env\s+vars|(?-i:\$?\{?\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET"
+    r"|(?:all\s+)?environment\s+variables|env\s+vars|(?-i:\$?\{?\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN"
+    r"|SECRET"
     r"|PASSWORD|PASSWD|CREDENTIALS?)\b\}?)|api[ _-]?keys?|(?:access|auth|bearer|session|github"
     r"|npm|secret|api|oauth|refresh)[ _-]?tokens?|passwords?|secrets|(?:session\s+|browser\s+)?"
     r"cookies|token\s+caches?)")
 # Before a credential store's path even reading is the capability: nothing else needs it.
 _SEND_VERB = re.compile(rf"\b(?:{_SEND}|(?:read|load|open|parse|access|grab|steal|harvest"
                         rf"|extract|capture|source|import)(?:ing)?)\b", re.I)
+# A file in a tool's folder under the home directory, and a place others read.
+_HOME_CONFIG = re.compile(r"^(?:~|\$HOME|%USERPROFILE%"
+                          r"|\$env:USERPROFILE)[/\\]\.[\w.-]+[/\\]\S*\.(?:json|toml"
+                          r"|ya?ml|ini|cfg|conf|xml)$", re.I)
+_PUBLIC = re.compile(r"\b(?:shared|public|team|channel|chat|issue|pr\b|pull\s+request|repo\w*|docs?"
+                     r"|release|gist|wiki|bucket|drive|everyone|commit)", re.I)
 _SENTENCE_END = re.compile(r"[;!?]|:\s|(?<!\.)\.\s+(?=[A-Z])")
 _WRITE_VERB = re.compile(r"\b(?:create|write|add|append|install|put|drop|place|copy|save|edit"
                          r"|modify|update|register)(?:ing)?\b(?!-)", re.I)
@@ -104,7 +118,8 @@ _CREDENTIALS = re.compile(rf"\b{_SEND}\s+{_GAP}(?:(?:the\s+)?(?:contents?|values
                           rf"{_CREDENTIAL_NOUN}", re.I)
 _DESTINATION = re.compile(r"\b(?:to|into|in|inside|from\s+the\s+template)\s+"
                           r"(?:the\s+|your\s+|a\s+)?$"
-                          r"|\b(?:names?|number|count|list|schema|format|location)\s+of\s+(?:the\s+)?"
+                          r"|\b(?:names?|number|count|list|schema|format"
+                          r"|location)\s+of\s+(?:the\s+)?"
                           r"(?:\w+\s+)?$|\bpublic\s+$", re.I)
 
 _PLACE = (r"(~?/?\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv)\b|shell\s+(?:rc|profile"
@@ -112,15 +127,20 @@ _PLACE = (r"(~?/?\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv)\b|shell
           r"|services?|timers?)|launch\s*(?:agents?|daemons?)|login\s+items?|start-?up\s+(?:items?"
           r"|folder|scripts?)|git\s+hooks?|\.git/hooks\S*|authorized_keys|sudoers|nopasswd"
           r"|(?:windows|system)\s+services?|\.pth\s+files?|site-packages"
-          r"|(?:pre|post)-[\w-]+\s+hooks?|passwordless\s+sudo|sudo\s+without\s+(?:a\s+)?password)")
+          r"|(?:pre|post)-(?!commit\b)[\w-]+\s+hooks?|passwordless\s+sudo"
+          r"|sudo\s+without\s+(?:a\s+)?password)")
 # A persistence instruction often carries the command it installs: the gap may hold a URL.
 _WIDE_GAP = r"(?:\S*[^\s.;:!?]\s+){0,10}?"
 _PERSIST = re.compile(rf"\b(?:add|append|write|put|insert|save|install|register|create|set\s+up"
-                      rf"|drop|place|copy|echo|slip|sneak|inject|plant|give|grant)(?:ing)?\s+{_WIDE_GAP}"
-                      rf"(?:(?:to|into|in|as|under)\s+)?(?:the\s+|a\s+|your\s+|an\s+)?(?:[\w-]+'s\s+)?"
+                      rf"|drop|place|copy|echo|slip|sneak|inject|plant|give"
+                      rf"|grant)(?:ing)?\s+{_WIDE_GAP}"
+                      rf"(?:(?:to|into|in|as|under)\s+)?(?:the\s+|a\s+|your\s+"
+                      rf"|an\s+)?(?:[\w-]+'s\s+)?"
                       rf"{_PLACE}"
                       rf"|\bNOPASSWD\b", re.I)
 _PLACE_RE = re.compile(_PLACE, re.I)
+_CHECKS = re.compile(r"\b(?:linters?|lint\w*|checks?|tests?|formatters?|static\s+analysis|scan\w*"
+                     r"|type[- ]?check\w*)\b", re.I)
 _OWN_KEY = re.compile(r"\byour\s+(?:own\s+)?(?:ssh\s+)?public\s+key|\.pub\b", re.I)
 _KEY_MATERIAL = re.compile(r"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\S+)\s+AAAA", re.I)
 
@@ -166,6 +186,9 @@ def prose_hits(line: str) -> Iterator[Hit]:
         clause = _SENTENCE_END.split(line[m.end():])[0]
         for word in clause.split()[:10]:
             path = word.strip("`'\",.()")
+            if _HOME_CONFIG.match(path) and _PUBLIC.search(clause[clause.find(word) + len(word):]):
+                yield READ_CREDENTIALS, path, m.start()  # a tool's home config handed to others
+                break
             if ("/" in path or path.startswith(".")) and CREDENTIAL.search(path) and not (
                     _DESTINATION.search(line[: line.find(word, m.end())])):
                 yield READ_CREDENTIALS, _credential(path), m.start()
@@ -186,6 +209,8 @@ def prose_hits(line: str) -> Iterator[Hit]:
         place_at = _PLACE_RE.search(m.group(0))
         if place_at and negated(m.group(0)[: place_at.start()]):
             continue  # "in scripts/aliases.sh, not in ~/.bashrc"
+        if _CHECKS.search(m.group(0)) and "hook" in m.group(0).lower():
+            continue  # a linter or test added to a hook is the hook's purpose, not a foothold
         if not (own_key and "authorized_keys" in m.group(0).lower()):
             yield PERSIST, _persist_place(m.group(0)), m.start()
     for m in _RUN_PROSE.finditer(line):

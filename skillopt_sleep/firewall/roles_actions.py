@@ -13,15 +13,17 @@ from skillopt_sleep.firewall.roles import (
     PERSIST,
     RUN,
     Hit,
-    bypass_roles,
     negated,
     override_roles,
     sentences,
 )
+from skillopt_sleep.firewall.roles_checks import bypass_roles
 from skillopt_sleep.firewall.shell_access import CREDENTIAL
 
-_EXECUTE = re.compile(r"\b(?:run|execute|exec|eval\w*|source|apply|install|load|import|(?:paste|type|enter)\w*\s+(?:\S+\s+)"
-                      r"{0,6}?into\s+(?:a\s+|the\s+|your\s+)?(?:terminal|shell|console|prompt)|pipe\w*\s+(?:\S+\s+){0,6}?(?:in)?to"
+_EXECUTE = re.compile(r"\b(?:run|execute|exec|eval\w*|source|apply|install|load|import|(?:paste"
+                      r"|type|enter)\w*\s+(?:\S+\s+)"
+                      r"{0,6}?into\s+(?:a\s+|the\s+|your\s+)?(?:terminal|shell|console|prompt)"
+                      r"|pipe\w*\s+(?:\S+\s+){0,6}?(?:in)?to"
                       r"\s+(?:a\s+|the\s+)?(?:sh|bash|zsh|shell|python\d?|node|perl|ruby|iex"
                       r"|powershell|pwsh|interpreter|terminal))\w*\b", re.I)
 _REMOTE = (r"(?:endpoint|server|url|api|site|web\s*site|web\s*page|webpage|page|host|service|gist"
@@ -35,7 +37,7 @@ _FETCHED = re.compile(
     # a third party's post: what a reader, a bot or an issue supplies
     r"|\b(?:reader|commenter|visitor|stranger|contributor|bot|someone|anyone|anybody|outsider"
     r"|third[- ]party|issue|comment|ticket|e-?mail|message)s?\s+(?:\w+\s+){0,2}?(?:comments?|posts?"
-    r"|sends?|pastes?|submits?|suggests?|writes?|shares?|attaches?|contains?)\b"
+    r"|sends?|pastes?|submits?|suggests?|writes?|shares?|attaches?)\b"
     r"|\bwhatever\s+(?:the\s+|a\s+|that\s+)?(?:[\w-]+\s+){0,5}?(?:replies|returns|says|sends"
     r"|outputs|posts|gives|provides|prints|answers|suggests|responds)\b"
     rf"|\bthe\s+(?:response|download)\b|\bfrom\s+(?:the\s+|that\s+|this\s+|a\s+|their\s+|its\s+)?"
@@ -67,7 +69,8 @@ def run_roles(line: str) -> Iterator[Hit]:
 
 
 _RECUR = re.compile(
-    r"\b(?:whenever|every\s+time|each\s+time|after\s+(?:every|each))\s+(?:the\s+|a\s+|your\s+|its\s+|their\s+)?"
+    r"\b(?:whenever|every\s+time|each\s+time|after\s+(?:every|each))\s+(?:the\s+|a\s+|your\s+"
+    r"|its\s+|their\s+)?"
     r"(?:\w+\s+)?(?:restarts?|reboots?|boots?(?:\s+up)?|starts?\s+up|logs?\s+in|wakes?(?:\s+up)?)\b"
     r"|\bsurviv\w*\s+(?:a\s+|any\s+|every\s+)?(?:reboots?|restarts?|log-?outs?|logins?|shutdowns?)"
     r"|\b(?:in|on|at|for|with)\s+(?:every|each)\s+(?:new\s+)?(?:shell|terminal|session|login"
@@ -82,7 +85,8 @@ _RECUR = re.compile(
     r"(?:cron\w*|crontab|systemd\s+(?:timer|unit|service)|launch\s*(?:agent|daemon|d)"
     r"|task\s+scheduler|scheduled\s+task|at\s+job|login\s+items?)\b", re.I)
 _INSTALL = re.compile(r"\b(?:add|append|insert|put|write|register|install|create|set\s+up"
-                      r"|schedule|drop|place|make|configure|arrange|have|let|get|slip|sneak|plant)\w*\b",
+                      r"|schedule|drop|place|make|configure|arrange|have|let|get|slip|sneak"
+                      r"|plant)\w*\b",
                       re.I)
 # The verb acts (an imperative, or after "to", "and", a modal), not names ("the cron schedule").
 _ACTS = re.compile(r"(?:^[\W\d_]*|[,;:]\s+|\b(?:to|and|then|please|also|always|should|must"
@@ -141,7 +145,8 @@ def _secret_in(text: str) -> re.Match[str] | None:
 _GIVE = re.compile(
     r"\b(?:post|paste|send|share|include|print|put|add|attach|email|mail|forward|publish|commit"
     r"|upload|leak|reveal|display|show|write|echo|log)\w*\s+(?:the\s+|your\s+|our\s+|its\s+|a\s+)?"
-    r"(?:[\w.'’-]+,?\s+){0,6}?(?:tokens?|passwords?|secrets?|credentials?|api\s+keys?|private\s+keys?"
+    r"(?:[\w.'’-]+,?\s+){0,6}?(?:tokens?|passwords?|secrets?|credentials?|api\s+keys?"
+    r"|private\s+keys?"
     r"|cookies|passphrases?)\b(?P<rest>(?:[^.;!?]|\.(?=\S))*)", re.I)  # a dot in a path goes on
 # Where a secret belongs, or how it is used: kept in a store, passed to log in.
 _KEPT = re.compile(r"\b(?:keyring|keychain|vault|secrets?\s+manager|password\s+manager|\.env\b"
@@ -149,7 +154,7 @@ _KEPT = re.compile(r"\b(?:keyring|keychain|vault|secrets?\s+manager|password\s+m
                    r"|as\s+(?:an?\s+|the\s+)?(?:header|authorization|bearer|env)|\bnames?\b|\bset\b"
                    r"|rotat\w+|masked|redact\w*)", re.I)
 _SHARED = re.compile(r"\b(?:channel|chat|issue|pr\b|pull\s+request|notes|log|logs|commit|gist"
-                     r"|docs?|documentation|pages?|site|release|report|drive|shared|examples?"
+                     r"|docs?|documentation|pages?|site|release\s+notes|report|drive|shared|examples?"
                      r"|slack|email|comment|ticket|wiki|readme|changelog|summary|answer|reply"
                      r"|description|discussion|thread|forum|public|team|url|query)", re.I)
 
@@ -167,10 +172,13 @@ def _given_away(sentence: str) -> Iterator[int]:
 
 # A search for secrets across someone's files: what it finds is read to be handed on.
 _SEARCH_HOME = re.compile(
-    r"\b(?:look|search|scan|grep|hunt|dig|go|comb|crawl|sweep)\w*\s+(?:\w+\s+)?(?:through|in|across|over"
-    r"|into)\s+(?:the\s+|your\s+|their\s+|a\s+|every\s+)?(?:[\w-]+'s\s+)?(?:home|~|whole|entire|user"
+    r"\b(?:look|search|scan|grep|hunt|dig|go|comb|crawl|sweep)\w*\s+(?:\w+\s+)?(?:through|in"
+    r"|across|over"
+    r"|into)\s+(?:the\s+|your\s+|their\s+|a\s+|every\s+)?(?:[\w-]+'s\s+)?(?:home|~|whole|entire"
+    r"|user"
     r"|profile|disk|drive|machine|file\s*system|dotfiles)\w*", re.I)
-_SECRET_WORD = re.compile(r"token|secret|passw|credential|private\s+key|api[\s_-]?key|\.env\b", re.I)
+_SECRET_WORD = re.compile(r"token|secret|passw|credential|private\s+key|api[\s_-]?key"
+                          r"|\.env\b", re.I)
 
 
 def dump_roles(line: str) -> Iterator[Hit]:
@@ -209,7 +217,8 @@ _EXPOSED = re.compile(
     r"(?:connect|get\s+in|log\s+in|ssh\s+in|come\s+in|reach\s+(?:it|the\s+\w+)))"
     r"|\b(?:(?:start|run|open|launch|serve|make|leave|set\s+up)\w*\s+(?:\S+\s+){0,6}?"
     r"(?:reachable|accessible|exposed|open|public|available|listening|visible)\s+"
-    r"|(?:expose|bind|listen)\w*\s+(?:\S+\s+){0,6}?)(?:from|to|on|for)\s+(?:the\s+)?(?:public\s+)?(?:internet|outside\b|anyone|everyone|all\s+interfaces"
+    r"|(?:expose|bind|listen)\w*\s+(?:\S+\s+){0,6}?)(?:from|to|on"
+    r"|for)\s+(?:the\s+)?(?:public\s+)?(?:internet|outside\b|anyone|everyone|all\s+interfaces"
     r"|every\s+interface|any\s+interface"
     r"|0\.0\.0\.0|the\s+world|public\s+ip)\b|\bexpose\w*\s+(?:\S+\s+){0,4}?publicly\b"
     # a listener kept for someone elsewhere to drive the machine through

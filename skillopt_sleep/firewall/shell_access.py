@@ -51,7 +51,8 @@ _READERS = {"cat", "less", "more", "head", "tail", "base64", "xxd", "od", "strin
             "ncftpput", "smbclient", "gsutil", "rclone"}
 _ENV_DUMP = {"env", "printenv", "set", "export", "declare", "compgen"}
 _AGENT_BYPASS = re.compile(
-    r"^--(?:unsafe-perm|no-check-certificate|dangerously-skip-permissions|dangerously-bypass-approvals-and-sandbox|yolo"
+    r"^--(?:unsafe-perm|no-check-certificate|dangerously-skip-permissions"
+    r"|dangerously-bypass-approvals-and-sandbox|yolo"
     r"|allow-all-tools|allow-all-paths|allow-all|trust-all-tools|skip-permissions"
     r"|no-sandbox|disable-sandbox|bypass-?\w*)$|^bypasspermissions$|^danger-full-access$", re.I)
 _OFF_ENV = re.compile(r"^(?:HUSKY=0|HUSKY_SKIP_HOOKS=1|SKIP=\S+|PRE_COMMIT_ALLOW_NO_CONFIG=1"
@@ -104,8 +105,8 @@ def persist(cmds: Sequence[Command]) -> Iterator[Found]:
         elif (prog == "schtasks" and "/create" in args) or prog in ("register-scheduledtask",
                                                                   "new-scheduledtask"):
             yield PERSIST, "scheduled task"
-        elif (prog in ("sc", "sc.exe") and {"create", "config"} & set(args)) or prog in (
-                "new-service", "nssm") and (prog != "nssm" or "install" in args):
+        elif (prog in ("sc", "sc.exe") and {"create", "config"} & set(args)) or (prog in (
+                "new-service", "nssm") and (prog != "nssm" or "install" in args)):
             yield PERSIST, "system service"
         elif prog == "git" and "config" in args and _hooks_outside(args):
             yield PERSIST, "git hooks path"
@@ -238,7 +239,8 @@ def _store(match: str) -> str:
 _GUARD_WORD = (r"(?:verif|valid|approv|confirm|sign|secur|protect|sandbox|permission|lock|ssl|tls"
                r"|cert|integrity|hash)")
 _CHECK_FLAG = re.compile(
-    rf"^--?(?:(?:no|skip|disable|auto|ignore|bypass|without|allow-unsigned)-?[\w-]*{_GUARD_WORD}[\w-]*"
+    rf"^--?(?:(?:no|skip|disable|auto|ignore|bypass|without"
+    rf"|allow-unsigned)-?[\w-]*{_GUARD_WORD}[\w-]*"
     rf"|[\w-]*{_GUARD_WORD}[\w-]*=(?:false|0|no|off|none)|insecure|k8s-skip-[\w-]+)$", re.I)
 _NOT_A_CHECK = re.compile(r"version|update|cache|colou?r|progress|audit|fund|lockfile|clock", re.I)
 

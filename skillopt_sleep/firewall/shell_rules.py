@@ -291,7 +291,8 @@ def _shell_or_listener(cmd: Command, cmds: Sequence[Command]) -> str:
     return ""
 
 
-_EVERY_INTERFACE = re.compile(r"^--?(?:ip|host|bind|listen|address|addr|hostname)(?:=|$)(?:0\.0\.0\.0"
+_EVERY_INTERFACE = re.compile(r"^--?(?:ip|host|bind|listen|address|addr|hostname)(?:="
+                              r"|$)(?:0\.0\.0\.0"
                               r"|::|\*)?(?::\d+)?$|^--bind[_-]all$|^(?:0\.0\.0\.0|::|\*)(?::\d+)?$")
 _NO_AUTH = re.compile(r"(?:token|password|passwd|auth\w*)=(?:''|\"\"|none|false|0|)$|^--no-?auth"
                       r"|^--(?:disable|without|skip)-auth\w*|^--allow-unauthenticated$"
