@@ -51,18 +51,17 @@ _READERS = {"cat", "less", "more", "head", "tail", "base64", "xxd", "od", "strin
             "ncftpput", "smbclient", "gsutil", "rclone"}
 _ENV_DUMP = {"env", "printenv", "set", "export", "declare", "compgen"}
 _AGENT_BYPASS = re.compile(
-    r"^--(?:unsafe-perm|no-check-certificate|dangerously-skip-permissions"
-    r"|dangerously-bypass-approvals-and-sandbox|yolo"
-    r"|allow-all-tools|allow-all-paths|allow-all|trust-all-tools|skip-permissions"
-    r"|no-sandbox|disable-sandbox|bypass-?\w*)$|^bypasspermissions$|^danger-full-access$", re.I)
+    r"^--(?:unsafe-perm|dangerously-skip-permissions|dangerously-bypass-approvals-and-sandbox"
+    r"|yolo|allow-all-tools|allow-all-paths|allow-all|trust-all-tools|bypass-?\w*)$"
+    r"|^bypasspermissions$|^danger-full-access$", re.I)  # the rest: ``_CHECK_FLAG``
 _OFF_ENV = re.compile(r"^(?:HUSKY=0|HUSKY_SKIP_HOOKS=1|SKIP=\S+|PRE_COMMIT_ALLOW_NO_CONFIG=1"
                       r"|(?:SKIP|NO|DISABLE)_?\w*(?:TEST|CHECK|VERIF|LINT|HOOK|SCAN|AUDIT)\w*="
-                      r"(?!0$|false$|no$)\S+|\w*(?:VERIFY|SSL|TLS)\w*=(?:0|false|no|off)$"
+                      r"(?!0$|false$|no$)\S+"
                       r"|NODE_TLS_REJECT_UNAUTHORIZED=0|GIT_SSL_NO_VERIFY=\S+"
-                      r"|PYTHONHTTPSVERIFY=0|CURL_CA_BUNDLE=|REQUESTS_CA_BUNDLE="
+                      r"|CURL_CA_BUNDLE=|REQUESTS_CA_BUNDLE="
                       # any setting named for a check, set to off
                       r"|\w*(?:VERIF|CHECK|SIGN|REQUIRE|STRICT|ENFORCE|SECUR|VALIDAT|AUDIT|SCAN"
-                      r"|PROTECT|SANDBOX)\w*=[\"']?(?:0|false|no|off|none|disabled?)[\"']?$)", re.I)
+                      r"|PROTECT|SANDBOX|SSL|TLS)\w*=[\"']?(?:0|false|no|off|none|disabled?)[\"']?$)", re.I)
 _CHMOD_OPEN = re.compile(r"^(?:[0-7]?777|[0-7]?[0-7][0-7][2367]|[ugoa]*\+[rwx]*s[rwx]*"
                          r"|[246][0-7]{3}|[ug]*[ao][ugo]*\+[rx]*w[rx]*)$", re.I)
 
