@@ -61,7 +61,8 @@ _OFF_ENV = re.compile(r"^(?:HUSKY=0|HUSKY_SKIP_HOOKS=1|SKIP=\S+|PRE_COMMIT_ALLOW
                       r"|CURL_CA_BUNDLE=|REQUESTS_CA_BUNDLE="
                       # any setting named for a check, set to off
                       r"|\w*(?:VERIF|CHECK|SIGN|REQUIRE|STRICT|ENFORCE|SECUR|VALIDAT|AUDIT|SCAN"
-                      r"|PROTECT|SANDBOX|SSL|TLS)\w*=[\"']?(?:0|false|no|off|none|disabled?)[\"']?$)", re.I)
+                      r"|PROTECT|SANDBOX|SSL|TLS)\w*=[\"']?(?:0|false|no|off|none|disabled?)[\"']?$)",
+                      re.I)
 _CHMOD_OPEN = re.compile(r"^(?:[0-7]?777|[0-7]?[0-7][0-7][2367]|[ugoa]*\+[rwx]*s[rwx]*"
                          r"|[246][0-7]{3}|[ug]*[ao][ugo]*\+[rx]*w[rx]*)$", re.I)
 
