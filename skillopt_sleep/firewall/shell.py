@@ -48,6 +48,7 @@ _WRAPPERS = {"sudo", "doas", "env", "nohup", "exec", "time", "command", "nice", 
 _WITH_VALUE = {"-u", "-g", "-U", "-C", "-h", "-p", "-n", "-I", "-L", "-P", "-s", "-o", "-i"}
 
 
+@lru_cache(maxsize=8192)
 def base(word: str) -> str:
     """A program's name without its folder, quotes, or ``.exe``."""
     name = word.strip("'\"").replace("\\", "/").rsplit("/", 1)[-1].lower()

@@ -98,6 +98,8 @@ _LOCAL_FILE = re.compile(r"[/%$~]|\.\w{1,4}$")
 def _downloads(cmd: Command) -> str:
     """A file any program writes from a URL it is given (``certutil -urlcache -f URL out``,
     ``bitsadmin /transfer j URL out``): the local path that follows the URL."""
+    if not any("://" in w for w in cmd.words):
+        return ""  # the common case, first: no URL, no download
     if _is_interpreter(cmd) or base(cmd.program) in _FETCHERS | {"git", "open", "xdg-open",
                                                                  "start"}:
         return ""
