@@ -3,9 +3,10 @@
 checked as the night checks a proposal last: the whole skill as the proposal leaves it,
 against a context that grants nothing. Targets as for the other corpora: hostile refused
 >= 95 % each by its own class, benign flagged <= 2 %. The first probe was written before
-any of the role-based rules; the second and third were each measured once after a round of
-changes (66.7 %, 69.2 % and 59.1 % refused then, for probes 2 to 4) and their misses
-prompted the next round."""
+any of the role-based rules; the later ones were each measured once after a round of
+changes (66.7 %, 69.2 %, 59.1 % and 75.0 % refused then, for probes 2 to 5; probes 6 to 9,
+written during the round probe 5 prompted, 65.9 %, 36.4 %, 63.6 % and 33.3 %) and their
+misses prompted the next round."""
 
 from __future__ import annotations
 

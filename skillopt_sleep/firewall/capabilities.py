@@ -75,7 +75,8 @@ _SHELL_LANGS = {"", "sh", "bash", "shell", "console", "zsh", "shellsession", "te
 _PROMPT = re.compile(r"^\s*(?:\$|>|PS>|PS [^>]*>|%|❯)\s+")
 _SPAN = re.compile(r"(`+)(.+?)\1")
 _COMMAND_WORD = re.compile(
-    r"(?<![\w./-])(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:sudo\s+)?(?:(?i:iex|irm|iwr|powershell|pwsh)|curl|wget|bash|sh|zsh|nc|ncat|netcat|socat|python[0-9.]*|perl"
+    r"(?<![\w./-])(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:sudo\s+)?(?:(?i:iex|irm|iwr|powershell|pwsh)"
+    r"|curl|wget|bash|sh|zsh|nc|ncat|netcat|socat|python[0-9.]*|perl"
     r"|ruby|node|php|powershell|pwsh|iex|irm|iwr|echo|cat|printf|base64|crontab|chmod|git|ssh"
     r"|scp|rsync|tar|tee|cp|eval|source|env|printenv|systemctl|launchctl|schtasks|security"
     r"|claude|codex|gemini|copilot|setenforce|ufw|xxd|openssl|mkfifo|telnet|export|agy)"
@@ -95,7 +96,8 @@ _MARKER = "skillopt-sleep:"
 # Shell text no rule can act on is not parsed: no fetcher, interpreter, network tool,
 # scheduler, credential store, permission flag, mode change or redirection in it.
 _ACTIONABLE = re.compile(
-    r"curl|wget|%run|%load|\bi[er][xmw]\b|invoke|\bn(?:c|cat|etcat)\b|socat|telnet|/dev/|base(?:64|32)"
+    r"curl|wget|%run|%load|\bi[er][xmw]\b|invoke|\bn(?:c|cat|etcat)\b|socat|telnet|/dev/"
+    r"|base(?:64|32)"
     r"|xxd|openssl|g?unzip|[bgx]?zcat|\brev\b|\btr\b|eval|source|\b(?:ba|z|da|k|c|tc|fi)?sh\b"
     r"|python|perl|ruby|node|deno|bun|php|pwsh|powershell|lua|osascript|cmd|\.\s|\bat\b|batch"
     r"|cron|systemctl|launchctl|schtasks|scheduledtask|\breg\b|itemproperty|hooks|git\b|\.ssh"
@@ -106,21 +108,26 @@ _ACTIONABLE = re.compile(
     r"|cat\b|less|more|head|tail|strings|hexdump|gpg|get-content|\bgh\b|npm|yarn|pnpm|mail"
     r"|credentials|\.kube|\.docker|gcloud|azure|shadow|cookies|vault|secrets?\.|ping|dig|lookup"
     r"|\bhost\b|traceroute|drill|resolve|true|exit-zero|continue-on-error|aws|gcloud|\baz\b"
-    r"|heroku|\bop\b|environ|\.pem|\.key\b|grep|\brg\b|\bag\b|\back\b|find", re.I)
+    r"|heroku|\bop\b|environ|\.pem|\.key\b|grep|\brg\b|\bag\b|\back\b|find"
+    r"|://|secret|approv|=\s*(?:false|no|off|0)\b|\s-c\s|--\s", re.I)
 
 
 # A check's failure thrown away: ``pytest || true``, ``ruff --exit-zero``.
 _MASKED = re.compile(
-    r"\b(?:pytest|tox|nox|jest|vitest|mocha|ruff|mypy|flake8|pylint|eslint|tsc|clippy|go\s+(?:test|vet)"
+    r"\b(?:pytest|tox|nox|jest|vitest|mocha|ruff|mypy|flake8|pylint|eslint|tsc|clippy"
+    r"|go\s+(?:test|vet)"
     r"|cargo\s+(?:test|clippy)|(?:npm|yarn|pnpm)\s+(?:run\s+)?(?:test|lint|check)|make\s+(?:test"
-    r"|check|lint))\b[^|;&\n]*(?:\|\|\s*(?:true|:|exit\s+0)\b|--exit-zero)"
+    r"|check|lint)"
+    # any command named for a check
+    r"|[\w.-]*(?:test|lint|check|verif|valid|audit|scan|pre-commit|hook|spec)[\w.-]*)"
+    r"\b[^|;&\n]*(?:\|\|\s*(?:true|:|exit\s+0)\b|--exit-zero)"
     r"|continue-on-error:\s*true", re.I)
 
 
 def shell_found(snippet: str) -> list[Found]:
     """Capabilities a piece of shell text grants."""
-    if not _ACTIONABLE.search(snippet):
-        return []
+    if not _ACTIONABLE.search(snippet) or re.match(r"\s*[\w.]+\(", snippet):
+        return []  # a call in code (``env('KEY')``) is code's to read, not a command
     cmds: tuple[Command, ...] = commands(snippet)
     found: list[Found] = [(BYPASS_CHECK, "check failures ignored")] if _MASKED.search(
         snippet) else []
@@ -130,14 +137,24 @@ def shell_found(snippet: str) -> list[Found]:
     return found
 
 
+# "If vale flags errors, …": a condition that opens the sentence says when, not whether.
+_CONDITION_LEAD = re.compile(r"^\W*(?:if|when|whenever|once|after|before|while|until"
+                             r"|as\s+soon\s+as)"
+                             r"\b[^,(]*,\s*", re.I)
+
+
 def warned(before: str) -> bool:
     """Does the clause leading up to a mention warn against it?"""
     clause = _CLAUSE.split(before)[-1] if before else ""
+    clause = _CONDITION_LEAD.sub("", clause)
     clause = _NOT_A_WARNING.sub(" ", clause[-120:])
     return bool(_WARNING.search(clause))
 
 
-_SUBJECT = re.compile(r"(?:^|[.;:!?]\s+)\W*(?:the|a|an|this|that)?\s*[`\"']*$", re.I)
+# The mention heads the sentence, alone or in a list of things ("Reverse shells and
+# ``nc -e`` are forbidden").
+_SUBJECT = re.compile(r"(?:^|[.;:!?]\s+)\W*(?:(?:the|a|an|this|that)\s+)?(?:(?:[\w`'-]+[\s,]+){1,3}"
+                      r"(?:and|or)\s+(?:the\s+)?)?[`\"']*$", re.I)
 _THEN_VERB = re.compile(r"^[`\"']*\s*(?:(?:flag|option|switch|setting|variable|command|mode"
                         r"|parameter|argument|pattern|trick)s?\s+)?(?:\w+s|is|are|does|can|will"
                         r"|may|would|was|were|has|lets)\b", re.I)

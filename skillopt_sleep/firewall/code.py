@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from skillopt_sleep.firewall.shell_access import CREDENTIAL
+
 Found = tuple[str, str]
 
 _SOCKET = re.compile(r"\bsocket\b|fsockopen|TCPSocket|TcpClient|Net\.Sockets|/dev/tcp|net\.connect"
@@ -19,13 +21,26 @@ _SOCKET = re.compile(r"\bsocket\b|fsockopen|TCPSocket|TcpClient|Net\.Sockets|/de
 _FETCH = re.compile(r"urlopen|urllib|requests\.(?:get|post)|httpx\.|https?\.get\(|fetch\(|axios"
                     r"|Net::HTTP|open-uri|URI\.open|DownloadString|WebClient|Invoke-WebRequest"
                     r"|Invoke-RestMethod|\biwr\b|\birm\b|file_get_contents\(\s*['\"]https?:"
-                    r"|curl_exec|http\.Get\(", re.I)
+                    r"|curl_exec|http\.Get\("
+                    # any call named for the web, in any language (``HttpGet``, ``http_get``)
+                    r"|\b\w*(?:http|download|urlopen)\w*\s*\(", re.I)
 _DECODE = re.compile(r"b64decode|frombase64string|atob\(|decode_base64|unhexlify|bytes\.fromhex"
                      r"|zlib\.decompress|marshal\.loads|codecs\.decode|Base64\.decode|base64_decode"
                      r"|unpack\(\s*['\"]m", re.I)
 _SINK = re.compile(r"\b(?:exec|eval|iex|invoke-expression|system|popen|spawn|execSync|execFile"
                    r"|pty\.spawn|shell_exec|passthru|instance_eval)\s*[(\s'\"`$]"
-                   r"|\|\s*(?:iex|invoke-expression)\b|\bnew\s+Function\b", re.I)
+                   r"|\|\s*(?:iex|invoke-expression)\b|\bnew\s+Function\b"
+                   r"|\b(?:loadstring|dofile|loadfile|runpy\.run_\w+|vm\.run\w*)\s*\("
+                   # deserialisers that run what they read
+                   r"|\b(?:c?pickle|dill|joblib|marshal|shelve|cloudpickle)\.loads?\s*\("
+                   r"|\byaml\.(?:unsafe_)?load\s*\((?![^)]*SafeLoader)"
+                   r"|\btorch\.load\s*\((?![^)]*weights_only\s*=\s*True)",
+                   re.I)
+# Code a library fetches from a hub and runs because it was told to trust it.
+_TRUSTED_REMOTE = re.compile(r"trust[_-]?(?:remote[_-]?code"
+                             r"|repo)\s*[=:]\s*[\"']?(?:true|1|yes|check)\b"
+                             r"|--trust-remote-code\b"
+                             r"|TRUST_REMOTE_CODE\s*=\s*[\"']?(?:1|true|yes)", re.I)
 _SHELL = re.compile(r"/bin/\w*sh|cmd\.exe|powershell|\bsh\b|\bbash\b|\biex\b|dup2|pty\.spawn"
                     r"|getstream\(\)|\.GetStream", re.I)
 # The environment taken whole and handed to something that shows or sends it; a filtered
@@ -41,7 +56,8 @@ _ENV_WHOLE = re.compile(
 _UNVERIFIED = re.compile(
     r"\bverify\s*=\s*False\b|rejectUnauthorized\s*:\s*false|InsecureSkipVerify\s*:\s*true"
     r"|_create_unverified_context|CERT_NONE|check_hostname\s*=\s*False|VERIFY_NONE"
-    r"|CURLOPT_SSL_VERIFYPEER\s*,\s*(?:0|false)|ServerCertificateValidationCallback\s*=\s*\{\s*\$true"
+    r"|CURLOPT_SSL_VERIFYPEER\s*,\s*(?:0|false)"
+    r"|ServerCertificateValidationCallback\s*=\s*\{\s*\$true"
     r"|SkipCertificateCheck|ssl_verify\s*=\s*false|strict-ssl\s*=?\s*false", re.I)
 _SKIP_ALL = re.compile(r"pytest\.skip\([^)]*allow_module_level\s*=\s*True|pytestmark\s*=\s*pytest"
                        r"\.mark\.skip\b|\bif:\s*false\b|describe\.skip\(|\bxdescribe\(", re.I)
@@ -51,6 +67,38 @@ _FILE_SERVER = (r"(?:http\.server|SimpleHTTPServer|http-server|\bserve\b|php\s+-
 _ALL_INTERFACES = re.compile(
     r"(?:--bind|-b|bind\(\(?|-S|host\s*=)\s*['\"(]*(?:0\.0\.0\.0|::)\b"
     rf"|{_FILE_SERVER}[^\n]*(?:\s(?:~|/|\$HOME)(?:\s|$)|0\.0\.0\.0)", re.I | re.M)
+
+
+# A credential store named in code and read: its path as a literal, a call that opens it.
+_LITERAL = re.compile(r"[\"']([^\"'\n]{2,200})[\"']")
+_OPENS = re.compile(r"\b(?:open|fopen|ReadFile|ReadAllText|ReadAllBytes|read_text|read_bytes"
+                    r"|readFile\w*|File\.read\w*|Get-Content|gc|cat|load\w*|Path|Join)\s*\(", re.I)
+
+
+_OUT = (r"\b(?:print\w*|pprint|puts|echo|log\w*|Print\w*|console\.\w+|write\w*|send\w*|post"
+        r"|upload\w*|put|fetch|urlopen|requests\.\w+|http\.\w+|Write-\w+|Out-\w+)\s*\(")
+
+
+def _store_read(text: str) -> str:
+    """A credential store read and handed to output or the network: in the same call
+    (``print(open('~/.netrc').read())``) or through the variable it was read into."""
+    # A path built from parts (``home / '.docker' / 'config.json'``, ``Join(h, ".netrc")``)
+    # is read as the path it builds.
+    text = re.sub(r"[\"']\s*(?:[/,+]|\)\s*/)\s*[\"']", "/", text)
+    for m in _LITERAL.finditer(text):
+        store = CREDENTIAL.search(m.group(1))
+        if not (store and _OPENS.search(text[: m.start()][-120:])):
+            continue
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        line = text[start:end if end >= 0 else len(text)]
+        held = (re.match(r"\s*(?:var\s+|let\s+|const\s+|\$)?(\w+)(?:\s*,\s*\w+)?\s*:?=", line)
+                or re.search(r"\bas\s+(\w+)\s*:", line))
+        later = text[end:] if end >= 0 else ""
+        if re.search(_OUT + r"[^\n]*" + re.escape(m.group(0)), line) or (held and re.search(
+                _OUT + rf"[^\n]*\b{re.escape(held.group(1))}\b", later)):
+            return store.group(0).strip("/\\~ =@'\"")
+    return ""
 
 
 def block_found(text: str) -> Iterator[Found]:
@@ -63,8 +111,13 @@ def block_found(text: str) -> Iterator[Found]:
     if sink and (_FETCH.search(text) or _DECODE.search(text)):
         host = re.search(r"://([^/\s'\")]+)", text)
         yield "run_fetched_code", host.group(1).lower() if host else "fetched content"
+    if _TRUSTED_REMOTE.search(text):
+        yield "run_fetched_code", "remote code trusted"
     if _ENV_WHOLE.search(text):
         yield "read_credentials", "environment"
+    store = _store_read(text)
+    if store:
+        yield "read_credentials", store
     if _UNVERIFIED.search(text):
         yield "bypass_check", "tls verification"
     if _SKIP_ALL.search(text):

@@ -11,8 +11,10 @@ import re
 _TLDS = (
     "com|net|org|io|dev|ai|xyz|ru|cn|co|me|info|biz|top|cloud|tk|ml|ga|cf|gq|pw|su|click"
     "|link|site|online|live|icu|buzz|app|tech|store|shop|page|gg|tv|ly|us|uk|de|fr|jp"
-    "|ir|kp|su|vip|work|fun|space|website|host|pro|eu|ca|au|nl|br"
+    "|ir|kp|su|vip|work|fun|space|website|host|pro|eu|ca|au|nl|br|zone|digital|studio|sbs|cyou"
+    "|lol|quest|cfd"
 )
+_TLD_SET = frozenset(_TLDS.split("|"))
 _FILE_LIKE = "sh|zip|mov|run|cc|in|pl|to|es|it|ch|am|ws"
 # A name whose next-to-last label is a file extension is a file (``setup.cfg.in``).
 _EXTENSIONS = frozenset({
@@ -28,7 +30,9 @@ _HOST = re.compile(
     re.IGNORECASE,
 )
 _URL = re.compile(
-    r"\b(?:https?|ftp|sftp|ssh|git|wss?|smb|ldap|tcp|udp|telnet)://"
+    r"\b(?:https?|ftps?|sftp|ssh|git|wss?|smb|ldaps?|tcp|udp|telnet|s3a?|gs|gcs|az|abfss?|wasbs?"
+    r"|hdfs|oss|r2|rsync|redis|rediss|mongodb(?:\+srv)?|postgres(?:ql)?|mysql|amqps?|mqtts?"
+    r"|kafka|nats|grpcs?|rtmp|irc|dns)://"
     r"(?:[^\s/@?#]*@)?(\[[0-9a-f:.]+\]|[^\s/:?#\"'<>)\]`]+)(?::\d+)?([^\s\"'<>)\]`]*)",
     re.IGNORECASE,
 )
@@ -49,7 +53,11 @@ _RELATIVE = re.compile(r"(?<=['\"(=])//((?:[a-z0-9-]+\.)+[a-z]{2,})(?=[/'\"):?])
 _EMAIL = re.compile(r"\b[\w.+-]+@((?:[a-z0-9-]+\.)+[a-z]{2,})\b", re.I)
 _MAIL_VERB = re.compile(r"\b(?:send|mail|e-?mail|forward|cc|bcc|deliver|post|notify|report)"
                         r"\w*\b[^.;!?]*$", re.I)
+# ``git@host:org/repo.git``, ``deploy@host:/srv``: a host reached over ssh, whatever its TLD.
+_SCP_LIKE = re.compile(r"(?<![\w.+/-])[\w.-]+@((?:[a-z0-9-]+\.)+[a-z]{2,}):(?!\d+\b)[\w~./-]", re.I)
 _QUERY_DATA = re.compile(_DATA + r"|\$\(|=\s*\$|\benv\b", re.IGNORECASE)
+# A quoted domain suffix (``'.x.dnslog.link'``) is only ever used with a name put before it.
+_SUFFIX = re.compile(r"(?<=[\"'])\.((?:[a-z0-9-]+\.)+[a-z]{2,})(?=[\"'])", re.I)
 
 
 def _ip(text: str) -> tuple[str, bool] | None:
@@ -128,6 +136,14 @@ def host_targets(text: str) -> list[tuple[str, str]]:
         target = f"{m.group(1).lower()} (carrying data)"
         if (target, m.group(0)) not in found and not any(t == target for t, _ in found):
             found.append((target, m.group(0)))
+    for m in _SCP_LIKE.finditer(free):
+        target = _named(m.group(1).lower(), url=True)
+        if target and not any(t == target for t, _ in found):
+            found.append((target, m.group(0)))
+    for m in _SUFFIX.finditer(free):
+        labels = m.group(1).lower().split(".")
+        if labels[-1] in _TLD_SET and labels[-2] not in _EXTENSIONS:
+            found.append((f"{m.group(1).lower()} (carrying data)", m.group(0)))
     for m in _DOTTED.finditer(free):
         ip = _ip(m.group(1))
         # In prose only a four-part address or a hex one is an IP ("version 1.2.3" is not),
@@ -140,7 +156,16 @@ def host_targets(text: str) -> list[tuple[str, str]]:
     return found
 
 
+# A storage URL's bucket written as a placeholder (``s3://bucket-name/``, ``gs://my-bucket``).
+_PLACEHOLDER = re.compile(r"^(?:(?:my|your|our|the|some|example|sample|demo|test|dummy|placeholder"
+                          r"|bucket|name|foo|bar|baz|data|source|dest\w*|target|backup|prod|dev"
+                          r"|staging)"
+                          r"(?:[-_]|$))+$")
+
+
 def _named(host: str, url: bool) -> str | None:
+    if "." not in host and _PLACEHOLDER.match(host):
+        return None
     if re.search(_DATA, host):
         plain = re.sub(rf"^(?:[\w-]*{_DATA}[\w-]*\.)+", "", host)
         return f"{plain} (carrying data)"

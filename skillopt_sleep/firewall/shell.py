@@ -48,6 +48,7 @@ _WRAPPERS = {"sudo", "doas", "env", "nohup", "exec", "time", "command", "nice", 
 _WITH_VALUE = {"-u", "-g", "-U", "-C", "-h", "-p", "-n", "-I", "-L", "-P", "-s", "-o", "-i"}
 
 
+@lru_cache(maxsize=8192)
 def base(word: str) -> str:
     """A program's name without its folder, quotes, or ``.exe``."""
     name = word.strip("'\"").replace("\\", "/").rsplit("/", 1)[-1].lower()
@@ -110,6 +111,9 @@ class _Walker(bashlex.ast.nodevisitor):
                 redirects.append((part.type, text))
                 if hasattr(target, "parts"):
                     inner.extend(self.substituted(target))
+                body = getattr(getattr(part, "heredoc", None), "value", "")
+                if body and not re.match(r"['\"\\]", text):
+                    upstream = (*upstream, *_heredoc_commands(body))
         made = Command(tuple(words), tuple(redirects), tuple(assigns), upstream, tuple(inner))
         self.found.append(made)
         return made
@@ -124,6 +128,15 @@ class _Walker(bashlex.ast.nodevisitor):
         return out
 
 
+def _heredoc_commands(body: str) -> tuple[Command, ...]:
+    """What an unquoted here-document substitutes into the input it feeds: its ``$(…)``
+    commands run first and their output becomes the reader's input."""
+    found: list[Command] = []
+    for m in re.finditer(r"\$\(([^()]*)\)|`([^`]*)`", body):
+        found.extend(commands(m.group(1) or m.group(2) or ""))
+    return tuple(found)
+
+
 def _children(node: bashlex.ast.node) -> list[bashlex.ast.node]:
     kids = list(getattr(node, "parts", None) or getattr(node, "list", None) or [])
     return [k for k in kids if isinstance(k, bashlex.ast.node)]
@@ -135,6 +148,8 @@ _WINDOWS_PATH = re.compile(r"[\w%$:)]\\[\w.$%]")
 @lru_cache(maxsize=4096)
 def commands(snippet: str) -> tuple[Command, ...]:
     """Every command ``snippet`` runs, substituted ones included, in the order they appear."""
+    # A notebook's shell escape (``!pip install …``) runs the line as a command.
+    snippet = re.sub(r"(?m)^(\s*)!(?=[\w./~])", r"\1", snippet)
     if _WINDOWS_PATH.search(snippet):
         snippet = snippet.replace("\\", "/")  # ``C:\\x``, ``$env:HOME\\.aws``: a path, not escapes
     try:
@@ -145,7 +160,29 @@ def commands(snippet: str) -> tuple[Command, ...]:
     walker = _Walker()
     for tree in trees:
         walker.walk(tree)
-    return tuple(walker.found)
+    return tuple(c for cmd in walker.found for c in (cmd, *_carried(cmd)))
+
+
+_STRING_FLAGS = {"-c", "-command", "/c", "/k", "-lc", "-ic", "--command"}
+
+
+def _carried(cmd: Command) -> tuple[Command, ...]:
+    """Commands another program is handed to run: a shell's ``-c`` string, the command after
+    ``--`` (``kubectl run … -- sh -c …``, ``docker exec x -- …``), ``ssh host 'cmd'``."""
+    args = cmd.args
+    out: list[Command] = []
+    for i, arg in enumerate(args[:-1]):
+        if arg.lower() in _STRING_FLAGS:
+            out.extend(commands(args[i + 1]))
+            break
+        if arg == "--":
+            out.append(Command(args[i + 1:]))
+            out.extend(_carried(Command(args[i + 1:])))
+            break
+    else:
+        if base(cmd.program) == "ssh" and len([a for a in args if not a.startswith("-")]) > 1:
+            out.extend(commands(args[-1]))
+    return tuple(out)
 
 
 _SEPARATORS = {";", "&&", "||", "&", "\n", ";;", "(", ")", "{", "}"}

@@ -17,6 +17,12 @@ PERSISTENT = re.compile(
     r"|powershell_profile\.ps1|\$profile\b|/var/spool/cron|systemd/(?:user|system)/"
     r"|\.config/systemd/|\.(?:service|timer)$|launch(?:agents|daemons)/|\.plist$"
     r"|\.git/hooks/|\bhooks/(?:pre|post)-\w+|authorized_keys\d?\b|\.config/autostart/"
+    r"|\.config/git/|\.gitconfig\b|\.git-templates?/|git-core/templates/"
+    # what an interpreter or the system runs as it starts: start-up folders, ``.pth`` files
+    # and site customisation, a tool's own rc file in the home folder
+    r"|/startup/|/autostart/|/autoload/|profile\.d/|/etc/rc\.d/|/etc/init\.d/|startupitems"
+    r"|site-packages/\S*\.pth$|(?:^|/)\S*\.pth$|(?:site|user)customize\.py|\.rprofile\b"
+    r"|~/\.(?!npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc)[\w-]*rc(?:\.\w+)?$"
     r"|currentversion\\+run", re.I)
 # Stores a credential sits in. Public halves and templates (``id_ed25519.pub``,
 # ``.env.example``) are not credentials.
@@ -27,8 +33,15 @@ CREDENTIAL = re.compile(
     r"|\.azure/|\.config/gh/hosts|\.gnupg|\.password-store|/etc/shadow|\.env(?![\w.-]*\."
     r"(?:example|sample|template|dist|defaults?|tpl))(?:\.[\w-]+)?\b|login data"
     r"|cookies(?:\.sqlite)?"
-    r"|\.keychain(?:-db)?\b|\.vault-token|\.terraformrc|credentials\.json|secrets?\.(?:ya?ml"
-    r"|json|toml)|\*?\.(?:pem|key|p12|pfx|jks|keystore|ppk)\b|/proc/[\w$]+/environ)", re.I)
+    r"|\.keychain(?:-db)?\b|\.vault-token|\.terraformrc|/proc/[\w$]+/environ"
+    # By the file's name, whatever the tool: a settings file named for what it keeps
+    # (``credentials.toml``, ``key.properties``, ``secrets.yaml``), key material by its
+    # extension, a certificate file only when its name says it holds the private half.
+    r"|(?<=/)(?:token|credentials|secret|password|auth)(?=$|[\s'\"`)])"
+    r"|(?:[\w-]*[._-])?(?:credentials?|secrets?|passwords?|passwd|token|keystore|keys?|auth)"
+    r"\.(?:toml|ya?ml|json|ini|properties|cfg|conf|txt|xml)\b(?!\.(?:example|sample|template|dist))"
+    r"|[\w*-]*\.(?:key|p8|p12|pfx|jks|keystore|ppk|kdbx)\b"
+    r"|\*?\.pem\b|[\w.-]*(?:priv|secret|sign|key)[\w.-]*\.pem\b)", re.I)
 _READERS = {"cat", "less", "more", "head", "tail", "base64", "xxd", "od", "strings", "cp",
             "scp", "rsync", "tar", "zip", "7z", "curl", "wget", "nc", "ncat", "socat", "gpg",
             "type", "get-content", "gc", "openssl", "sed", "awk", "grep", "sort", "tee",
@@ -38,14 +51,18 @@ _READERS = {"cat", "less", "more", "head", "tail", "base64", "xxd", "od", "strin
             "ncftpput", "smbclient", "gsutil", "rclone"}
 _ENV_DUMP = {"env", "printenv", "set", "export", "declare", "compgen"}
 _AGENT_BYPASS = re.compile(
-    r"^--(?:unsafe-perm|no-check-certificate|dangerously-skip-permissions|dangerously-bypass-approvals-and-sandbox|yolo"
-    r"|allow-all-tools|allow-all-paths|allow-all|trust-all-tools|skip-permissions"
-    r"|no-sandbox|disable-sandbox|bypass-?\w*)$|^bypasspermissions$|^danger-full-access$", re.I)
+    r"^--(?:unsafe-perm|dangerously-skip-permissions|dangerously-bypass-approvals-and-sandbox"
+    r"|yolo|allow-all-tools|allow-all-paths|allow-all|trust-all-tools|bypass-?\w*)$"
+    r"|^bypasspermissions$|^danger-full-access$", re.I)  # the rest: ``_CHECK_FLAG``
 _OFF_ENV = re.compile(r"^(?:HUSKY=0|HUSKY_SKIP_HOOKS=1|SKIP=\S+|PRE_COMMIT_ALLOW_NO_CONFIG=1"
                       r"|(?:SKIP|NO|DISABLE)_?\w*(?:TEST|CHECK|VERIF|LINT|HOOK|SCAN|AUDIT)\w*="
-                      r"(?!0$|false$|no$)\S+|\w*(?:VERIFY|SSL|TLS)\w*=(?:0|false|no|off)$"
+                      r"(?!0$|false$|no$)\S+"
                       r"|NODE_TLS_REJECT_UNAUTHORIZED=0|GIT_SSL_NO_VERIFY=\S+"
-                      r"|PYTHONHTTPSVERIFY=0|CURL_CA_BUNDLE=|REQUESTS_CA_BUNDLE=)", re.I)
+                      r"|CURL_CA_BUNDLE=|REQUESTS_CA_BUNDLE="
+                      # any setting named for a check, set to off
+                      r"|\w*(?:VERIF|CHECK|SIGN|REQUIRE|STRICT|ENFORCE|SECUR|VALIDAT|AUDIT|SCAN"
+                      r"|PROTECT|SANDBOX|SSL|TLS)\w*=[\"']?(?:0|false|no|off|none|disabled?)[\"']?$)",
+                      re.I)
 _CHMOD_OPEN = re.compile(r"^(?:[0-7]?777|[0-7]?[0-7][0-7][2367]|[ugoa]*\+[rwx]*s[rwx]*"
                          r"|[246][0-7]{3}|[ug]*[ao][ugo]*\+[rx]*w[rx]*)$", re.I)
 
@@ -88,7 +105,10 @@ def persist(cmds: Sequence[Command]) -> Iterator[Found]:
         elif (prog == "schtasks" and "/create" in args) or prog in ("register-scheduledtask",
                                                                   "new-scheduledtask"):
             yield PERSIST, "scheduled task"
-        elif prog == "git" and "config" in args and any("hookspath" in a for a in args):
+        elif (prog in ("sc", "sc.exe") and {"create", "config"} & set(args)) or (prog in (
+                "new-service", "nssm") and (prog != "nssm" or "install" in args)):
+            yield PERSIST, "system service"
+        elif prog == "git" and "config" in args and _hooks_outside(args):
             yield PERSIST, "git hooks path"
         elif prog in ("visudo", "update-rc.d", "chkconfig") or (prog == "usermod" and any(
                 a in ("sudo", "wheel", "admin") for a in args)):
@@ -96,6 +116,16 @@ def persist(cmds: Sequence[Command]) -> Iterator[Found]:
         elif prog in ("reg", "set-itemproperty", "new-itemproperty") and any(
                 "currentversionrun" in re.sub(r"[\\/]", "", a) for a in args):
             yield PERSIST, "registry run key"
+
+
+def _hooks_outside(args: list[str]) -> bool:
+    """Hooks read from outside the working tree; a versioned folder in it (``.githooks``)
+    is the repository's own, reviewed like its code."""
+    for i, arg in enumerate(args):
+        if "hookspath" in arg:
+            value = arg.split("=", 1)[1] if "=" in arg else " ".join(args[i + 1:i + 2])
+            return not value or bool(re.match(r"[/~$%\\]|\.\.|[a-z]:|\.git/", value, re.I))
+    return False
 
 
 def place(path: str) -> str:
@@ -167,8 +197,19 @@ _TOKEN_VERBS = {
 }
 
 
+_SHOW = {"get", "show", "access", "read", "reveal", "view", "get-secret-value", "export",
+         "download", "cat", "print", "decrypt"}
+
+
 def _prints_token(prog: str, args: list[str]) -> bool:
-    """A CLI asked to print a credential it holds (``gh auth token``)."""
+    """A CLI asked to print a credential it holds (``gh auth token``), or any CLI asked to
+    show a secret it manages (``kubectl get secret x -o yaml``, ``gcloud secrets versions
+    access``, ``az keyvault secret show``): a read verb on a secret noun."""
+    nouns = [a for a in args if re.fullmatch(r"secrets?|secretsmanager|keyvault|keys?"
+                                               r"|secret/\S+|secrets/\S+", a)]
+    if nouns and _SHOW & set(args) and (prog != "kubectl" or any(
+            a.startswith(("-o", "--output", "jsonpath")) for a in args)):
+        return True
     wanted = _TOKEN_VERBS.get(prog, ("read",) if prog in ("vault", "op") else ())
     if not wanted:
         return False
@@ -190,6 +231,18 @@ def _store(match: str) -> str:
     if text.startswith(".env"):
         return ".env"
     return text.split("/")[0] if not text.startswith(".") else text.split("/")[0] or text
+
+
+# Any option named for a check, approval or protection that switches it off: by a negating
+# prefix (``--no-verify``, ``--skip-tls-verify``, ``-auto-approve``) or a false value
+# (``--validate=false``, ``-lock=false``). ``--insecure`` says so itself.
+_GUARD_WORD = (r"(?:verif|valid|approv|confirm|sign|secur|protect|sandbox|permission|lock|ssl|tls"
+               r"|cert|integrity|hash)")
+_CHECK_FLAG = re.compile(
+    rf"^--?(?:(?:no|skip|disable|auto|ignore|bypass|without"
+    rf"|allow-unsigned)-?[\w-]*{_GUARD_WORD}[\w-]*"
+    rf"|[\w-]*{_GUARD_WORD}[\w-]*=(?:false|0|no|off|none)|insecure|k8s-skip-[\w-]+)$", re.I)
+_NOT_A_CHECK = re.compile(r"version|update|cache|colou?r|progress|audit|fund|lockfile|clock", re.I)
 
 
 def bypass_check(cmds: Sequence[Command]) -> Iterator[Found]:
@@ -221,6 +274,9 @@ def _skipped_by_flags(cmd: Command) -> Iterator[str]:
     if prog == "git" and low[:1] == ["push"] and ({"--force", "-f"} & set(low)) and (
             {"main", "master"} & {a.split(":")[-1] for a in low}):
         yield "protected branch"
+    for arg in low:
+        if _CHECK_FLAG.match(arg) and not _NOT_A_CHECK.search(arg):
+            yield arg.lstrip("-").split("=")[0]
     for assign in (*cmd.assigns, *(w for w in cmd.words if "=" in w and w[:1].isupper())):
         if _OFF_ENV.match(assign):
             yield assign.split("=")[0].lower()

@@ -24,7 +24,7 @@ Found = tuple[str, str]
 
 _SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "mksh", "cmd"}
 _INTERPRETERS = _SHELLS | {"perl", "ruby", "node", "nodejs", "deno", "bun", "php", "pwsh",
-                           "powershell", "lua", "osascript", "tclsh", "rscript", "iex",
+                           "powershell", "lua", "osascript", "tclsh", "rscript", "r", "iex",
                            "invoke-expression", "source", ".", "eval"}
 _FETCHERS = {"curl", "wget", "fetch", "iwr", "invoke-webrequest", "irm", "invoke-restmethod",
              "aria2c", "http", "https", "xh", "lwp-download", "lynx", "ftp", "tftp"}
@@ -40,7 +40,7 @@ _DECODE_IN_CODE = re.compile(
     r"|zlib|marshal\.loads|codecs\.decode|rot.?13|\\x[0-9a-f]{2}|pack\(|urlopen|urllib|requests"
     r"|\bhttp|downloadstring|webclient|invoke-webrequest|\biwr\b|\birm\b|fetch\(", re.I)
 _RUN_IN_CODE = re.compile(r"\b(?:exec|eval|iex|invoke-expression|system|function|spawn"
-                          r"|popen|subprocess|compile)\b", re.I)
+                          r"|popen|subprocess|compile|dofile|loadstring)\b|\bsource\s*\(", re.I)
 _SOCKET_IN_CODE = re.compile(r"socket|fsockopen|tcpsocket|tcpclient|net\.sockets|/dev/tcp", re.I)
 _SHELL_IN_CODE = re.compile(r"dup2|pty\.spawn|/bin/\w*sh|cmd\.exe|subprocess|popen|exec|system"
                             r"|spawn|getstream|iex", re.I)
@@ -71,7 +71,7 @@ def _runs_stdin(cmd: Command) -> bool:
 
 def _is_fetcher(cmd: Command) -> bool:
     prog = base(cmd.program)
-    if prog in _FETCHERS:
+    if prog in _FETCHERS or _downloads(cmd):
         return True
     if prog in ("nc", "ncat", "netcat", "socat", "telnet"):
         return True
@@ -89,6 +89,24 @@ def _is_decoder(cmd: Command) -> bool:
     if prog in ("gzip", "tr", "rev"):
         return prog != "gzip" or "-d" in args
     return prog in _DECODERS
+
+
+_URL = re.compile(r"^[a-z][\w+.-]*://", re.I)
+_LOCAL_FILE = re.compile(r"[/%$~]|\.\w{1,4}$")
+
+
+def _downloads(cmd: Command) -> str:
+    """A file any program writes from a URL it is given (``certutil -urlcache -f URL out``,
+    ``bitsadmin /transfer j URL out``): the local path that follows the URL."""
+    if not any("://" in w for w in cmd.words):
+        return ""  # the common case, first: no URL, no download
+    if _is_interpreter(cmd) or base(cmd.program) in _FETCHERS | {"git", "open", "xdg-open",
+                                                                 "start"}:
+        return ""
+    args = [a for a in cmd.args if not a.startswith(("-", "/")) or _LOCAL_FILE.search(a[1:])]
+    urls = [i for i, a in enumerate(args) if _URL.match(a)]
+    after = [a for a in args[urls[0] + 1:] if not _URL.match(a)] if urls else []
+    return after[-1] if after and _LOCAL_FILE.search(after[-1]) else ""
 
 
 def _target(cmds: Sequence[Command]) -> str:
@@ -117,7 +135,7 @@ def run_fetched(cmds: Sequence[Command]) -> Iterator[Found]:
         elif fetched_files and _runs_file(cmd, fetched_files):
             yield RUN_FETCHED, _target([c for c in cmds if _is_fetcher(c)])
         yield from _inline_code(cmd)
-        if _runs_package(cmd):
+        if _runs_package(cmd) or _applies_url(cmd):
             yield RUN_FETCHED, _target([cmd])
     yield from _powershell_cradle(cmds)
 
@@ -126,14 +144,42 @@ _RUNNERS = {"npx", "bunx", "uvx", "pnpx", "pnpm", "yarn", "pipx", "deno", "npm"}
 _RUNNER_VERB = {"pnpm": "dlx", "yarn": "dlx", "pipx": "run", "deno": "run", "npm": "exec"}
 
 
+_INSTALLERS = {"pip", "pip3", "uv", "pipx", "npm", "pnpm", "yarn", "bun", "gem", "cargo",
+               "conda", "mamba", "composer", "install-package", "install-module", "choco",
+               "winget", "brew", "dotnet", "nuget", "r"}
+
+
 def _runs_package(cmd: Command) -> bool:
-    """A package runner handed a URL: it downloads code and runs it (``npx https://…``)."""
+    """A package runner handed a URL: it downloads code and runs it (``npx https://…``); a
+    package installed from a URL runs its build and install scripts (``pip install URL``)."""
     prog, args = base(cmd.program), [a for a in cmd.args if not a.startswith("-")]
+    if prog in _INSTALLERS and {"install", "add", "i"} & set(args) and any(
+            "://" in a or a.startswith(("git+", "github:")) for a in args):
+        return True
     if prog in ("%run", "%load", "source", ".", "%%script"):
         return any("://" in a for a in args)
     if prog not in _RUNNERS or (prog in _RUNNER_VERB and args[:1] != [_RUNNER_VERB[prog]]):
         return False
     return any("://" in a or a.startswith(("git+", "github:", "gist:")) for a in args)
+
+
+# The option by which a tool takes the file it acts on or installs from (``kubectl apply -f``,
+# ``pip install -r``, ``helm install -f``, ``docker compose -f``): given a URL, what the
+# remote side serves is what runs.
+_FILE_OPTION = re.compile(r"^(?:-f|--filename|--file|-r|--requirement|-c|--constraint|--values"
+                          r"|-k|--kustomize|--script|-file|-scriptpath)(?:=(.*))?$", re.I)
+
+
+def _applies_url(cmd: Command) -> bool:
+    if _is_fetcher(cmd) or base(cmd.program) in ("git", "ssh", "scp"):
+        return False
+    args = cmd.args
+    for i, arg in enumerate(args):
+        m = _FILE_OPTION.match(arg)
+        value = (m.group(1) or (args[i + 1] if i + 1 < len(args) else "")) if m else ""
+        if _URL.match(value) and not value.lower().startswith(("file:", "s3:")):
+            return True
+    return False
 
 
 def run_downloaded(cmds: Sequence[Command]) -> Iterator[Found]:
@@ -152,7 +198,7 @@ def run_downloaded(cmds: Sequence[Command]) -> Iterator[Found]:
             yield RUN_FETCHED, _target(fetchers)
 
 
-_PS_RUN = {"iex", "invoke-expression"}
+_PS_RUN = {"iex", "invoke-expression", "invoke-command", "icm", "&", "."}
 _PS_FETCH = re.compile(r"invoke-webrequest|invoke-restmethod|\biwr\b|\birm\b|downloadstring"
                        r"|downloadfile|net\.webclient|start-bitstransfer", re.I)
 
@@ -160,13 +206,16 @@ _PS_FETCH = re.compile(r"invoke-webrequest|invoke-restmethod|\biwr\b|\birm\b|dow
 def _powershell_cradle(cmds: Sequence[Command]) -> Iterator[Found]:
     """``IEX (iwr …).Content``: PowerShell runs what a fetch returns, however bracketed."""
     words = [w.strip("()'\";").lower() for c in cmds for w in c.words]
-    if _PS_RUN & set(words) and any(_PS_FETCH.search(w) for w in words):
+    runs = _PS_RUN & set(words) or any("scriptblock]::create" in w for w in words)
+    if runs and any(_PS_FETCH.search(w) for w in words):
         hosts = [re.search(r"://([^/\s'\")]+)", w) for w in words]
         yield RUN_FETCHED, next((h.group(1) for h in hosts if h), "fetched content")
 
 
 def _outputs(cmd: Command) -> set[str]:
     names = {t for op, t in cmd.redirects if ">" in op}
+    if _downloads(cmd):
+        names.add(_downloads(cmd))
     args = list(cmd.args)
     # Short options cluster (``-sSo FILE``, ``-fsSLO``): the last letter takes the value.
     clustered = [a for a in args if re.fullmatch(r"-[a-zA-Z]+", a)]
@@ -228,14 +277,56 @@ def _shell_or_listener(cmd: Command, cmds: Sequence[Command]) -> str:
         return _port(words)
     if prog in ("ngrok", "cloudflared", "bore", "localtunnel", "lt") and args:
         return f"{prog} tunnel"
+    if {"tunnel", "funnel"} & set(args[:2]) or prog.endswith(("tunnel", "funnel")):
+        return f"{prog} tunnel"  # ``code tunnel``, ``tailscale funnel``, ``devtunnel host``
+    if _exposed_without_auth(args):
+        return "a server on every interface without authentication"
     if prog == "ssh" and any(a.startswith("-R") for a in cmd.args):
         return "ssh remote forward"
+    if _serves_shell(prog, args):
+        return _port(words)
     coded = _is_interpreter(cmd) or prog in ("powershell", "pwsh")
     if coded and _SOCKET_IN_CODE.search(words) and _SHELL_IN_CODE.search(words):
         return _port(words)
     if prog in _SHELLS and _networked(cmd, cmds):
         return "network to shell"
     return ""
+
+
+_EVERY_INTERFACE = re.compile(r"^--?(?:ip|host|bind|listen|address|addr|hostname)(?:="
+                              r"|$)(?:0\.0\.0\.0"
+                              r"|::|\*)?(?::\d+)?$|^--bind[_-]all$|^(?:0\.0\.0\.0|::|\*)(?::\d+)?$")
+_NO_AUTH = re.compile(r"(?:token|password|passwd|auth\w*)=(?:''|\"\"|none|false|0|)$|^--no-?auth"
+                      r"|^--(?:disable|without|skip)-auth\w*|^--allow-unauthenticated$"
+                      r"|^--auth(?:=|\s+)none$|^--insecure$", re.I)
+
+
+def _exposed_without_auth(args: list[str]) -> bool:
+    """Listening on every interface with its login switched off (``jupyter lab --ip=0.0.0.0
+    --NotebookApp.token=''``): anyone who reaches the port runs code."""
+    joined = [f"{a}={b}" if a.startswith("-") and "=" not in a and b[:1] not in ("-", "")
+              else a for a, b in zip(args, [*args[1:], ""], strict=False)]
+    return any(_EVERY_INTERFACE.match(a) and ("0.0.0.0" in a or "::" in a or "*" in a
+                                              or "all" in a) for a in joined) and any(
+        _NO_AUTH.search(a) for a in args)
+
+
+_SHELL_PATH = re.compile(r"^(?:/(?:usr/)?bin/|[a-z]:/windows/system32/)?(?:ba|z|da|k|a|c)?sh$"
+                         r"|^(?:[\w:/.]*/)?(?:cmd|powershell|pwsh)(?:\.exe)?$", re.I)
+# Programs that run a shell for the caller on this machine's own terminal or in a container.
+_LOCAL_RUNNERS = {"docker", "podman", "nerdctl", "kubectl", "lxc", "vagrant", "script", "su",
+                  "sudo", "tmux", "screen", "chsh", "usermod", "useradd", "expect"}
+
+
+def _serves_shell(prog: str, args: list[str]) -> bool:
+    """A program handed a shell to run and a port to serve it on (``telnetd -l /bin/sh
+    -p 23``, ``busybox nc -lp 9 -e sh``): whoever connects gets the shell."""
+    if prog in _LOCAL_RUNNERS or prog in _SHELLS:
+        return False
+    shell = any(_SHELL_PATH.match(a) for a in args)
+    port = any(a in ("-p", "--port") or re.fullmatch(r"(?:-p|--port=?|:)\d{1,5}", a)
+               or re.search(r"(?:tcp|udp)\S*:\d{1,5}", a) for a in args)
+    return shell and port
 
 
 _LOOKUPS = {"dig", "nslookup", "host", "ping", "ping6", "drill", "resolvectl", "getent",

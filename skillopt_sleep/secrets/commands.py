@@ -44,6 +44,8 @@ _SHORT: dict[str, frozenset[str]] = {
     "openssl": frozenset({"-k", "-pass", "-passin", "-passout"}),
     "psql": frozenset(), "vault": frozenset(),
 }
+# Container CLIs take a password with ``-p`` only when they log in.
+_CONTAINER_CLIS = frozenset({"docker", "podman", "buildah", "skopeo", "nerdctl", "crane"})
 # Flags whose value is ``user:password`` (or ``user%password``, ``user,password``).
 _USER_PASS: dict[str, frozenset[str]] = {
     "curl": frozenset({"-u", "--user", "--proxy-user", "-U"}),
@@ -226,6 +228,8 @@ def _secrets_of(words: list[str]) -> list[str]:
     for start, end in itertools.pairwise(bounds):
         name = program if start == 0 else os.path.basename(words[start])
         short = _SHORT.get(name, frozenset())
+        if name in _CONTAINER_CLIS and "login" not in words[start:end]:
+            short = frozenset()  # ``docker run -p 5432:5432`` publishes a port
         user_pass = _USER_PASS.get(name, frozenset()) | {"--user", "--proxy-user"}
         part = words[start:end]
         for i, word in enumerate(part):
