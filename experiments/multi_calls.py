@@ -195,6 +195,11 @@ def summarise(runs: Sequence[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
                      f"{per} calls per +0.01 of its own lift")
         figures["skills"][s] = {"calls": round(calls, 1), "lift": round(sl, 4),
                                 "baseline": round(base, 4)}
+    summed = sum(figures["skills"][s]["lift"] for s in skills)
+    if summed > 0:
+        # Each skill's calls over its own lift, pooled: what one skill's night costs here.
+        lines.append(f"per +0.01 of the skills' summed lift ({summed:+.3f}): "
+                     f"{total / (100 * summed):.1f}")
     figures["stages"] = {f"{s}/{st}": round(c / n, 1) for (s, st), c in sorted(counts.items())}
     return "\n".join(lines), figures
 
