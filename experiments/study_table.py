@@ -1,7 +1,7 @@
 """The studies as one table: every persona, and each simulator knob setting, side by side.
 
-Each row is ``gate_study``'s proofs over ``--seeds`` seeds (the nights gated, the gate-off
-twin beside them), and prints:
+Each row is the gated arm of ``gate_study``'s proofs over ``--seeds`` seeds (the same nights
+and calls; the gate-off twin is not run), and prints:
 
 - ``lift``: the mean held-out test lift (each persona's test sample, ``night.measure``);
 - ``of ceiling``: that lift over what stating every house rule would gain (the *ceiling*:
@@ -36,13 +36,15 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_sleep.errors import ConfigError
+from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.meter import Ledger
 from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.records import Edit
 from skillopt_sleep.sim import persona as personas
+from skillopt_sleep.sim import prove as proof
 from skillopt_sleep.sim import wording
 from skillopt_sleep.sim.models import build
-from skillopt_sleep.sim.prove import ProofSpec, load_persona, prove, score_test
+from skillopt_sleep.sim.prove import ProofSpec, load_persona, score_test
 from skillopt_sleep.skilldoc import apply_edit, parse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -74,18 +76,29 @@ def oracle(p: personas.Persona) -> dict[str, str]:
 
 def one_run(name: str, seed: int, nights: int, config: NightConfig, sim: Knobs
             ) -> dict[str, Any]:
-    """One proof's figures for the table, with the ceiling's test score."""
+    """One proof's gated arm (the same nights and calls as ``prove``'s; the gate-off twin
+    is not run), with the ceiling's test score."""
     spec = ProofSpec(persona=name, seed=seed, nights=nights, config=config, sim=sim)
-    s = prove(spec)
     p = load_persona(spec)
-    ceiling = score_test(p, spec, oracle(p), lambda _s, role, sd: build(p, sd, role), Ledger())
-    calls = s["target_calls"] + s["optimizer_calls"] + s["judge_calls"]
-    return {"persona": name, "seed": seed, "lift": s["lift"] or 0.0,
-            "headroom": (ceiling.mean or 0.0) - (s["baseline_test"] or 0.0),
-            "calls": calls, "night_calls": calls - s["test_calls"],
-            "harmful_proposed": s["harmful_proposed"] + s["cross_proposed"],
-            "harmful_accepted": s["harmful_accepted"] + s["cross_accepted"],
-            "neutral_proposed": s["neutral_proposed"], "neutral_accepted": s["neutral_accepted"]}
+
+    def models(_spec: str, role: str, sd: int) -> LLM:
+        return build(p, sd, role)
+
+    first = Ledger()
+    baseline = score_test(p, spec, {s.name: s.initial_text() for s in p.skills}, models, first)
+    arm = proof._arm(p, spec, True, models, lambda _m: None)
+    ceiling = score_test(p, spec, oracle(p), models, Ledger())
+    kinds = proof._kind_counts(p, arm.results)
+    before = baseline.mean or 0.0
+    after = arm.after_test.mean if arm.after_test and arm.after_test.mean is not None else before
+    calls = len(first.calls) + len(arm.ledger.calls)
+    return {"persona": name, "seed": seed, "lift": after - before,
+            "headroom": (ceiling.mean or 0.0) - before,
+            "calls": calls, "night_calls": calls - len(first.calls) - arm.test_calls,
+            "harmful_proposed": kinds["harmful_proposed"] + kinds["cross_proposed"],
+            "harmful_accepted": kinds["harmful_accepted"] + kinds["cross_accepted"],
+            "neutral_proposed": kinds["neutral_proposed"],
+            "neutral_accepted": kinds["neutral_accepted"]}
 
 
 def row(label: str, runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
