@@ -36,6 +36,7 @@ from skillopt_sleep.skilldoc import SkillDoc, apply_edit
 
 __all__ = ["against", "bare", "night_end", "settle", "tonight"]
 
+
 def bare(doc: SkillDoc) -> SkillDoc:
     """``doc`` without any entry of its managed regions: the user's words alone."""
     regions: tuple[Literal["learned", "slow"], ...] = ("learned", "slow")
@@ -49,7 +50,8 @@ def bare(doc: SkillDoc) -> SkillDoc:
 def settle(check: CrossCheck, doc: SkillDoc, neighbours: Sequence[str]
            ) -> tuple[SkillDoc, list[GateDecision]]:
     """``doc`` against each of ``neighbours``: every entry at once, then entry by
-    entry (``withdraw``) only against a neighbour that finds lowered (see the module)."""
+    entry (``withdraw``) only against a neighbour that comparison finds lowered (see the
+    module)."""
     found = entries(doc)
     if not (check and neighbours and found):
         return doc, []
