@@ -62,7 +62,7 @@ def test_the_wheel_carries_the_package_and_its_personas(wheel_env: Path, tmp_pat
     out = subprocess.run([str(wheel_env / "bin" / "python"), "-c", code], cwd=tmp_path, env=CLEAN,
                          capture_output=True, text=True, check=True).stdout.splitlines()
     assert str(wheel_env) in out[0] and str(REPO) not in out[0]
-    assert out[1] == ("['analyst', 'devops', 'maintainer', 'oncall', 'programmer', "
+    assert out[1] == ("['analyst', 'devops', 'maintainer', 'oncall', 'platform', 'programmer', "
                       "'researcher', 'supply-chain']")
     # The real skill the supply-chain persona starts from, byte for byte, with its licence.
     real = REPO / "skillopt_sleep/sim/personas/skills/dependabot/SKILL.md"

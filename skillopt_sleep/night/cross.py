@@ -241,17 +241,20 @@ class CrossCheck:
         return bool(self.neighbours) and self.test.replays
 
     def check(self, incumbent: str, candidate: str, edit: Edit, *, read: bool = True,
-              only: Sequence[str] | None = None) -> list[Contradiction]:
+              only: Sequence[str] | None = None, replay: bool = True) -> list[Contradiction]:
         """The neighbours (of ``only``, if given) ``candidate`` (replacing ``incumbent``)
         hurts; empty: none. With ``read``, the optimizer reads the edit beside their
         documents first, and a grounded flag holds it back without a replay
-        (``night.contradict``)."""
+        (``night.contradict``); without ``replay``, that read is all (the night's end
+        replays: ``settle``)."""
         if read and self.reader is not None and self:
             flags = read_flags(self.reader, self.skill, edit,
                                {n.skill: n.text for n in self.neighbours}, self.seed,
                                self.notes)
             if flags:
                 return contradictions(self.skill, edit, flags)
+        if not replay:
+            return []
         found = []
         words = f"{edit.text} {edit.anchor}"
         for n in self.neighbours if self else ():
@@ -325,3 +328,4 @@ def withdraw(check: CrossCheck, doc: SkillDoc, against: Sequence[str]
                 check.found.extend(found)
                 doc = without
     return doc, decisions
+

@@ -15,7 +15,8 @@ that cannot hold the value refuses it with the reason, shown in the report). It 
 gated on the trigger score over the validation tasks (own and other skills'), paired with
 the incumbent's answers by (task, sample): recall must rise (or, when it ties, the
 candidate must only add words of the skill's own document: ``own_growth``) and false
-triggers must not rise beyond noise. Most proposals win nothing, so each first routes one
+triggers must not rise beyond noise (the other skills' tasks are routed only for a
+candidate whose recall passes). Most proposals win nothing, so each first routes one
 sample of each of the skill's own validation tasks (``_futile``) and is dropped there when
 it routes no more of them to the skill than it loses (for one that only grows by the
 skill's own words, when it loses more): a drop never accepts, so it costs power on near-
@@ -235,12 +236,7 @@ class Describer:
                 doc.description, self._jobs(Split.TRAIN.value, 1))
             missed = [p for p in seen if p.usable and p.own and p.picked != self.skill]
             false_hits = [p for p in seen if p.usable and not p.own and p.picked == self.skill]
-            # The gate's own first pairs say whether asking can pay off at all; the optimizer
-            # still sees the train tasks only, so validation never shapes a proposal.
-            val = self.router.picks(doc.description, self._jobs(
-                Split.VALIDATION.value, self.cfg.val_repeats, self._first))
-            wrong = any(p.usable and (p.own != (p.picked == self.skill)) for p in val)
-            if not (missed or false_hits or wrong):
+            if not (missed or false_hits or self._wrong(doc)):
                 break
             proposals = self._ask(doc, missed, false_hits, round_)
             grown = self._gate(doc, proposals, decisions)
@@ -286,11 +282,17 @@ class Describer:
             if test.replays and (why := self._futile(doc, candidate, grows)):
                 decisions.append(DescriptionDecision(candidate.description, False, why, "gate"))
                 continue
-            incumbent = self.router.picks(doc.description, self._jobs(val, reps, self._first))
-            trial = self.router.picks(candidate.description,
-                                      self._jobs(val, reps, self._first))
-            verdict = compare(self.skill, incumbent, trial, test=test, alpha=self.cfg.alpha,
-                              margin=self.cfg.margin, grows=grows)
+            # Recall is decided on the own tasks alone, and first: a candidate it rejects
+            # needs no other skill's task routed (the verdict would be the same).
+            own = jobs(self.own.get(val, []), [], reps, self._first)
+            verdict = compare(self.skill, self.router.picks(doc.description, own),
+                              self.router.picks(candidate.description, own), test=test,
+                              alpha=self.cfg.alpha, margin=self.cfg.margin, grows=grows)
+            if verdict.accepted:
+                every = self._jobs(val, reps, self._first)
+                verdict = compare(self.skill, self.router.picks(doc.description, every),
+                                  self.router.picks(candidate.description, every), test=test,
+                                  alpha=self.cfg.alpha, margin=self.cfg.margin, grows=grows)
             facts = {k: round(v, 4) if isinstance(v, float) else v
                      for k, v in verdict.__dict__.items() if k not in ("accepted", "reason")}
             decisions.append(DescriptionDecision(candidate.description, verdict.accepted,
@@ -299,6 +301,15 @@ class Describer:
                 doc = candidate
                 self._first += reps  # the winner's samples are biased upward: fresh ones next
         return doc
+
+    def _wrong(self, doc: SkillDoc) -> bool:
+        """Whether one sample of every validation task (own and other skills') shows a miss
+        or a false trigger: asked only when the train tasks show none. The gate's own first
+        pairs say whether asking can pay off at all; the optimizer still sees the train
+        tasks only, so validation never shapes a proposal."""
+        val = self.router.picks(doc.description,
+                                self._jobs(Split.VALIDATION.value, 1, self._first))
+        return any(p.usable and (p.own != (p.picked == self.skill)) for p in val)
 
     def _futile(self, doc: SkillDoc, candidate: SkillDoc, grows: Sequence[str]) -> str:
         """Why ``candidate`` is dropped on one sample of each of the skill's own validation

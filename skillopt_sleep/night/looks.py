@@ -36,6 +36,9 @@ class Looks:
 
     own: OwnLook
     cross: CrossCheck
+    replay: bool = True
+    """The neighbours' replays here, edit by edit; False: the optimizer's read alone (the
+    night replays once at its end, ``cross.settle``)."""
 
     def after(self, verdict: gate.Verdict, incumbent: str, candidate: str, edit: Edit) -> Held:
         """``verdict`` as the looks leave it: a rejection when one of them holds ``edit``
@@ -44,6 +47,6 @@ class Looks:
             return Held(verdict)
         if found := self.own.check(edit):
             return Held(rejection(verdict, found), "contradict", tuple(found))
-        if found := self.cross.check(incumbent, candidate, edit):
+        if found := self.cross.check(incumbent, candidate, edit, replay=self.replay):
             return Held(rejection(verdict, found), "cross", tuple(found))
         return Held(verdict)

@@ -29,6 +29,7 @@ from skillopt_sleep.night.pools import Pools
 from skillopt_sleep.night.reflect import reflect, reflect_slow
 from skillopt_sleep.night.replay import mean_score
 from skillopt_sleep.night.scoring import Scorer
+from skillopt_sleep.night.settle import night_end
 from skillopt_sleep.records import (
     Edit,
     GateDecision,
@@ -74,7 +75,7 @@ class Night:
                                 reader=self.optimizer, size=inputs.cross_tasks,
                                 seed=inputs.seed)
         self.own = OwnLook(inputs.skill_name, inputs.tasks, self.optimizer, seed=inputs.seed)
-        self.looks = Looks(self.own, self.cross)
+        self.looks = Looks(self.own, self.cross, replay=self.cfg.cross_at == "edit")
         self.start_first = self.val_first = inputs.memory.carried.first
         """First validation sample of the night's comparisons (the night starts where the
         last one left off). An accepted edit keeps the pairs it won on as the incumbent's
@@ -148,7 +149,7 @@ class Night:
         try:
             doc = self._describe(doc)
             doc = self.incumbent = self._retire(doc)
-            if self.inputs.recheck:
+            if self.inputs.recheck and self.cfg.cross_at == "edit":
                 doc, self.result.withdrawn = withdraw(self.cross, doc, self.inputs.recheck)
                 self.result.contradictions += self.cross.found
                 self.incumbent = doc
@@ -158,7 +159,7 @@ class Night:
         except BudgetExceeded as exc:
             r.stopped = f"stopped at the cost cap: {exc}; kept what was validated before it"
         before = parse(self.inputs.skill_text)
-        return self._finish(before, self._whole(before, self.incumbent))
+        return self._finish(before, self._settle(before, self._whole(before, self.incumbent)))
 
     def _whole(self, before: SkillDoc, after: SkillDoc) -> SkillDoc:
         """``after``, unless the proposal as a whole is held back (``night.whole``): by the
@@ -182,6 +183,12 @@ class Night:
         for d in self.result.accepted:
             self._reject(replace(d, accepted=False, stage=held.stage, reason=held.reason))
         return back
+
+    def _settle(self, before: SkillDoc, doc: SkillDoc) -> SkillDoc:
+        if self.cfg.cross_at != "night":
+            return doc
+        return night_end(self.cross, self.result, before, doc, self.inputs.recheck,
+                         self._reject)
 
     def _describe(self, doc: SkillDoc) -> SkillDoc:
         """The trigger check first: whether the agent loads the skill at all."""

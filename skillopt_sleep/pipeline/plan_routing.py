@@ -1,13 +1,13 @@
 """What tonight's trigger checks would ask that the project's earlier runs already asked.
 
-A night routes each skill's current description on its train tasks, its validation tasks
-and the report's tasks (its own and the other skills'), and each such call is answered from
-the replies earlier runs kept (``archive.route_replies``) when the installed cards, the task
-and the sample are the same (``trigger.route_key``). When every one of those picks is
-stored and none shows a miss or a false trigger, the night asks the optimizer for no
-description and its trigger check makes no call at all (``night.describe``: a round asks
-only when the picks show something wrong). Otherwise the plan's upper bound stands, less
-the calls already answered.
+A night routes each skill's current description on its train tasks, one sample of its
+validation tasks and the report's tasks (its own and the other skills'), and each such
+call is answered from the replies earlier runs kept (``archive.route_replies``) when the
+installed cards, the task and the sample are the same (``trigger.route_key``). When every
+one of those picks is stored and none shows a miss or a false trigger, the night asks the
+optimizer for no description and its trigger check makes no call at all
+(``night.describe``: a round asks only when the picks show something wrong). Otherwise the
+plan's upper bound stands, less the calls already answered.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ def _jobs(cfg: NightConfig, own: Sequence[Task], foreign: Sequence[Task]
     report, first, reps = report_samples(cfg)
     # The report routes the test split's sample, as the night does (``night.measure``).
     own, foreign = sampled(own, cfg.test_tasks), sampled(foreign, cfg.test_tasks)
-    looks = ((Split.TRAIN.value, 0, 1, True), (Split.VALIDATION.value, 0, cfg.val_repeats, True),
+    # With no wrong train pick, one validation sample decides (``Describer._wrong``).
+    looks = ((Split.TRAIN.value, 0, 1, True), (Split.VALIDATION.value, 0, 1, True),
              (report, first, reps, False))
     return [(t, s, is_own, decides) for split, start, n, decides in looks
             for t, s, is_own in jobs([t for t in own if t.split == split],
