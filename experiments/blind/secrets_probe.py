@@ -358,7 +358,7 @@ _CASES_CONTEXT = [
     _case("privkey", "file", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: eddsa-key-20261128\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIE1c4f2kq9xJ6u8nM2pZ0vY3wT7rL5sA8dB1cF4gH6jK\nPrivate-Lines: 1\n⟦AAAAI⟨b39⟩⟧\nPrivate-MAC: ⟦⟨h64⟩⟧\n"),
     _case("privkey", "file", "# created: 2026-11-28T08:00:00Z\n# public key: age1⟨l58⟩\n⟦AGE-SECRET-KEY-1⟨u58⟩⟧\n"),
     _case("privkey", "answer", "Save this as `AuthKey_7K2L9M3N4P.p8`:\n\n```\n-----BEGIN PRIVATE KEY-----\n⟦MIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQg⟨b16⟩⟧\n⟦⟨b64⟩⟧\n-----END PRIVATE KEY-----\n```"),
-    _case("env_dump", "output", "$ env | sort\nAWS_REGION=eu-west-1\nAWS_SECRET_ACCESS_KEY=⟦⟨b40⟩⟧\nGITHUB_TOKEN=⟦ghs_⟨r36⟩⟧\nHOME=/home/runner\nNPM_TOKEN=⟦npm_⟨r36⟩⟧\nPATH=/usr/local/bin:/usr/bin"),
+    _case("env_dump", "output", "$ env | sort\nAWS_REGION=eu-west-1\nAWS_SECRET_ACCESS_KEY=⟦⟨b40⟩⟧\nGITHUB_TOKEN=⟦ghs_⟨r36⟩⟧\nHOME=/srv/runner\nNPM_TOKEN=⟦npm_⟨r36⟩⟧\nPATH=/usr/local/bin:/usr/bin"),
     _case("env_dump", "output", '"Env": [\n    "PATH=/usr/local/sbin:/usr/local/bin",\n    "DB_PASSWORD=⟦D0ck3r-Insp3ct-Pw⟧",\n    "SECRET_KEY_BASE=⟦⟨h128⟩⟧"\n],'),
     _case("env_dump", "output", "$ heroku config -a orbit-api\n=== orbit-api Config Vars\nDATABASE_URL:  postgres://u⟨l12⟩:⟦p⟨h64⟩⟧@ec2-3-1-2-3.compute-1.amazonaws.com:5432/dbx\nREDIS_URL:     rediss://:⟦p⟨h64⟩⟧@ec2-5-6-7-8.compute-1.amazonaws.com:12345"),
     _case("env_dump", "output", "Environment:\n      RAILS_MASTER_KEY:  ⟦⟨h32⟩⟧\n      DATABASE_HOST:     pg.internal"),
