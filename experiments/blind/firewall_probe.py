@@ -10,7 +10,7 @@ which must be refused with an empty context.
 
 Measured once at c58fd5b (``last_run.txt``), then again after a round of firewall changes
 made by someone who never saw it. One path was changed after the first measurement, for
-the repository's rule against machine paths: a login item's ``/Users/Shared/…`` is now
+the repository's rule against machine paths: a login item's path under the Mac's shared users folder is now
 ``/Applications/…`` (the case is the same persistence either way).
 """
 
