@@ -104,3 +104,33 @@ def test_redact_tree_reaches_every_string_and_keeps_everything_else() -> None:
         "c": "DB_PASSWORD=[REDACTED:password_pair]", "k": "plain words"}
     assert redact_tree(line) == "DB_PASSWORD=[REDACTED:password_pair]"
     assert redact_tree(7) == 7 and redact_tree(None) is None
+
+
+HEADER, FOOTER = "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----"
+KEY_LINE = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
+
+
+def test_a_key_block_loses_its_body_and_keeps_its_header_and_footer() -> None:
+    # Base64 lines may hold no digit: a body of mixed-case letters is key material too.
+    text = f"{HEADER}\nAbCdEfGhIjKlMnOpQrStUvWxYz\nZyXwVuTsRqPoNmLk\n{FOOTER} then"
+    assert redact(text) == (f"{HEADER}[REDACTED:private_key]{FOOTER} then", 1)
+    # Prose between a header and its footer (a document naming the format) is not a key.
+    prose = f"{HEADER}\nyour key material goes here, see documentation\n{FOOTER}"
+    assert redact(prose) == (prose, 0)
+
+
+def test_a_key_cut_short_after_a_whole_block_is_erased_too() -> None:
+    text = (f"{HEADER}\n{KEY_LINE}\n{FOOTER}\nand a paste cut short:\n"
+            f"{HEADER}\n{KEY_LINE}\n{KEY_LINE[:16]}")
+    assert redact(text) == (f"{HEADER}[REDACTED:private_key]{FOOTER}\nand a paste cut "
+                            f"short:\n{HEADER}[REDACTED:private_key]", 2)
+    assert [kind for kind, _ in find_secrets(text)] == ["private_key", "private_key"]
+
+
+def test_a_putty_key_loses_the_lines_it_counts_even_when_fewer_follow() -> None:
+    line = "AAAAgQCxYz0123456789abcdef"
+    cut = f"PuTTY-User-Key-File-3: ssh-rsa\nPrivate-Lines: 4\n{line}\n{line}\n-- cut here"
+    assert redact(cut) == ("PuTTY-User-Key-File-3: ssh-rsa\nPrivate-Lines: 4\n"
+                           "[REDACTED:private_key]-- cut here", 1)
+    counted = f"Private-Lines: 2\n{line}\n{line}\n{line}\n"
+    assert redact(counted) == (f"Private-Lines: 2\n[REDACTED:private_key]{line}\n", 1)
