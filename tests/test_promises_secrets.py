@@ -134,3 +134,24 @@ def test_a_putty_key_loses_the_lines_it_counts_even_when_fewer_follow() -> None:
                            "[REDACTED:private_key]-- cut here", 1)
     counted = f"Private-Lines: 2\n{line}\n{line}\n{line}\n"
     assert redact(counted) == (f"Private-Lines: 2\n[REDACTED:private_key]{line}\n", 1)
+
+
+def test_a_webhooks_generated_segment_is_its_secret_and_its_host_is_not() -> None:
+    slack = "curl -X POST https://hooks.slack.com/services/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"
+    assert redact(slack) == ("curl -X POST https://hooks.slack.com/services/T0123ABCD/"
+                             "B0456EFGH/[REDACTED:webhook_url]", 1)
+    # A generated-looking host name holds dots: a host, not the hook's secret.
+    host = "POST to https://build-7f3a9c2e1b4d.hook.example.io/status when done"
+    assert redact(host) == (host, 0)
+
+
+def test_a_urls_password_or_else_its_token_user_is_the_secret() -> None:
+    assert redact(f"psql postgres://admin:{PASSWORD}@db.host/app") == (
+        "psql postgres://admin:[REDACTED:connection_string]@db.host/app", 1)
+    # A password too short to be one (``TOKEN:x@``): the random user is the credential.
+    assert redact(f"git clone https://{PASSWORD}Q:x@github.com/o/r") == (
+        "git clone https://[REDACTED:connection_string]:x@github.com/o/r", 1)
+    assert redact(f"https://{PASSWORD}@host.example/x") == (
+        "https://[REDACTED:connection_string]@host.example/x", 1)
+    kept = "git clone https://deploy:x@github.com/o/r"
+    assert redact(kept) == (kept, 0)
