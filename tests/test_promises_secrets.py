@@ -155,3 +155,19 @@ def test_a_urls_password_or_else_its_token_user_is_the_secret() -> None:
         "https://[REDACTED:connection_string]@host.example/x", 1)
     kept = "git clone https://deploy:x@github.com/o/r"
     assert redact(kept) == (kept, 0)
+
+
+def test_a_secret_is_found_whatever_other_rule_words_the_text_holds() -> None:
+    """The prefilter reads which rules' words a text holds; holding more of them (every
+    word of a group, both echo and printf, every way an option starts) never hides one."""
+    assert redact(f"download?sig={PASSWORD} (the signature)") == (
+        "download?sig=[REDACTED:password_pair] (the signature)", 1)
+    assert redact(f"printf 'go'; echo {PASSWORD} | sudo -S apt-get install x") == (
+        "printf 'go'; echo [REDACTED:cli_password] | sudo -S apt-get install x", 1)
+    # Both echo and printf, and the option only after a continued line (no " -").
+    continued = f"printf go | cat\necho {PASSWORD} | tool \\\n--from-stdin"
+    assert redact(continued) == (
+        "printf go | cat\necho [REDACTED:cli_password] | tool \\\n--from-stdin", 1)
+    options = f"mysql -u root -p{PASSWORD} --a=\"-x\" --b='-y' --c=-1\t-v"
+    clean, count = redact(options)
+    assert PASSWORD not in clean and count == 1
