@@ -161,7 +161,7 @@ def test_lint_notes_the_size_only_above_the_budget() -> None:
     assert _lint(over) == []
     assert _lint_size(over, 300) == [("size", "note", 1, "about 301 tokens loaded into every "
                                       "session that uses this skill (budget 300)")]
-    big = OLD + "word " * 2000
+    big = OLD + ("x" * 70 + "\n") * 115  # lines of one run each: cheap to read
     assert _lint_size(big, 2000) == _lint_size(big, MAX_SKILL_TOKENS) == [(
         "size", "note", 1, f"about {len(big) // 4:,} tokens loaded into every session that "
         "uses this skill (budget 2,000)")]
@@ -170,3 +170,28 @@ def test_lint_notes_the_size_only_above_the_budget() -> None:
 def _lint_size(text: str, budget: int) -> list[tuple[str, str, int, str]]:
     return [(f.rule, f.severity, f.line, f.excerpt) for f in lint_document(text, budget)
             if f.rule == "size"]
+
+
+LOOSE = ("---\nname: fix\ndescription: Fix bugs.\nkeywords: [@Cron]\nnotes: first line\n"
+         "  continued here\n  # an indented comment\n---\nFix bugs.\n")
+
+
+def _frontmatter(before: str, after: str) -> list[str]:
+    return [f.excerpt for f in check_proposal(before, after) if f.rule == "frontmatter"]
+
+
+def test_a_frontmatter_yaml_refuses_is_compared_key_by_key_and_never_raises() -> None:
+    described = LOOSE.replace("Fix bugs.\nkeywords", "Fix bugs fast.\nkeywords")
+    assert _frontmatter(LOOSE, described) == []
+    assert _frontmatter(LOOSE, LOOSE.replace("continued here", "continued here  ")) == []
+    assert _frontmatter(LOOSE, LOOSE.replace("# an indented", "# a changed")) == []
+    assert _frontmatter(LOOSE, LOOSE.replace("continued here", "continued there")) == [
+        "notes changed"]
+    assert _frontmatter(LOOSE, LOOSE.replace("  continued", "    continued")) == [
+        "notes changed"]  # a continuation keeps its indentation
+    stray = LOOSE.replace("---\nname", "---\n  stray words\nname")
+    assert _frontmatter(stray, stray.replace("Fix bugs.\nkeywords", "Fix it.\nkeywords")) == []
+    # YAML it accepts is compared as YAML: the same list spelt with other spaces is unchanged.
+    strict = "---\nname: fix\ndescription: d\ntools: [a, b]\n---\nFix bugs.\n"
+    assert _frontmatter(strict, strict.replace("[a, b]", "[a,  b]")) == []
+    assert _frontmatter(strict, strict.replace("[a, b]", "[a, c]")) == ["tools changed"]
