@@ -195,3 +195,25 @@ def test_a_frontmatter_yaml_refuses_is_compared_key_by_key_and_never_raises() ->
     strict = "---\nname: fix\ndescription: d\ntools: [a, b]\n---\nFix bugs.\n"
     assert _frontmatter(strict, strict.replace("[a, b]", "[a,  b]")) == []
     assert _frontmatter(strict, strict.replace("[a, b]", "[a, c]")) == ["tools changed"]
+
+
+def _notes(text: str, folder: str = "") -> list[str]:
+    return [f.excerpt for f in lint_document(text, folder=folder) if f.rule == "frontmatter_shape"]
+
+
+def test_lint_notes_each_frontmatter_shape_word_for_word() -> None:
+    def doc(head: str) -> str:
+        return f"---\n{head}\n---\nBody.\n"
+
+    loose = doc("name: fix\ndescription: d\nkeywords: [@Cron]")
+    assert _notes(loose) == ["frontmatter is not strict YAML at frontmatter line 3; read "
+                             "tolerantly"]
+    assert _notes(loose, "other") == [_notes(loose)[0],
+                                      "name 'fix' differs from its folder 'other'"]
+    assert _notes(doc("- a\n- b")) == ["frontmatter is not a mapping"]
+    assert _notes(doc("name: 3\ndescription: d")) == ["name is a int, not a string"]
+    assert _notes(doc("name: fix\ndescription: d"), "fix") == []
+    assert _notes(doc("name: fix")) == ["no description"]
+    assert _notes(doc("name: fix\ndescription: " + "d" * 1024)) == []
+    assert _notes(doc("name: fix\ndescription: " + "d" * 1025)) == [
+        "description is 1025 characters (> 1,024)"]
