@@ -171,3 +171,12 @@ def test_a_secret_is_found_whatever_other_rule_words_the_text_holds() -> None:
     options = f"mysql -u root -p{PASSWORD} --a=\"-x\" --b='-y' --c=-1\t-v"
     clean, count = redact(options)
     assert PASSWORD not in clean and count == 1
+
+
+def test_an_id_with_a_known_prefix_is_kept_and_a_prefixed_token_is_not() -> None:
+    body = "Xq7vR2mK9pLw4ZtB8nYcQ3"
+    # A request id's prefix however it is joined to its qualifier: an id, not a secret.
+    for token in (f"req-abc_{body}", f"req_abc-{body}", f"req.{body}"):
+        assert redact(f"id {token}") == (f"id {token}", 0), token
+    # The body's longest piece decides, not its last in sort order.
+    assert redact(f"id tok_{body}-zz") == ("id [REDACTED:prefixed_token]", 1)
