@@ -178,5 +178,7 @@ def test_an_id_with_a_known_prefix_is_kept_and_a_prefixed_token_is_not() -> None
     # A request id's prefix however it is joined to its qualifier: an id, not a secret.
     for token in (f"req-abc_{body}", f"req_abc-{body}", f"req.{body}"):
         assert redact(f"id {token}") == (f"id {token}", 0), token
+    # A name that goes on past the token's shape (a file's extension) is a name.
+    assert redact(f"path tok_{body}.json") == (f"path tok_{body}.json", 0)
     # The body's longest piece decides, not its last in sort order.
     assert redact(f"id tok_{body}-zz") == ("id [REDACTED:prefixed_token]", 1)
