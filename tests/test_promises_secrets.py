@@ -180,5 +180,8 @@ def test_an_id_with_a_known_prefix_is_kept_and_a_prefixed_token_is_not() -> None
         assert redact(f"id {token}") == (f"id {token}", 0), token
     # A name that goes on past the token's shape (a file's extension) is a name.
     assert redact(f"path tok_{body}.json") == (f"path tok_{body}.json", 0)
+    # A slug with an id in it has short pieces: its longest is no generated token.
+    slug = "see app-claude-code-viewer__5c0375b4"
+    assert redact(slug) == (slug, 0)
     # The body's longest piece decides, not its last in sort order.
     assert redact(f"id tok_{body}-zz") == ("id [REDACTED:prefixed_token]", 1)
