@@ -131,10 +131,12 @@ def test_lint_names_hidden_text_an_error_in_learned_lines_only_and_on_its_own_li
                           ("hidden_characters", "error", 9, ZW),
                           ("hidden_characters", "warning", 11, ZW)]
     # A document that opens with a blank line, and no frontmatter.
-    bare = "\n" + START + "\n- Run\u200b.\n" + END + "\nAfter\u200b.\n"
+    bare = ("\nIntro\u200b.\n" + START + "\u200b\n- Run\u200b.\n" + END + "\u200b\nAfter\u200b.\n")
     assert _lint(bare) == [
         ("frontmatter_shape", "note", 1, "no frontmatter (the file name routes the skill)"),
-        ("hidden_characters", "error", 3, ZW), ("hidden_characters", "warning", 5, ZW)]
+        ("hidden_characters", "warning", 2, ZW), ("hidden_characters", "error", 3, ZW),
+        ("hidden_characters", "error", 4, ZW), ("hidden_characters", "error", 5, ZW),
+        ("hidden_characters", "warning", 6, ZW)]  # the marker lines are the region's
     # A marker quoted in the frontmatter: the body is read without it, lines still the file's.
     quoted = ("---\nname: fix\ndescription: \"keeps " + START + " notes\"\n---\nBody\u200b.\n"
               + START + "\n- Run\u200b.\n" + END + "\nAfter\u200b.\n")
@@ -211,6 +213,9 @@ def test_lint_notes_each_frontmatter_shape_word_for_word() -> None:
     assert _notes(loose, "other") == [_notes(loose)[0],
                                       "name 'fix' differs from its folder 'other'"]
     assert _notes(doc("- a\n- b")) == ["frontmatter is not a mapping"]
+    # A character YAML's reader refuses: no position to name.
+    assert _notes(doc("name: fix\ndescription: d\x07")) == [
+        "frontmatter is not strict YAML; read tolerantly"]
     assert _notes(doc("name: 3\ndescription: d")) == ["name is a int, not a string"]
     assert _notes(doc("name: fix\ndescription: d"), "fix") == []
     assert _notes(doc("name: fix")) == ["no description"]
