@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from skillopt_sleep.firewall import (
     MAX_ENTRY_CHARS,
+    MAX_SKILL_TOKENS,
     Context,
     check_edit,
     check_proposal,
+    lint_document,
     scan_text,
 )
 from skillopt_sleep.records import Edit, EditOp, FirewallFinding
@@ -111,3 +113,112 @@ def test_a_host_the_user_typed_is_granted_and_nothing_beside_it() -> None:
     assert _rules(check_proposal(OLD, _learned(f"Check {HOST} first."))) == ["reach_host"]
     other = _learned("Check https://other.example-ci.dev/health first.")
     assert _rules(check_proposal(OLD, other, granted)) == ["reach_host"]
+
+
+def _lint(text: str) -> list[tuple[str, str, int, str]]:
+    return [(f.rule, f.severity, f.line, f.excerpt) for f in lint_document(text)]
+
+
+ZW = "U+200B ZERO WIDTH SPACE"
+
+
+def test_lint_names_hidden_text_an_error_in_learned_lines_only_and_on_its_own_line() -> None:
+    doc = ("---\nname: fix\ndescription: d\n---\n" + "\nIntro with hidden\u200b text.\n" + START
+           + "\n- Run the tests\u200b first.\n- Then lint\u200b.\n" + END
+           + "\nAfter\u200b the region.\n")
+    assert _lint(doc) == [("hidden_characters", "warning", 6, ZW),
+                          ("hidden_characters", "error", 8, ZW),
+                          ("hidden_characters", "error", 9, ZW),
+                          ("hidden_characters", "warning", 11, ZW)]
+    # A document that opens with a blank line, and no frontmatter.
+    bare = ("\nIntro\u200b.\n" + START + "\u200b\n- Run\u200b.\n" + END + "\u200b\nAfter\u200b.\n")
+    assert _lint(bare) == [
+        ("frontmatter_shape", "note", 1, "no frontmatter (the file name routes the skill)"),
+        ("hidden_characters", "warning", 2, ZW), ("hidden_characters", "error", 3, ZW),
+        ("hidden_characters", "error", 4, ZW), ("hidden_characters", "error", 5, ZW),
+        ("hidden_characters", "warning", 6, ZW)]  # the marker lines are the region's
+    # A marker quoted in the frontmatter: the body is read without it, lines still the file's.
+    quoted = ("---\nname: fix\ndescription: \"keeps " + START + " notes\"\n---\nBody\u200b.\n"
+              + START + "\n- Run\u200b.\n" + END + "\nAfter\u200b.\n")
+    assert _lint(quoted) == [("hidden_characters", "warning", 5, ZW),
+                             ("hidden_characters", "error", 7, ZW),
+                             ("hidden_characters", "warning", 9, ZW)]
+
+
+def test_lint_names_a_broken_marker_on_the_files_own_line() -> None:
+    doc = _learned("Run.") + END + "\n"
+    assert doc.splitlines()[8:] == [END, END]  # the second end marker is the file's line 10
+    assert _lint(doc) == [("broken_markers", "error", 10,
+                           "line 10: end marker of learned region without a start")]
+    unclosed = OLD + START + "\n- Run.\n"
+    assert _lint(unclosed) == [(
+        "broken_markers", "error", 1, "the learned region has a start marker but no end "
+        "marker; refusing to guess where it ends (add '" + END + "')")]
+
+
+def test_lint_notes_the_size_only_above_the_budget() -> None:
+    body = OLD + "x" * (4 * 300 - len(OLD))  # about 300 tokens
+    assert lint_document(body, max_tokens=300) == []
+    over = body + "xxxx"
+    assert _lint(over) == []
+    assert _lint_size(over, 300) == [("size", "note", 1, "about 301 tokens loaded into every "
+                                      "session that uses this skill (budget 300)")]
+    big = OLD + ("x" * 70 + "\n") * 115  # lines of one run each: cheap to read
+    assert _lint_size(big, 2000) == _lint_size(big, MAX_SKILL_TOKENS) == [(
+        "size", "note", 1, f"about {len(big) // 4:,} tokens loaded into every session that "
+        "uses this skill (budget 2,000)")]
+
+
+def _lint_size(text: str, budget: int) -> list[tuple[str, str, int, str]]:
+    return [(f.rule, f.severity, f.line, f.excerpt) for f in lint_document(text, budget)
+            if f.rule == "size"]
+
+
+LOOSE = ("---\nname: fix\ndescription: Fix bugs.\nkeywords: [@Cron]\nnotes: first line\n"
+         "  continued here\n  # an indented comment\n---\nFix bugs.\n")
+
+
+def _frontmatter(before: str, after: str) -> list[str]:
+    return [f.excerpt for f in check_proposal(before, after) if f.rule == "frontmatter"]
+
+
+def test_a_frontmatter_yaml_refuses_is_compared_key_by_key_and_never_raises() -> None:
+    described = LOOSE.replace("Fix bugs.\nkeywords", "Fix bugs fast.\nkeywords")
+    assert _frontmatter(LOOSE, described) == []
+    assert _frontmatter(LOOSE, LOOSE.replace("continued here", "continued here  ")) == []
+    assert _frontmatter(LOOSE, LOOSE.replace("# an indented", "# a changed")) == []
+    assert _frontmatter(LOOSE, LOOSE.replace("continued here", "continued there")) == [
+        "notes changed"]
+    assert _frontmatter(LOOSE, LOOSE.replace("  continued", "    continued")) == [
+        "notes changed"]  # a continuation keeps its indentation
+    stray = LOOSE.replace("---\nname", "---\n  stray words\nname")
+    assert _frontmatter(stray, stray.replace("Fix bugs.\nkeywords", "Fix it.\nkeywords")) == []
+    # YAML it accepts is compared as YAML: the same list spelt with other spaces is unchanged.
+    strict = "---\nname: fix\ndescription: d\ntools: [a, b]\n---\nFix bugs.\n"
+    assert _frontmatter(strict, strict.replace("[a, b]", "[a,  b]")) == []
+    assert _frontmatter(strict, strict.replace("[a, b]", "[a, c]")) == ["tools changed"]
+
+
+def _notes(text: str, folder: str = "") -> list[str]:
+    return [f.excerpt for f in lint_document(text, folder=folder) if f.rule == "frontmatter_shape"]
+
+
+def test_lint_notes_each_frontmatter_shape_word_for_word() -> None:
+    def doc(head: str) -> str:
+        return f"---\n{head}\n---\nBody.\n"
+
+    loose = doc("name: fix\ndescription: d\nkeywords: [@Cron]")
+    assert _notes(loose) == ["frontmatter is not strict YAML at frontmatter line 3; read "
+                             "tolerantly"]
+    assert _notes(loose, "other") == [_notes(loose)[0],
+                                      "name 'fix' differs from its folder 'other'"]
+    assert _notes(doc("- a\n- b")) == ["frontmatter is not a mapping"]
+    # A character YAML's reader refuses: no position to name.
+    assert _notes(doc("name: fix\ndescription: d\x07")) == [
+        "frontmatter is not strict YAML; read tolerantly"]
+    assert _notes(doc("name: 3\ndescription: d")) == ["name is a int, not a string"]
+    assert _notes(doc("name: fix\ndescription: d"), "fix") == []
+    assert _notes(doc("name: fix")) == ["no description"]
+    assert _notes(doc("name: fix\ndescription: " + "d" * 1024)) == []
+    assert _notes(doc("name: fix\ndescription: " + "d" * 1025)) == [
+        "description is 1025 characters (> 1,024)"]

@@ -104,3 +104,84 @@ def test_redact_tree_reaches_every_string_and_keeps_everything_else() -> None:
         "c": "DB_PASSWORD=[REDACTED:password_pair]", "k": "plain words"}
     assert redact_tree(line) == "DB_PASSWORD=[REDACTED:password_pair]"
     assert redact_tree(7) == 7 and redact_tree(None) is None
+
+
+HEADER, FOOTER = "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----"
+KEY_LINE = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
+
+
+def test_a_key_block_loses_its_body_and_keeps_its_header_and_footer() -> None:
+    # Base64 lines may hold no digit: a body of mixed-case letters is key material too.
+    text = f"{HEADER}\nAbCdEfGhIjKlMnOpQrStUvWxYz\nZyXwVuTsRqPoNmLk\n{FOOTER} then"
+    assert redact(text) == (f"{HEADER}[REDACTED:private_key]{FOOTER} then", 1)
+    # Prose between a header and its footer (a document naming the format) is not a key.
+    prose = f"{HEADER}\nyour key material goes here, see documentation\n{FOOTER}"
+    assert redact(prose) == (prose, 0)
+
+
+def test_a_key_cut_short_after_a_whole_block_is_erased_too() -> None:
+    text = (f"{HEADER}\n{KEY_LINE}\n{FOOTER}\nand a paste cut short:\n"
+            f"{HEADER}\n{KEY_LINE}\n{KEY_LINE[:16]}")
+    assert redact(text) == (f"{HEADER}[REDACTED:private_key]{FOOTER}\nand a paste cut "
+                            f"short:\n{HEADER}[REDACTED:private_key]", 2)
+    assert [kind for kind, _ in find_secrets(text)] == ["private_key", "private_key"]
+
+
+def test_a_putty_key_loses_the_lines_it_counts_even_when_fewer_follow() -> None:
+    line = "AAAAgQCxYz0123456789abcdef"
+    cut = f"PuTTY-User-Key-File-3: ssh-rsa\nPrivate-Lines: 4\n{line}\n{line}\n-- cut here"
+    assert redact(cut) == ("PuTTY-User-Key-File-3: ssh-rsa\nPrivate-Lines: 4\n"
+                           "[REDACTED:private_key]-- cut here", 1)
+    counted = f"Private-Lines: 2\n{line}\n{line}\n{line}\n"
+    assert redact(counted) == (f"Private-Lines: 2\n[REDACTED:private_key]{line}\n", 1)
+
+
+def test_a_webhooks_generated_segment_is_its_secret_and_its_host_is_not() -> None:
+    slack = "curl -X POST https://hooks.slack.com/services/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"
+    assert redact(slack) == ("curl -X POST https://hooks.slack.com/services/T0123ABCD/"
+                             "B0456EFGH/[REDACTED:webhook_url]", 1)
+    # A generated-looking host name holds dots: a host, not the hook's secret.
+    host = "POST to https://build-7f3a9c2e1b4d.hook.example.io/status when done"
+    assert redact(host) == (host, 0)
+
+
+def test_a_urls_password_or_else_its_token_user_is_the_secret() -> None:
+    assert redact(f"psql postgres://admin:{PASSWORD}@db.host/app") == (
+        "psql postgres://admin:[REDACTED:connection_string]@db.host/app", 1)
+    # A password too short to be one (``TOKEN:x@``): the random user is the credential.
+    assert redact(f"git clone https://{PASSWORD}Q:x@github.com/o/r") == (
+        "git clone https://[REDACTED:connection_string]:x@github.com/o/r", 1)
+    assert redact(f"https://{PASSWORD}@host.example/x") == (
+        "https://[REDACTED:connection_string]@host.example/x", 1)
+    kept = "git clone https://deploy:x@github.com/o/r"
+    assert redact(kept) == (kept, 0)
+
+
+def test_a_secret_is_found_whatever_other_rule_words_the_text_holds() -> None:
+    """The prefilter reads which rules' words a text holds; holding more of them (every
+    word of a group, both echo and printf, every way an option starts) never hides one."""
+    assert redact(f"download?sig={PASSWORD} (the signature)") == (
+        "download?sig=[REDACTED:password_pair] (the signature)", 1)
+    assert redact(f"printf 'go'; echo {PASSWORD} | sudo -S apt-get install x") == (
+        "printf 'go'; echo [REDACTED:cli_password] | sudo -S apt-get install x", 1)
+    # Both echo and printf, and the option only after a continued line (no " -").
+    continued = f"printf go | cat\necho {PASSWORD} | tool \\\n--from-stdin"
+    assert redact(continued) == (
+        "printf go | cat\necho [REDACTED:cli_password] | tool \\\n--from-stdin", 1)
+    options = f"mysql -u root -p{PASSWORD} --a=\"-x\" --b='-y' --c=-1\t-v"
+    clean, count = redact(options)
+    assert PASSWORD not in clean and count == 1
+
+
+def test_an_id_with_a_known_prefix_is_kept_and_a_prefixed_token_is_not() -> None:
+    body = "Xq7vR2mK9pLw4ZtB8nYcQ3"
+    # A request id's prefix however it is joined to its qualifier: an id, not a secret.
+    for token in (f"req-abc_{body}", f"req_abc-{body}", f"req.{body}"):
+        assert redact(f"id {token}") == (f"id {token}", 0), token
+    # A name that goes on past the token's shape (a file's extension) is a name.
+    assert redact(f"path tok_{body}.json") == (f"path tok_{body}.json", 0)
+    # A slug with an id in it has short pieces: its longest is no generated token.
+    slug = "see app-claude-code-viewer__5c0375b4"
+    assert redact(slug) == (slug, 0)
+    # The body's longest piece decides, not its last in sort order.
+    assert redact(f"id tok_{body}-zz") == ("id [REDACTED:prefixed_token]", 1)

@@ -121,11 +121,15 @@ def parse_body(text: str) -> tuple[SkillDoc, int]:
     ``frontmatter.keys``): the body is read without it rather than not at all."""
     try:
         return parse(text), 0
-    except SkillDocError:
+    except SkillDocError as whole:
         head = frontmatter.FRONTMATTER.match(text)
         if head is None:
             raise
-        return parse(text[head.end():]), text.count("\n", 0, head.end())
+        try:
+            return parse(text[head.end():]), text.count("\n", 0, head.end())
+        except SkillDocError:
+            # Broken without the frontmatter too: the first error's line is the file's.
+            raise whole from None
 
 
 def _joined(learned: str) -> str:
