@@ -8,6 +8,8 @@ have removed. A secret is found by its *context* first, as secret scanners read 
 - ``commands``: options, short flags, ``user:pass`` and positional secrets of command
   lines, read with a shell lexer;
 - ``urls``: URL userinfo (signature and token query parameters are assignments);
+- ``slots``: a value a secret noun governs in prose (in several languages), the password
+  argument of a credential-taking call, a ``value`` field whose sibling names a secret;
 - ``pem``: private key blocks bounded by their footer;
 - ``vendor``: detect-secrets' vendor rules and the prefixed-random-token class.
 
@@ -22,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from skillopt_sleep.secrets import assignments, commands, pem, prefilter, urls, vendor
+from skillopt_sleep.secrets import assignments, commands, pem, prefilter, slots, urls, vendor
 
 __all__ = [
     "SECRET_PATTERNS",
@@ -79,6 +81,8 @@ def _spans(text: str) -> list[Span]:
     if kinds & (prefilter.ASSIGNMENT | prefilter.COMMAND):
         # An option whose name holds an assignment word (``--db-password X``) is a command's.
         found += commands.find(text, low)
+    if kinds & (prefilter.ASSIGNMENT | prefilter.SLOT):
+        found += slots.find(text, low)
     return _merged(found, text)
 
 
