@@ -1,4 +1,4 @@
-"""Figures of the hand-written secrets probe (``tests/data/secrets_probe.py``).
+"""Figures of the hand-written secrets probes (``tests/data/secrets_probe.py``, ``…2.py``).
 
     PYTHONPATH=. .venv/bin/python experiments/secrets_probe.py [--verbose]
 
@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from skillopt_sleep.secrets import redact  # noqa: E402
 from tests._secret_shapes import PLACEMENTS  # noqa: E402
-from tests.data.secrets_probe import BENIGN, CASES  # noqa: E402
+from tests.data import secrets_probe, secrets_probe2  # noqa: E402
 
 
 def texts(line: str) -> list[str]:
@@ -44,22 +44,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
+    for number, probe in ((1, secrets_probe), (2, secrets_probe2)):
+        print(f"probe {number}:")
+        report(probe.CASES, probe.BENIGN, args.verbose)
+
+
+def report(cases: list[tuple[str, str, str]], benign: list[str], verbose: bool) -> None:
     total: Counter[str] = Counter()
     caught: Counter[str] = Counter()
-    for cls, line, secret in CASES:
+    for cls, line, secret in cases:
         total[cls] += 1
         if survives(line, secret):
-            if args.verbose:
+            if verbose:
                 print(f"MISS {cls}: {line!r}")
         else:
             caught[cls] += 1
-    bad = [line for line in BENIGN if altered(line)]
-    for line in bad if args.verbose else []:
+    bad = [line for line in benign if altered(line)]
+    for line in bad if verbose else []:
         print(f"ALTERED: {line!r} -> {redact(line)[0]!r}")
     for cls in total:
-        print(f"{cls:12} {caught[cls]}/{total[cls]}")
-    print(f"{'all':12} {sum(caught.values())}/{len(CASES)} redacted in every placement; "
-          f"benign altered {len(bad)}/{len(BENIGN)}")
+        print(f"  {cls:12} {caught[cls]}/{total[cls]}")
+    print(f"  {'all':12} {sum(caught.values())}/{len(cases)} redacted in every placement; "
+          f"benign altered {len(bad)}/{len(benign)}")
 
 
 if __name__ == "__main__":

@@ -79,7 +79,7 @@ _PROGRAMS = tuple(sorted({*_SHORT, *_USER_PASS, "sudo"}
                          - {"http", "az", "zip", "7z", "rar", "bcp"}))
 _VERBS = ("login", "auth", "config", " set ", "secrets", "echo", "zip ", "7z ", "rar ",
           "az ", "http ", "bcp ", "/user:", "/p:", "/pass", "passw", "<<<", "printf",
-          "htpasswd", "wpa_passphrase", "net user", " using ", " -u", " -U")
+          "htpasswd", "wpa_passphrase", "net user", " using ", " -u", "psk", "isql ", " user ")
 HINTS = (*_PROGRAMS, *_VERBS, *_USER_SLASH, *_ADD_USER)
 _OPTION = re.compile(r"-[\w.-]*?(?:pass|pwd|secret|token|key|auth|cred|user|header|cookie"
                      r"|body)|-[hbu] ")
@@ -103,11 +103,11 @@ SHORT_OPTION = re.compile("[" + re.escape("".join(s[0] for s in OPTION_STARTS)) 
                           + re.escape("".join(sorted(_SHORT_LETTERS))) + "]")
 ALONE_GROUPS: dict[str, tuple[str, ...]] = {
     "login": (), "config": (), "/p:": (), "/pass": (), "<<<": (),
-    "user": ("/user:", "net user", *_ADD_USER), "db2": (),
+    "user": ("/user:", "net user", *_ADD_USER), "db2": (), "psk": (), "isql": (),
     "sql": ("sqlplus", "sqlldr"), "dp": ("impdp", "expdp"), "rman": (), "dgmgrl": (),
 }
 PIPED = ("echo ", "printf ")
-CLIENTS = (*HINTS, "--user", "--header")
+CLIENTS = (*HINTS, "--user", "--header", "user ")
 
 
 def find(text: str, low: str) -> list[Span]:
@@ -256,26 +256,32 @@ def _secrets_of(words: list[str]) -> list[str]:
         name = program if start == 0 else os.path.basename(words[start])
         part = words[start:end]
         short = _SHORT.get(name, frozenset())
-        paired = not short and name not in _USER_PASS and _user_given(part)
-        if paired:  # ``cqlsh -u U -p PASS``: a user flag pairs with a password flag
-            short = _PAIRED
+        # ``cqlsh -u U -p PASS``: a user flag pairs with a password flag the program's
+        # own flags do not already name (the value must then look like a password).
+        paired = _PAIRED - short if name not in _USER_PASS and _user_given(part) \
+            else frozenset()
         user_pass = _USER_PASS.get(name, frozenset()) | {"--user", "--proxy-user"}
         out.extend(_program_positional(name, part))
         for i, word in enumerate(part):
             nxt = part[i + 1] if i + 1 < len(part) else (words[end] if end < len(words) else "")
-            found = _option_secret(word, nxt, short, user_pass)
-            out.extend(v for v in found if not paired or _generated_or_password(v))
+            out.extend(_option_secret(word, nxt, short, user_pass))
+            if word in paired:
+                out.extend(v for v in _option_secret(word, nxt, paired, frozenset())
+                           if _generated_or_password(v))
             if start + i and not word.startswith("-"):
                 out.extend(_positional_secret(words, start + i))
     return [v for v in out if v]
 
 
-_PAIRED = frozenset({"-p", "-P"})
+_PAIRED = frozenset({"-p", "-P", "-w"})
 _USER_FLAGS = frozenset({"-u", "-U", "--user", "--username", "-user", "-username", "-l"})
 
 
 def _user_given(words: list[str]) -> bool:
-    """A user name given by a flag (``-u NAME``, ``-uNAME``, ``--user=NAME``)."""
+    """A user name given by a flag (``-u NAME``, ``-uNAME``, ``--user=NAME``), or a command
+    about a user (``influx user create -n NAME -p PASS``)."""
+    if any(w in ("user", "users") for w in words[1:3]):
+        return True
     for i, word in enumerate(words):
         if word in _USER_FLAGS and i + 1 < len(words) and not words[i + 1].startswith("-"):
             return True
@@ -293,7 +299,7 @@ def _generated_or_password(value: str) -> bool:
 def _program_positional(name: str, words: list[str]) -> list[str]:
     """Programs that take a password as a positional argument: ``htpasswd -b FILE USER
     PASS`` (``-nb USER PASS``), ``mosquitto_passwd -b FILE USER PASS``, ``wpa_passphrase
-    SSID PASS``, ``net user NAME PASS``."""
+    SSID PASS``, ``net user NAME PASS``, ``isql DSN USER PASS``."""
     flags = "".join(w[1:] for w in words[1:] if w.startswith("-") and not w.startswith("--"))
     args = [w for w in words[1:] if not w.startswith(("-", "/", ">", "<", "|"))
             or (w.startswith("/") and name != "net")]
@@ -304,6 +310,8 @@ def _program_positional(name: str, words: list[str]) -> list[str]:
         index = 2
     elif name == "wpa_passphrase":
         index = 1
+    elif name == "isql" and len(args) >= 3:  # unixODBC: ``isql DSN USER PASS``
+        index = 2
     elif name == "net" and args[:1] and args[0].lower() == "user":
         index = 2
     if 0 <= index < len(args) and plausible_secret(args[index], Name.STRONG) \
@@ -328,7 +336,7 @@ def _program(words: list[str]) -> str:
     for word in words:
         if "=" in word and not word.startswith("-"):
             continue  # ``PGPASSWORD=x psql``: an environment prefix
-        name = os.path.basename(word)
+        name = os.path.basename(word).rstrip("\"'`}]),;\\")  # a JSON string's close
         if name in ("sudo", "env", "exec", "npx", "uvx", "pipx", "time", "nohup"):
             continue
         return name
@@ -411,6 +419,9 @@ def _positional_secret(words: list[str], i: int) -> list[str]:
         return [word] if plausible_secret(word, Name.STRONG) else []
     if prev.startswith("http-basic.") and i + 1 < len(words):  # poetry: NAME USER PASS
         return [words[i + 1]] if plausible_secret(words[i + 1], Name.STRONG) else []
+    if ("." in prev or "-" in prev) and not prev.startswith("-") \
+            and name_of(prev) is Name.STRONG and _generated_or_password(word):
+        return [word]  # a setting named by its path: ``nmcli … wifi-sec.psk VALUE``
     if prev.lower() == "using" and i >= 3 and words[i - 3].lower() == "user":  # db2 connect
         return [word] if plausible_secret(word, Name.STRONG) else []
     if prev in ("authtoken", "add-authtoken"):  # ngrok

@@ -69,14 +69,17 @@ _COPULAS = ("is", "was", "are", "'s", "’s", "=", ":", "->", "—", "-", "is no
             "lautet", "é", "è", "är", "er", "jest", "je", "to", "это", "は", "是", "为", "為",
             "는", "είναι", "on", "van", "adalah", "là", "era", "sera", "será", "war", "wird",
             "vaut")
+# Copulas of languages written without spaces between words (``密码是 X``, ``パスワードは X``).
+_CJK_COPULA = "(?:" + "|".join(re.escape(c) for c in _escaped(("是", "为", "為", "は", "：", "는", "은")))+ ")"
 _COPULA = "(?:" + "|".join(re.escape(c) for c in sorted(_escaped(_COPULAS), key=len,
                                                          reverse=True)) + ")"
 # ``the password [for the staging db] is VALUE``: a qualifier of up to six words that starts
 # with a preposition (``for``, ``of``, ``de``, ``für`` …) or a possessive.
-_QUALIFIER = (r"(?:[ \t]+(?:for|of|to|on|at|in|de|du|des|del|da|do|für|fur|von|vom|para|"
-              r"per|voor|van|för|dla|для|от|の)(?:[ \t]+[^\s:=]{1,40}){1,5}?)?")
+_QUALIFIER = (r"(?:[ \t]+(?:(?:for|of|to|on|at|in|de|du|des|del|della|dello|di|da|do|für|fur|"
+              r"von|vom|para|per|voor|van|för|dla|для|от|の)(?:[ \t]+[^\s:=]{1,40}){1,5}?"
+              r"|(?:dell|dall|all|d|l)['’][^\s:=]{1,40}(?:[ \t]+[^\s:=]{1,40}){0,4}?))?")
 _VALUE = r"[ \t]*[\"'`“‘«]?(?P<v>[^\s\"'`”’»<>\\]{4,128})"
-_TOLD = re.compile(r"[ \t]*(?:[:：=][ \t]*|[ \t]" + _COPULA + r"[ \t:]+)(?:now[ \t]+|still[ \t]+)?"
+_TOLD = re.compile(r"[ \t]*(?:[:：=][ \t]*|[ \t]" + _COPULA + r"[ \t:]+|" + _CJK_COPULA + r"[ \t:：]*)(?:now[ \t]+|still[ \t]+)?"
                    + r"[\"'`“‘«]?(?P<v>[^\s\"'`”’»<>\\]{4,128})", re.IGNORECASE)
 _QUALIFIED_TOLD = re.compile(_QUALIFIER + r"[ \t]+" + _COPULA + r"[ \t:]+" + _VALUE,
                              re.IGNORECASE)
@@ -87,7 +90,6 @@ _NEAR = re.compile(r"(?P<gap>(?:[ \t,]+[^\s]{1,20}){0,5}?)[ \t,:(]+[\"'`]?"
                    r"(?P<v>[A-Za-z0-9+/_\-=]{16,256})")
 _NOT_THE_VALUE = re.compile(r"(?i)\b(?:id|ids|sha|hash|digest|commit|checksum|fingerprint|"
                             r"version|name|file|path|url|uuid|for|in|at|from|of|named|called)\b")
-_TRAIL = ".,;:)]}!?"
 
 
 def find(text: str, low: str) -> list[Span]:
@@ -119,7 +121,7 @@ def _word_bounded(low: str, start: int, end: int) -> bool:
     after = low[end] if end < len(low) else " "
     if before.isalnum() or before in "_-$%{.":
         return before == "n" and low[max(0, start - 2):start] == "\\n"
-    return not (after.isalnum() or after in "_-.")
+    return not ((after.isascii() and after.isalnum()) or after in "_-.")  # 密码是: no spaces
 
 
 def _after_noun(text: str, end: int, password: bool) -> Span | None:
@@ -134,15 +136,21 @@ def _after_noun(text: str, end: int, password: bool) -> Span | None:
             return _span(text, once.start("v"), once.group("v"))
     near = _NEAR.match(text, end)
     if near and not _NOT_THE_VALUE.search(near.group("gap")) \
+            and not _DIGEST.fullmatch(near.group("v")) \
             and _judge(near.group("v"), generated_only=True):
         return _span(text, near.start("v"), near.group("v"))
     return None
 
 
+# A commit or content digest a few words after "token" (``fix the token refresh 3f2a…``).
+_DIGEST = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
 def _judge(value: str, generated_only: bool) -> bool:
-    value = value.rstrip(_TRAIL) if not value.rstrip(_TRAIL).endswith(("!", "?")) else value
     core = value.rstrip(".,;:)]}")
     if not plausible_secret(core, Name.STRONG):
+        return False
+    if "/" in core and not looks_random(core):  # ``pwd /home/u1``: a path, not a password
         return False
     return looks_random(core) or (not generated_only and password_like(core))
 

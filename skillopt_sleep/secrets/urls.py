@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from skillopt_sleep.secrets.values import Name, looks_random, password_like, plausible_secret
+from skillopt_sleep.secrets.values import Name, looks_random, plausible_secret
 
 __all__ = ["HINTS", "find"]
 
@@ -25,7 +25,7 @@ too); the others start the connection strings that are not URLs (Go's MySQL DSN,
 # ``jdbc:oracle:thin:scott/tiger@host``, ``CONNECT scott/tiger@orcl`` (Oracle).
 _GO_DSN = re.compile(r"(?<![\w/:@.\-])[\w.\-]{1,64}:(?P<pw>[^\s@/\"'`:]{1,128})@(?:tcp|unix|udp)\(")
 _ORACLE = re.compile(
-    r"(?i)(?::thin:|\bconn(?:ect)?[ \t]+)[A-Za-z_][\w$#.]{0,29}/(?P<pw>[^\s/@\"'`]{1,128})@"
+    r"(?i)(?::thin:|(?:\b|(?<=\\[nrt]))conn(?:ect)?[ \t]+)[A-Za-z_][\w$#.]{0,29}/(?P<pw>[^\s/@\"'`]{1,128})@"
     r"|(?<![\w/.@\-])[A-Za-z_][\w$#]{0,29}/(?P<pw2>[^\s/@\"'`]{1,128})@(?=//|\((?i:description))")
 # A secret-named path segment's next segment: ``…/with/key/VALUE`` (IFTTT), ``/token/VALUE``.
 _PATH_SLOT = re.compile(r"(?i)/(?:key|token|apikey|api_key|api-key|secret|access_token|auth)"
@@ -76,8 +76,7 @@ def find(text: str) -> list[Span]:
         found += _connection_strings(text)
     if "://" in text:
         found.extend((*m.span("v"), "connection_string") for m in _PATH_SLOT.finditer(text)
-                     if plausible_secret(m.group("v"), Name.STRONG)
-                     and (looks_random(m.group("v")) or password_like(m.group("v"))))
+                     if plausible_secret(m.group("v"), Name.STRONG) and looks_random(m.group("v")))
     for match in _USERINFO.finditer(text):
         password = match.group("password")
         if password is not None:
