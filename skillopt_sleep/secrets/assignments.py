@@ -174,7 +174,8 @@ def _value_after(text: str, start: int, end: int, name: Name) -> Span | None:
         elif _NETRC.search(text, max(0, start - 300), start):
             strict = False  # ``.netrc``: ``password`` and its value are separated by a space
         else:  # a config directive, alone on its line: ``requirepass VALUE`` (redis.conf)
-            told = bool(text[start].islower() and _LINE_START.search(text, max(0, start - 40), start)
+            told = bool(text[start].islower()
+                        and _LINE_START.search(text, max(0, start - 40), start)
                         and _TO_LINE_END.match(text, pos))
     key = text[start:end].lower()
     if key.endswith("cookie"):  # ``Cookie: a=1; connect.sid=…``: every generated value

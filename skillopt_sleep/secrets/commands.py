@@ -19,11 +19,11 @@ import os
 import re
 import shlex
 
+from skillopt_sleep.secrets import operands
 from skillopt_sleep.secrets.values import (
     Name,
     looks_random,
     name_of,
-    password_like,
     plausible_secret,
 )
 
@@ -258,66 +258,19 @@ def _secrets_of(words: list[str]) -> list[str]:
         short = _SHORT.get(name, frozenset())
         # ``cqlsh -u U -p PASS``: a user flag pairs with a password flag the program's
         # own flags do not already name (the value must then look like a password).
-        paired = _PAIRED - short if name not in _USER_PASS and _user_given(part) \
+        paired = operands.PAIRED - short if name not in _USER_PASS and operands.user_given(part) \
             else frozenset()
         user_pass = _USER_PASS.get(name, frozenset()) | {"--user", "--proxy-user"}
-        out.extend(_program_positional(name, part))
+        out.extend(operands.program_positional(name, part))
         for i, word in enumerate(part):
             nxt = part[i + 1] if i + 1 < len(part) else (words[end] if end < len(words) else "")
             out.extend(_option_secret(word, nxt, short, user_pass))
             if word in paired:
                 out.extend(v for v in _option_secret(word, nxt, paired, frozenset())
-                           if _generated_or_password(v))
+                           if operands.generated_or_password(v))
             if start + i and not word.startswith("-"):
                 out.extend(_positional_secret(words, start + i))
     return [v for v in out if v]
-
-
-_PAIRED = frozenset({"-p", "-P", "-w"})
-_USER_FLAGS = frozenset({"-u", "-U", "--user", "--username", "-user", "-username", "-l"})
-
-
-def _user_given(words: list[str]) -> bool:
-    """A user name given by a flag (``-u NAME``, ``-uNAME``, ``--user=NAME``), or a command
-    about a user (``influx user create -n NAME -p PASS``)."""
-    if any(w in ("user", "users") for w in words[1:3]):
-        return True
-    for i, word in enumerate(words):
-        if word in _USER_FLAGS and i + 1 < len(words) and not words[i + 1].startswith("-"):
-            return True
-        if word.startswith(("--user=", "--username=")) or (
-                word[:2] in ("-u", "-U") and len(word) > 2 and word[2].isalpha()
-                and not word.startswith("--")):
-            return True
-    return False
-
-
-def _generated_or_password(value: str) -> bool:
-    return value[:1] not in "/~." and (password_like(value) or looks_random(value))
-
-
-def _program_positional(name: str, words: list[str]) -> list[str]:
-    """Programs that take a password as a positional argument: ``htpasswd -b FILE USER
-    PASS`` (``-nb USER PASS``), ``mosquitto_passwd -b FILE USER PASS``, ``wpa_passphrase
-    SSID PASS``, ``net user NAME PASS``, ``isql DSN USER PASS``."""
-    flags = "".join(w[1:] for w in words[1:] if w.startswith("-") and not w.startswith("--"))
-    args = [w for w in words[1:] if not w.startswith(("-", "/", ">", "<", "|"))
-            or (w.startswith("/") and name != "net")]
-    index = -1
-    if name == "htpasswd" and "b" in flags:
-        index = 1 if "n" in flags else 2
-    elif name == "mosquitto_passwd" and "b" in flags:
-        index = 2
-    elif name == "wpa_passphrase":
-        index = 1
-    elif name == "isql" and len(args) >= 3:  # unixODBC: ``isql DSN USER PASS``
-        index = 2
-    elif name == "net" and args[:1] and args[0].lower() == "user":
-        index = 2
-    if 0 <= index < len(args) and plausible_secret(args[index], Name.STRONG) \
-            and args[index] != "*":
-        return [args[index]]
-    return []
 
 
 def _is_client(word: str) -> bool:
@@ -420,7 +373,7 @@ def _positional_secret(words: list[str], i: int) -> list[str]:
     if prev.startswith("http-basic.") and i + 1 < len(words):  # poetry: NAME USER PASS
         return [words[i + 1]] if plausible_secret(words[i + 1], Name.STRONG) else []
     if ("." in prev or "-" in prev) and not prev.startswith("-") \
-            and name_of(prev) is Name.STRONG and _generated_or_password(word):
+            and name_of(prev) is Name.STRONG and operands.generated_or_password(word):
         return [word]  # a setting named by its path: ``nmcli … wifi-sec.psk VALUE``
     if prev.lower() == "using" and i >= 3 and words[i - 3].lower() == "user":  # db2 connect
         return [word] if plausible_secret(word, Name.STRONG) else []

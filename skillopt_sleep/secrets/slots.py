@@ -36,7 +36,7 @@ __all__ = ["ASCII_HINTS", "CALL_HINTS", "NOUNS", "WIDE_HINTS", "find"]
 Span = tuple[int, int, str]
 
 # Secret nouns, lower-cased, the password family first (said then a value at once).
-_PASSWORD_NOUNS = (
+_PASSWORD_WORDS = (
     "password", "passwort", "passwd", "passphrase", "passcode", "mot de passe", "mdp",
     "contraseña", "contrasena", "kennwort", "senha", "wachtwoord", "lösenord", "losenord",
     "passord", "adgangskode", "hasło", "haslo", "heslo", "şifre", "sifre", "parola",
@@ -52,7 +52,7 @@ def _escaped(words: tuple[str, ...]) -> tuple[str, ...]:
     return words + once + tuple(json.dumps(w)[1:-1] for w in once)
 
 
-_PASSWORD_NOUNS = _escaped(_PASSWORD_NOUNS)
+_PASSWORD_NOUNS = _escaped(_PASSWORD_WORDS)
 _OTHER_NOUNS = ("api key", "api-key", "apikey", "token", "secret", "access key",
                 "secret key", "private key", "credentials", "credential")
 NOUNS = _PASSWORD_NOUNS + _OTHER_NOUNS
@@ -70,7 +70,8 @@ _COPULAS = ("is", "was", "are", "'s", "’s", "=", ":", "->", "—", "-", "is no
             "는", "είναι", "on", "van", "adalah", "là", "era", "sera", "será", "war", "wird",
             "vaut")
 # Copulas of languages written without spaces between words (``密码是 X``, ``パスワードは X``).
-_CJK_COPULA = "(?:" + "|".join(re.escape(c) for c in _escaped(("是", "为", "為", "は", "：", "는", "은")))+ ")"
+_CJK_COPULA = "(?:" + "|".join(
+    re.escape(c) for c in _escaped(("是", "为", "為", "は", "：", "는", "은"))) + ")"
 _COPULA = "(?:" + "|".join(re.escape(c) for c in sorted(_escaped(_COPULAS), key=len,
                                                          reverse=True)) + ")"
 # ``the password [for the staging db] is VALUE``: a qualifier of up to six words that starts
@@ -79,7 +80,8 @@ _QUALIFIER = (r"(?:[ \t]+(?:(?:for|of|to|on|at|in|de|du|des|del|della|dello|di|d
               r"von|vom|para|per|voor|van|för|dla|для|от|の)(?:[ \t]+[^\s:=]{1,40}){1,5}?"
               r"|(?:dell|dall|all|d|l)['’][^\s:=]{1,40}(?:[ \t]+[^\s:=]{1,40}){0,4}?))?")
 _VALUE = r"[ \t]*[\"'`“‘«]?(?P<v>[^\s\"'`”’»<>\\]{4,128})"
-_TOLD = re.compile(r"[ \t]*(?:[:：=][ \t]*|[ \t]" + _COPULA + r"[ \t:]+|" + _CJK_COPULA + r"[ \t:：]*)(?:now[ \t]+|still[ \t]+)?"
+_TOLD = re.compile(r"[ \t]*(?:[:：=][ \t]*|[ \t]" + _COPULA + r"[ \t:]+|" + _CJK_COPULA
+                   + r"[ \t:：]*)(?:now[ \t]+|still[ \t]+)?"
                    + r"[\"'`“‘«]?(?P<v>[^\s\"'`”’»<>\\]{4,128})", re.IGNORECASE)
 _QUALIFIED_TOLD = re.compile(_QUALIFIER + r"[ \t]+" + _COPULA + r"[ \t:]+" + _VALUE,
                              re.IGNORECASE)
@@ -240,7 +242,8 @@ _MARKED = re.compile(r"(?i)\\{0,7}\"(?:sensitive|secure)\\{0,7}\"[ \t]*:[ \t]*tr
                      r"|\"SecureString\\{0,7}\"")
 _OWN_KEY = re.compile(r"\\{0,7}\"(?P<n>[\w.\-/]{1,100})\\{0,7}\"[ \t]*:[ \t]*$")
 _YAML_ITEM = re.compile(
-    r"(?:^|" + _NL + r"|[ \t])[ \t]*(?:-[ \t]+)?(?:name|key):[ \t]*[\"']?(?P<n>[\w.\-/]{1,100})[\"']?"
+    r"(?:^|" + _NL + r"|[ \t])[ \t]*(?:-[ \t]+)?(?:name|key):[ \t]*"
+    r"[\"']?(?P<n>[\w.\-/]{1,100})[\"']?"
     r"[ \t]*" + _NL + r"(?:[ \t]*[\w-]{1,40}:[^\n\\]{0,80}" + _NL + r"){0,3}?"
     r"[ \t]*value:[ \t]*")
 

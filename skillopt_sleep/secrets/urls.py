@@ -25,7 +25,8 @@ too); the others start the connection strings that are not URLs (Go's MySQL DSN,
 # ``jdbc:oracle:thin:scott/tiger@host``, ``CONNECT scott/tiger@orcl`` (Oracle).
 _GO_DSN = re.compile(r"(?<![\w/:@.\-])[\w.\-]{1,64}:(?P<pw>[^\s@/\"'`:]{1,128})@(?:tcp|unix|udp)\(")
 _ORACLE = re.compile(
-    r"(?i)(?::thin:|(?:\b|(?<=\\[nrt]))conn(?:ect)?[ \t]+)[A-Za-z_][\w$#.]{0,29}/(?P<pw>[^\s/@\"'`]{1,128})@"
+    r"(?i)(?::thin:|(?:\b|(?<=\\[nrt]))conn(?:ect)?[ \t]+)"
+    r"[A-Za-z_][\w$#.]{0,29}/(?P<pw>[^\s/@\"'`]{1,128})@"
     r"|(?<![\w/.@\-])[A-Za-z_][\w$#]{0,29}/(?P<pw2>[^\s/@\"'`]{1,128})@(?=//|\((?i:description))")
 # A secret-named path segment's next segment: ``…/with/key/VALUE`` (IFTTT), ``/token/VALUE``.
 _PATH_SLOT = re.compile(r"(?i)/(?:key|token|apikey|api_key|api-key|secret|access_token|auth)"

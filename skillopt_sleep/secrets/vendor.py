@@ -50,7 +50,7 @@ _NOT_SECRET_PREFIX = frozenset({
     "plan", "in", "ii", "il", "inv", "txn", "tr", "po", "py", "pyr", "re", "src", "seti",
     "card", "tok", "btok", "ba", "batch", "ft", "ftjob", "vs", "step", "cmpl", "ws", "team",
     "ins", "client", "sess", "obj", "order", "ord", "cart", "job", "task", "proj", "project",
-    "dataset", "model", "img", "doc", "app", "cert", "sched", "dep", "build", "img", "vid",
+    "dataset", "model", "img", "doc", "app", "cert", "sched", "dep", "build", "vid",
     "ticket", "prj", "env", "conv", "mcp", "srvtoolu", "trace", "span", "log", "event",
 })
 # Well-known vendor shapes the rule set lacks whose prefix runs into the body with no
