@@ -168,6 +168,7 @@ def _line(line: str) -> list[Span]:
     return spans
 
 
+_SETTING_PATH = re.compile(r"[A-Za-z]\w*(?:[.\-]\w+)+")  # ``wifi-sec.psk``, ``auth.password``
 _ESCAPED_QUOTE = re.compile(r'\\+"')  # a quote JSON-escaped once or more: ``\"``, ``\\\"``
 
 
@@ -372,8 +373,8 @@ def _positional_secret(words: list[str], i: int) -> list[str]:
         return [word] if plausible_secret(word, Name.STRONG) else []
     if prev.startswith("http-basic.") and i + 1 < len(words):  # poetry: NAME USER PASS
         return [words[i + 1]] if plausible_secret(words[i + 1], Name.STRONG) else []
-    if ("." in prev or "-" in prev) and not prev.startswith("-") \
-            and name_of(prev) is Name.STRONG and operands.generated_or_password(word):
+    if _SETTING_PATH.fullmatch(prev) and name_of(prev) is Name.STRONG \
+            and plausible_secret(word, Name.STRONG) and operands.generated_or_password(word):
         return [word]  # a setting named by its path: ``nmcli … wifi-sec.psk VALUE``
     if prev.lower() == "using" and i >= 3 and words[i - 3].lower() == "user":  # db2 connect
         return [word] if plausible_secret(word, Name.STRONG) else []

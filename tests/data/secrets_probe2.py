@@ -90,4 +90,5 @@ BENIGN: list[str] = [
     "token: <redacted>",
     "git log -p -u HEAD~3",
     "The secret is to cache aggressively.",
+    "await bcrypt.compare(password, '$2b$12$invalidhashtopreventtiming');",
 ]
