@@ -71,13 +71,15 @@ def _slot(low: str) -> bool:
 
 FAMILIES: tuple[tuple[int, Callable[[str], bool]], ...] = (
     (ASSIGNMENT, _assignment), (URL, _url), (PEM, _pem), (COMMAND, _command), (SLOT, _slot))
-"""Each family's bit and its test on a lower-cased text, the cheapest first."""
+"""Each family's bit and its test on a lower-cased text, the cheapest first (``SLOT`` is
+asked only of a text without an assignment word: its rules run for either)."""
 
 
 def kinds(low: str) -> int:
     """The families (``ASSIGNMENT | PEM | URL | COMMAND | SLOT``) whose words lower-cased ``low``
     holds; a rule of a family not in the answer finds nothing in it."""
-    return sum(bit for bit, holds in FAMILIES if holds(low))
+    bits = sum(bit for bit, holds in FAMILIES[:-1] if holds(low))
+    return bits if bits & ASSIGNMENT or not _slot(low) else bits | SLOT
 
 
 def any_rule(low: str) -> bool:

@@ -60,7 +60,8 @@ NOUNS = _PASSWORD_NOUNS + _OTHER_NOUNS
 # (``WIDE_HINTS`` only in a text that is not ASCII), and the calls' names.
 ASCII_HINTS = ("mot de passe", "mdp", "contrasena", "kennwort", "senha", "wachtwoord",
                "losenord", "passord", "adgangskode", "haslo", "heslo", "sifre", "parola",
-               "salasana", "jelszo", "clave", "identified by", "pw", "kata sandi",
+               "salasana", "jelszo", " clave", "identified by", " pw ", " pw:", "`pw",
+               "kata sandi",
                *(n for n in NOUNS if n.isascii() and "\\u" in n))
 WIDE_HINTS = tuple(n for n in NOUNS if not n.isascii())
 
@@ -177,8 +178,8 @@ _LITERAL = re.compile(r"[ \t]*(?P<q>\\{0,7}[\"'`])(?P<v>(?:(?!(?P=q))[^\n]){1,25
 # ``auth=(user, PASS)``, ``credentials: ['user', 'PASS']``: a pair given to a credential key.
 _PAIR_KEY = re.compile(r"(?i)\b(?:auth|basic_auth|credentials|http_auth)[\"']?[ \t]*[:=][ \t]*"
                        r"[(\[][ \t]*")
-CALL_HINTS = ("connect", "pdo", "mysqli", "sequelize", "login", "bind", "basicauth",
-              "credential", "authenticate", "jwt", "createhmac")
+# (``auth`` and ``credential`` are assignment words: a text holding them is read anyway.)
+CALL_HINTS = ("connect", "pdo", "mysqli", "sequelize", "login", "bind", "jwt", "createhmac")
 
 
 def _calls(text: str) -> list[Span]:
