@@ -79,7 +79,8 @@ _PROGRAMS = tuple(sorted({*_SHORT, *_USER_PASS, "sudo"}
                          - {"http", "az", "zip", "7z", "rar", "bcp"}))
 _VERBS = ("login", "auth", "config", " set ", "secrets", "echo", "zip ", "7z ", "rar ",
           "az ", "http ", "bcp ", "/user:", "/p:", "/pass", "passw", "<<<", "printf",
-          "htpasswd", "wpa_passphrase", "net user", " using ", " -u", "psk", "isql ", " user ")
+          "htpasswd", "wpa_passphrase", "net user", "db2 ", " -u", "psk", "isql ",
+          "user create", "user add")
 HINTS = (*_PROGRAMS, *_VERBS, *_USER_SLASH, *_ADD_USER)
 _OPTION = re.compile(r"-[\w.-]*?(?:pass|pwd|secret|token|key|auth|cred|user|header|cookie"
                      r"|body)|-[hbu] ")
@@ -107,7 +108,7 @@ ALONE_GROUPS: dict[str, tuple[str, ...]] = {
     "sql": ("sqlplus", "sqlldr"), "dp": ("impdp", "expdp"), "rman": (), "dgmgrl": (),
 }
 PIPED = ("echo ", "printf ")
-CLIENTS = (*HINTS, "--user", "--header", "user ")
+CLIENTS = (*HINTS, "--user", "--header")
 
 
 def find(text: str, low: str) -> list[Span]:

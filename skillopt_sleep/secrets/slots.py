@@ -99,9 +99,9 @@ def find(text: str, low: str) -> list[Span]:
     """Every secret in a prose, call or sibling slot of ``text`` (``low``: lower-cased)."""
     found = _prose(text, low)
     if "(" in text:
-        found += _calls(text)
-    if "alue" in low:
-        found += _siblings(text)
+        found += _calls(text, low)
+    if "value" in low:
+        found += _siblings(text, low)
     return found
 
 
@@ -153,7 +153,7 @@ def _judge(value: str, generated_only: bool) -> bool:
     core = value.rstrip(".,;:)]}")
     if not plausible_secret(core, Name.STRONG):
         return False
-    if "/" in core and not looks_random(core):  # ``pwd /home/u1``: a path, not a password
+    if "/" in core and not looks_random(core):  # ``pwd /srv/app1``: a path, not a password
         return False
     return looks_random(core) or (not generated_only and password_like(core))
 
@@ -172,8 +172,7 @@ _PAIR = ("login", "simple_bind_s", "simple_bind", "bind_s", "basicauth", "httpba
          "httpdigestauth", "networkcredential", "authenticate", "plainauth", "setbasicauth",
          "usernamepasswordcredentials", "passwordauthentication", "with_credentials")
 _SIGN = ("encode", "sign", "verify", "decode", "createhmac")
-_CALL = re.compile(r"(?i)(?<![\w$])(?P<name>" + "|".join(
-    sorted(_CONNECT + _PAIR + _SIGN, key=len, reverse=True)) + r")[ \t]*\(")
+_OPEN = re.compile(r"[ \t]*\(")
 _LITERAL = re.compile(r"[ \t]*(?P<q>\\{0,7}[\"'`])(?P<v>(?:(?!(?P=q))[^\n]){1,256})(?P=q)[ \t]*$")
 # ``auth=(user, PASS)``, ``credentials: ['user', 'PASS']``: a pair given to a credential key.
 _PAIR_KEY = re.compile(r"(?i)\b(?:auth|basic_auth|credentials|http_auth)[\"']?[ \t]*[:=][ \t]*"
@@ -182,16 +181,23 @@ _PAIR_KEY = re.compile(r"(?i)\b(?:auth|basic_auth|credentials|http_auth)[\"']?[ 
 CALL_HINTS = ("connect", "pdo", "mysqli", "sequelize", "login", "bind", "jwt", "createhmac")
 
 
-def _calls(text: str) -> list[Span]:
+def _calls(text: str, low: str) -> list[Span]:
+    """Found from each call name's substring (a scan in C), never by a pattern tried at
+    every position of the text."""
     found: list[Span] = []
-    for call in _CALL.finditer(text):
-        name = call.group("name").lower()
-        if name in _SIGN and name != "createhmac" \
-                and "jwt" not in text[max(0, call.start() - 12) : call.start()].lower():
-            continue
-        found += _argument(text, call.end(), 2 if name in _CONNECT else 1)
-    for pair in _PAIR_KEY.finditer(text):
-        found += _argument(text, pair.end(), 1)
+    for name in _CONNECT + _PAIR + _SIGN:
+        at = low.find(name)
+        while at >= 0:
+            end = at + len(name)
+            opened = _OPEN.match(low, end)
+            if opened and not (at and (low[at - 1].isalnum() or low[at - 1] in "_$")) \
+                    and (name not in _SIGN or name == "createhmac"
+                         or "jwt" in low[max(0, at - 12) : at]):
+                found += _argument(text, opened.end(), 2 if name in _CONNECT else 1)
+            at = low.find(name, end)
+    if "auth" in low or "credentials" in low:
+        for pair in _PAIR_KEY.finditer(text):
+            found += _argument(text, pair.end(), 1)
     return found
 
 
@@ -249,23 +255,30 @@ _YAML_ITEM = re.compile(
     r"[ \t]*value:[ \t]*")
 
 
-def _siblings(text: str) -> list[Span]:
+def _siblings(text: str, low: str) -> list[Span]:
+    """From each ``value`` word: a JSON field judged by its object, a YAML ``value:`` by the
+    ``name:``/``key:`` a few lines above it."""
     from skillopt_sleep.secrets import assignments  # the value reader is the assignments'
 
     found: list[Span] = []
-    for field in _VALUE_FIELD.finditer(text):
-        name = _object_name(text, field.start())
+    at = low.find("value")
+    while at >= 0:
+        name, pos = Name.NONE, -1
+        field = _VALUE_FIELD.search(text, max(0, at - 9), at + 24)
+        item = _YAML_ITEM.search(text, max(0, at - 400), at + 24) \
+            if field is None and low.startswith("value:", at) else None
+        if field and field.start() <= at:
+            name, pos = _object_name(text, field.start()), field.end()
+        elif item and item.end() >= at + 6:
+            name, pos = name_of(item.group("n")), item.end()
         if name is not Name.NONE:
-            span = assignments.value_at(text, field.end(), name)
+            span = assignments.value_at(text, pos, name)
             if span:
                 found.append(span)
-    for item in _YAML_ITEM.finditer(text):
-        name = name_of(item.group("n"))
-        if name is not Name.NONE:
-            span = assignments.value_at(text, item.end(), name)
-            if span:
-                found.append(span)
+        at = low.find("value", at + 5)
     return found
+
+
 
 
 def _object_name(text: str, at: int) -> Name:

@@ -57,7 +57,11 @@ def _hook_secret(segment: str) -> bool:
 
 def _connection_strings(text: str) -> list[Span]:
     found: list[Span] = []
-    for pattern in (_GO_DSN, _ORACLE):
+    low = text.lower()
+    patterns = [p for p, words in ((_GO_DSN, ("@tcp(", "@unix(", "@udp(")),
+                                   (_ORACLE, (":thin:", "conn", "@//", "@(description")))
+                if any(w in low for w in words)]
+    for pattern in patterns:
         for match in pattern.finditer(text):
             group = "pw2" if match.groupdict().get("pw2") else "pw"
             if plausible_secret(match.group(group), Name.STRONG):

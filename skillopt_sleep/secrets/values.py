@@ -268,7 +268,7 @@ def password_like(value: str) -> bool:
     """A value said after a space (prose, a DSL, a positional argument) is a password only if
     it mixes letters with digits or signs (markdown's emphasis around a word is not a sign)."""
     value = value.strip("*_~`")
-    if "/" in value:  # a path (``pwd /home/u1``); a generated value with ``/`` looks random
+    if "/" in value:  # a path (``pwd /srv/app1``); a generated value with ``/`` looks random
         return False
     return (len(value) >= 6 and bool(re.search(r"[A-Za-z]", value))
             and bool(re.search(r"[0-9!@#$%^&*+=?~]", value)))
