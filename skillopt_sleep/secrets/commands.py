@@ -185,13 +185,25 @@ def _values(line: str, depth: int) -> list[str]:
             out.append(echoed)
         out.extend(_here_string_secret(words))
         # ``echo SECRET | login --password-stdin``: the last word echoed into the pipe.
-        echoed = words[-1] if len(words) >= 2 and _program(words) in ("echo", "printf") \
-            else None
+        echoed = _echoed(words)
         if depth:
             for word in words:
                 if " " in word.strip():
                     out.extend(_values(word, depth - 1))
     return out
+
+
+def _echoed(words: list[str]) -> str | None:
+    """The last word of ``echo [-n] X`` or ``printf [FORMAT] X``, wherever the command starts
+    on the line (a label or prose may come first)."""
+    at = max((i for i, w in enumerate(words[:-1]) if w in ("echo", "printf")), default=-1)
+    if at < 0:
+        return None
+    between = words[at + 1 : -1]
+    if all(w.startswith("-") for w in between) or (words[at] == "printf" and len(between) == 1
+                                                   and "%" in between[0]):
+        return words[-1]
+    return None
 
 
 # Programs that read a secret from their input: a key agent, Kerberos, password changers,
@@ -204,7 +216,8 @@ def _reads_secret(words: list[str]) -> bool:
     """Whether the command of ``words`` reads a secret from its input: a key tool, ``sudo
     -S``, a login, or an option that says so (``--password-stdin``, ``--passphrase-fd 0``,
     ``-pass stdin``); not a decoder or a filter (``base64 -d``, ``jq``)."""
-    if _sudo_reads_stdin(words) or _program(words) in _KEY_TOOLS:
+    if _sudo_reads_stdin(words) or _program(words) in _KEY_TOOLS \
+            or any(w in _KEY_TOOLS and len(w) > 4 for w in words):  # after a label: ``… ssh-add``
         return True
     if _LOGIN_WORDS & set(words):
         return True
