@@ -66,6 +66,8 @@ def _slot(low: str) -> bool:
     if any(word in low for word in slots.ASCII_HINTS) or any(
             word in low for word in slots.CALL_HINTS):
         return True
+    if "\\u" in low and any(word in low for word in slots.ESCAPED_HINTS):
+        return True
     return not low.isascii() and any(word in low for word in slots.WIDE_HINTS)
 
 

@@ -31,7 +31,7 @@ from skillopt_sleep.secrets.values import (
     plausible_secret,
 )
 
-__all__ = ["ASCII_HINTS", "CALL_HINTS", "NOUNS", "WIDE_HINTS", "find"]
+__all__ = ["ASCII_HINTS", "CALL_HINTS", "ESCAPED_HINTS", "NOUNS", "WIDE_HINTS", "find"]
 
 Span = tuple[int, int, str]
 
@@ -61,8 +61,8 @@ NOUNS = _PASSWORD_NOUNS + _OTHER_NOUNS
 ASCII_HINTS = ("mot de passe", "mdp", "contrasena", "kennwort", "senha", "wachtwoord",
                "losenord", "passord", "adgangskode", "haslo", "heslo", "sifre", "parola",
                "salasana", "jelszo", " clave", "identified by", " pw ", " pw:", "`pw",
-               "kata sandi",
-               *(n for n in NOUNS if n.isascii() and "\\u" in n))
+               "kata sandi")
+ESCAPED_HINTS = tuple(n for n in NOUNS if n.isascii() and "\\u" in n)  # only after ``\u``
 WIDE_HINTS = tuple(n for n in NOUNS if not n.isascii())
 
 _COPULAS = ("is", "was", "are", "'s", "’s", "=", ":", "->", "—", "-", "is now", "is still",
