@@ -133,7 +133,7 @@ def test_every_shape_passes_the_prefilter_and_most_benign_text_does_not_matter()
 
 @pytest.mark.parametrize("line", [
     "vault login Xq7vR2mK9pLw4ZtB8nYc",  # a login verb
-    "echo Xq7vR2mK9pLw4ZtB8nYc | base64 -d",  # a generated value echoed into a pipe
+    "echo Xq7vR2mK9pLw4ZtB8nYc | kinit bob",  # a value echoed into a tool that reads one
     "sqlplus scott/Tig3r!x9@orcl",  # user/password as an Oracle client's first argument
     "impdp system/Manag3r!x9@db directory=d",
     "rabbitmqctl add_user bob S3cretPw!x9",  # a verb that adds a user, then the password

@@ -8,6 +8,8 @@ have removed. A secret is found by its *context* first, as secret scanners read 
 - ``commands``: options, short flags, ``user:pass`` and positional secrets of command
   lines, read with a shell lexer;
 - ``urls``: URL userinfo (signature and token query parameters are assignments);
+- ``slots``: a value a secret noun governs in prose (in several languages), the password
+  argument of a credential-taking call, a ``value`` field whose sibling names a secret;
 - ``pem``: private key blocks bounded by their footer;
 - ``vendor``: detect-secrets' vendor rules and the prefixed-random-token class.
 
@@ -22,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from skillopt_sleep.secrets import assignments, commands, pem, prefilter, urls, vendor
+from skillopt_sleep.secrets import assignments, commands, pem, prefilter, slots, urls, vendor
 
 __all__ = [
     "SECRET_PATTERNS",
@@ -79,6 +81,8 @@ def _spans(text: str) -> list[Span]:
     if kinds & (prefilter.ASSIGNMENT | prefilter.COMMAND):
         # An option whose name holds an assignment word (``--db-password X``) is a command's.
         found += commands.find(text, low)
+    if kinds & (prefilter.ASSIGNMENT | prefilter.SLOT):
+        found += slots.find(text, low)
     return _merged(found, text)
 
 
@@ -93,12 +97,29 @@ def _merged(found: list[Span], text: str) -> list[Span]:
     for start, end, kind in sorted(found, key=lambda s: (s[0], -s[1], s[2] in generic)):
         if start >= end or any(s < end and start < e for s, e in markers):
             continue
+        end = _whole_token(text, start, end, kind)
         if out and start < out[-1][1]:
             last = out[-1]
             out[-1] = (last[0], max(last[1], end), last[2])
         else:
             out.append((start, end, kind))
     return out
+
+
+# A finding that ends inside a run of token characters takes the whole run: a vendor
+# rule that matched a token's prefix or its first N characters never leaves the body.
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-]+")
+_VENDOR_TAIL = re.compile(r"[A-Za-z0-9_\-+/=.]*[A-Za-z0-9_\-+/=]")
+_CONTEXT_KINDS = frozenset({"password_pair", "cli_password", "connection_string",
+                           "webhook_url", "pgpass", "private_key"})
+
+
+def _whole_token(text: str, start: int, end: int, kind: str) -> int:
+    if end >= len(text) or not (text[end - 1].isalnum() and (text[end].isalnum()
+                                                             or text[end] in "_-+/=")):
+        return end
+    tail = (_TOKEN_TAIL if kind in _CONTEXT_KINDS else _VENDOR_TAIL).match(text, end)
+    return tail.end() if tail else end
 
 
 def may_hold_secrets(texts: list[str]) -> bool:

@@ -19,9 +19,15 @@ from __future__ import annotations
 import functools
 import re
 
-from skillopt_sleep.secrets.values import Name, looks_random, name_of, plausible_secret
+from skillopt_sleep.secrets.values import (
+    Name,
+    looks_random,
+    name_of,
+    password_like,
+    plausible_secret,
+)
 
-__all__ = ["HINTS", "HINT_GROUPS", "find", "find_pgpass", "keyed"]
+__all__ = ["HINTS", "HINT_GROUPS", "find", "find_pgpass", "keyed", "value_at"]
 
 Span = tuple[int, int, str]
 
@@ -31,7 +37,7 @@ Span = tuple[int, int, str]
 # (``secrets.prefilter``) reads these groups.
 HINT_GROUPS: dict[str, tuple[str, ...]] = {
     "pass": ("passw", "passph", "passc", "_pass", "-pass", "pass=", "pass:", '"pass',
-             "storepass", "keypass"),
+             "storepass", "keypass", "requirepass"),
     "sig": ("sig=", "signature"),
     "session": ("session=", "session_", "sessionid", '"session"', "session:"),
     "pat": ("pat=", "pat:", 'pat"'),
@@ -45,8 +51,10 @@ _HIT = re.compile("pass|pwd|secret|token|key|auth|credential|sig|cookie|session|
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _MAX_VALUE = 1024
 
-# After the key: an optional closing quote (JSON-escaped or not), then the separator.
-_SEP = re.compile(r"(?P<close>\\{0,7}[\"'])?[ \t]*(?P<sep>:=|=>|=(?!=)|:(?![/:])|[ \t]+)[ \t]*")
+# After the key: an optional closing quote (JSON-escaped or not) and subscript bracket
+# (``config["SECRET_KEY"] = …``), an index (``Unseal Key 1: …``), then the separator.
+_SEP = re.compile(r"(?P<close>\\{0,7}[\"'])?\]?(?:[ \t]+#?[0-9]{1,2}(?=[ \t]*[:=]))?[ \t]*"
+                  r"(?P<sep>:=|=>|=(?!=)|:(?![/:])|[ \t]+)[ \t]*")
 # ``Authorization: Bearer …``: the scheme word stays readable, the credential goes.
 _SCHEME = re.compile(r"(?i)(?:basic|bearer|token|digest|negotiate|ntlm|apikey|sso-key|ssws"
                      r"|splunk|geniekey|aws4-hmac-sha256|key)[ \t]+")
@@ -71,6 +79,8 @@ _PGPASS_HOST = re.compile(r"(?:^|(?<=[\s\"'])|(?<=\\[nr]))[^\s:#\\\"'=]+$", re.M
 _PGPASS_REST = re.compile(
     r"[^\s:\\\"']+:[^\s:\\\"']+:(?P<v>[^\s:\\\"']{4,})(?=$|[\s\"']|\\+[nr\"'])", re.M)
 _NETRC = re.compile(r"(?:\b|(?<=\\[nrt]))(?:machine\s+\S+|default\s+login\b)")
+_LINE_START = re.compile(r"(?:^|\n|\\+n|&&|;|\|)[ \t]*\Z")  # a line's or a command's start
+_TO_LINE_END = re.compile(r"[^\s\\\"]{6,128}[ \t]*(?:$|\r?\n|\\+n|\\*\")", re.M)
 _WS_LEAD = re.compile(r"(?:(?:is|was|set to)[ \t]+)?")
 
 
@@ -163,10 +173,39 @@ def _value_after(text: str, start: int, end: int, name: Name) -> Span | None:
             pos = lead.end()
         elif _NETRC.search(text, max(0, start - 300), start):
             strict = False  # ``.netrc``: ``password`` and its value are separated by a space
-    if text[start:end].lower().endswith(("authorization", "auth")) or strict:
+        else:  # a config directive, alone on its line: ``requirepass VALUE`` (redis.conf)
+            told = bool(text[start].islower()
+                        and _LINE_START.search(text, max(0, start - 40), start)
+                        and _TO_LINE_END.match(text, pos))
+    key = text[start:end].lower()
+    if key.endswith("cookie"):  # ``Cookie: a=1; connect.sid=…``: every generated value
+        return _cookie(text, pos)
+    if key.endswith(("authorization", "auth")) or strict:
         scheme = _SCHEME.match(text, pos)
         pos = scheme.end() if scheme else pos
     return _value_at(text, pos, name, strict, told)
+
+
+def value_at(text: str, pos: int, name: Name) -> Span | None:
+    """The secret value that starts at ``pos`` (after a separator), judged under ``name``."""
+    return _value_at(text, pos, name, strict=False)
+
+
+# A literal handed to a decoder or a bytes wrapper: ``bytes.fromhex("…")``, ``[]byte("…")``,
+# ``base64.b64decode('…')``, ``Buffer.from("…", "hex")``, ``Convert.FromBase64String("…")``.
+_WRAPPED = re.compile(r"(?:new[ \t]+)?(?:[A-Za-z_$][\w$]*\.)*(?P<fn>\[\]byte|[A-Za-z_]\w*)"
+                      r"[ \t]*\([ \t]*(?=[bBrRuU]?\\{0,7}[\"'])")
+_DECODERS = frozenset({
+    "fromhex", "b64decode", "urlsafe_b64decode", "standard_b64decode", "unhexlify",
+    "a2b_hex", "a2b_base64", "[]byte", "bytes", "bytearray", "from", "frombase64string",
+    "decodestring", "hexdecode", "getbytes", "secretkeyspec", "secretstr", "atob", "decode",
+    "hex2bin", "base64_decode", "tochararray", "encode", "str", "string",
+})
+_PREFIXED_LITERAL = re.compile(r"[bBrRuU]{1,2}(?=\\{0,7}[\"'])")
+# ``x = getenv("X", "fallback")``, ``credentials('n') ?: 'fallback'``, ``env.X || "fallback"``.
+_FALLBACK = re.compile(r"[^\n;]{0,160}?(?:\?:|\|\||\?\?|[ \t]or[ \t]|(?:getenv|get|getProperty|"
+                       r"fetch|env|getOrDefault)\([ \t]*(?P<q>\\{0,7}[\"'])[\w.\-/]{1,80}(?P=q)"
+                       r"[ \t]*,)[ \t]*(?=\\{0,7}[\"'])")
 
 
 def _value_at(text: str, pos: int, name: Name, strict: bool, told: bool = False
@@ -177,12 +216,18 @@ def _value_at(text: str, pos: int, name: Name, strict: bool, told: bool = False
         if plausible_secret(first.strip(), name):
             return (block.start("v"), block.end("v"), "password_pair")
         return None
+    if not strict:
+        pos = _unwrapped(text, pos, name)
     quote = _QUOTE.match(text, pos)
     if quote:
         body = _quoted(quote.group(0)).match(text, quote.end())
-        if body:
-            return _judged(text, body.start(1), body.end(1), name, strict, told)
+        if body:  # a quoted value after a space: a DSL's (``storePassword "…"``, SQL's)
+            return _judged(text, body.start(1), body.end(1), name, strict, told or strict)
         pos = quote.end()  # never closed (a clip cut it): the value runs to a space
+    if not strict and text.startswith("{", pos) and text[pos - 1 : pos] != "{":
+        braced = _BRACED.match(text, pos)  # ODBC: ``Pwd={p;a=ss};``
+        if braced and plausible_secret(braced.group("v"), name):
+            return (braced.start("v"), braced.end("v"), "password_pair")
     bare = _BARE.match(text, pos)
     if not bare:
         return None
@@ -193,6 +238,40 @@ def _value_at(text: str, pos: int, name: Name, strict: bool, told: bool = False
     while value_end > pos and text[value_end - 1] in ".,;:)]}":
         value_end -= 1
     return _judged(text, pos, min(value_end, pos + _MAX_VALUE), name, strict, told)
+
+
+_BRACED = re.compile(r"\{(?P<v>[^{}\n\\\"']{1,256})\}")
+
+
+def _unwrapped(text: str, pos: int, name: Name) -> int:
+    """Where the literal a decoder, a bytes prefix or a fallback holds starts, else ``pos``."""
+    prefixed = _PREFIXED_LITERAL.match(text, pos)
+    if prefixed:
+        return prefixed.end()
+    wrapped = _WRAPPED.match(text, pos)
+    if wrapped and wrapped.group("fn").lower() in _DECODERS:
+        inner = _PREFIXED_LITERAL.match(text, wrapped.end())
+        return inner.end() if inner else wrapped.end()
+    if name is Name.STRONG and text[pos : pos + 1].isalpha():
+        fallback = _FALLBACK.match(text, pos)
+        if fallback:
+            return fallback.end()
+    return pos
+
+
+def _cookie(text: str, pos: int) -> Span | None:
+    """A ``Cookie`` header's generated values, from the first to the last (a cookie's name
+    says little: ``connect.sid``, ``_session_id``, ``laravel_session``, ``PHPSESSID``)."""
+    end = _line_end(text, pos)
+    spans = [(pos + pair.start("v"), pos + pair.end("v"))
+             for pair in re.finditer(r"(?P<n>[^=;\s]+)=(?P<v>[^;\s\\\"']+)", text[pos:end])
+             if looks_random(re.sub(r"%[0-9A-Fa-f]{2}|[.]", "", pair.group("v")))]
+    return (spans[0][0], spans[-1][1], "password_pair") if spans else None
+
+
+def _line_end(text: str, pos: int) -> int:
+    ends = [e for e in (text.find("\n", pos), text.find("\\n", pos)) if e >= 0]
+    return min(ends, default=len(text))
 
 
 @functools.lru_cache(maxsize=16)
@@ -207,18 +286,11 @@ def _quoted(quote: str) -> re.Pattern[str]:
 def _judged(text: str, start: int, end: int, name: Name, strict: bool = False,
             told: bool = False) -> Span | None:
     """A span if ``text[start:end]`` is a secret; ``strict``: it came after a space, so only
-    a generated value counts, or one that mixes signs in after ``is``/``was`` (``told``)."""
+    a generated value counts, or one that mixes signs in after ``is``/``was`` or in quotes
+    (``told``)."""
     value = text[start:end]
     if not plausible_secret(value, name, text[end : end + 1], text[max(0, start - 2) : start]):
         return None
-    if strict and not (looks_random(value) or (told and _password_like(value))):
+    if strict and not (looks_random(value) or (told and password_like(value))):
         return None
     return (start, end, "password_pair")
-
-
-def _password_like(value: str) -> bool:
-    """Prose gives a secret after a space only if it mixes letters with digits or signs
-    (markdown's emphasis around a word is not a sign)."""
-    value = value.strip("*_~`")
-    return (len(value) >= 6 and bool(re.search(r"[A-Za-z]", value))
-            and bool(re.search(r"[0-9!@#$%^&*+=?~]", value)))

@@ -19,7 +19,13 @@ import os
 import re
 import shlex
 
-from skillopt_sleep.secrets.values import Name, looks_random, name_of, plausible_secret
+from skillopt_sleep.secrets import operands
+from skillopt_sleep.secrets.values import (
+    Name,
+    looks_random,
+    name_of,
+    plausible_secret,
+)
 
 __all__ = ["ALONE_GROUPS", "CLIENTS", "HINTS", "OPTION_STARTS", "PIPED", "SHORT_OPTION", "find"]
 
@@ -74,7 +80,9 @@ _SPLIT = re.compile(r"&&|\|\||[;|\n`]")
 _PROGRAMS = tuple(sorted({*_SHORT, *_USER_PASS, "sudo"}
                          - {"http", "az", "zip", "7z", "rar", "bcp"}))
 _VERBS = ("login", "auth", "config", " set ", "secrets", "echo", "zip ", "7z ", "rar ",
-          "az ", "http ", "bcp ", "/user:", "/p:", "/pass", "passw", "<<<")
+          "az ", "http ", "bcp ", "/user:", "/p:", "/pass", "passw", "<<<", "printf",
+          "htpasswd", "wpa_passphrase", "net user", "db2 ", " -u", "psk", "isql ",
+          "user create", "user add")
 HINTS = (*_PROGRAMS, *_VERBS, *_USER_SLASH, *_ADD_USER)
 _OPTION = re.compile(r"-[\w.-]*?(?:pass|pwd|secret|token|key|auth|cred|user|header|cookie"
                      r"|body)|-[hbu] ")
@@ -98,7 +106,7 @@ SHORT_OPTION = re.compile("[" + re.escape("".join(s[0] for s in OPTION_STARTS)) 
                           + re.escape("".join(sorted(_SHORT_LETTERS))) + "]")
 ALONE_GROUPS: dict[str, tuple[str, ...]] = {
     "login": (), "config": (), "/p:": (), "/pass": (), "<<<": (),
-    "user": ("/user:", *_ADD_USER),
+    "user": ("/user:", "net user", *_ADD_USER), "db2": (), "psk": (), "isql": (),
     "sql": ("sqlplus", "sqlldr"), "dp": ("impdp", "expdp"), "rman": (), "dgmgrl": (),
 }
 PIPED = ("echo ", "printf ")
@@ -163,21 +171,23 @@ def _line(line: str) -> list[Span]:
     return spans
 
 
+_SETTING_PATH = re.compile(r"[A-Za-z]\w*(?:[.\-]\w+)+")  # ``wifi-sec.psk``, ``auth.password``
+_ESCAPED_QUOTE = re.compile(r'\\+"')  # a quote JSON-escaped once or more: ``\"``, ``\\\"``
+
+
 def _values(line: str, depth: int) -> list[str]:
     """The secret values of the commands on ``line``; a quoted word that is itself a
     command (``bash -c "mysql -pX"``, a JSON string holding one) is read as one too."""
     out: list[str] = []
     echoed: str | None = None
     for piece in _SPLIT.split(line):
-        words = _lex(piece.strip().strip("$()").replace('\\"', '"'))
+        words = _lex(_ESCAPED_QUOTE.sub('"', piece.strip().strip("$()")))
         out.extend(_secrets_of(words))
-        if echoed and (any("-stdin" in w for w in words) or _sudo_reads_stdin(words)):
+        if echoed and _reads_secret(words) and plausible_secret(echoed, Name.STRONG):
             out.append(echoed)
         out.extend(_here_string_secret(words))
-        if echoed and looks_random(echoed):  # a generated value piped on: a credential
-            out.append(echoed)
         # ``echo SECRET | login --password-stdin``: the last word echoed into the pipe.
-        echoed = words[-1] if len(words) >= 2 and words[-2] in ("echo", "printf") else None
+        echoed = _echoed(words)
         if depth:
             for word in words:
                 if " " in word.strip():
@@ -185,15 +195,49 @@ def _values(line: str, depth: int) -> list[str]:
     return out
 
 
+def _echoed(words: list[str]) -> str | None:
+    """The last word of ``echo [-n] X`` or ``printf [FORMAT] X``, wherever the command starts
+    on the line (a label or prose may come first)."""
+    at = max((i for i, w in enumerate(words[:-1]) if w in ("echo", "printf")), default=-1)
+    if at < 0:
+        return None
+    between = words[at + 1 : -1]
+    if all(w.startswith("-") for w in between) or (words[at] == "printf" and len(between) == 1
+                                                   and "%" in between[0]):
+        return words[-1]
+    return None
+
+
+# Programs that read a secret from their input: a key agent, Kerberos, password changers,
+# disk and password-store unlockers.
+_KEY_TOOLS = frozenset({"ssh-add", "kinit", "passwd", "chpasswd", "smbpasswd", "cryptsetup",
+                        "keepassxc-cli", "htpasswd", "mosquitto_passwd", "op", "bw", "pass"})
+
+
+def _reads_secret(words: list[str]) -> bool:
+    """Whether the command of ``words`` reads a secret from its input: a key tool, ``sudo
+    -S``, a login, or an option that says so (``--password-stdin``, ``--passphrase-fd 0``,
+    ``-pass stdin``); not a decoder or a filter (``base64 -d``, ``jq``)."""
+    if _sudo_reads_stdin(words) or _program(words) in _KEY_TOOLS \
+            or any(w in _KEY_TOOLS and len(w) > 4 for w in words):  # after a label: ``… ssh-add``
+        return True
+    if _LOGIN_WORDS & set(words):
+        return True
+    return any(w.startswith("-") and any(k in w.lower() for k in ("stdin", "pass", "secret",
+                                                                   "token"))
+               for w in words)
+
+
 def _here_string_secret(words: list[str]) -> list[str]:
-    """``gh auth login --with-token <<< TOKEN``, ``ssh-add - <<< KEY``: a here-string fed
-    to a command that reads a secret from its input."""
+    """``gh auth login --with-token <<< TOKEN``, ``ssh-add - <<< KEY``, ``read -r API_TOKEN
+    <<< VALUE``: a here-string fed to a command that reads a secret, or into a variable
+    whose name names one."""
     if "<<<" not in words[:-1]:
         return []
-    value = words[words.index("<<<") + 1]
-    reads = _sudo_reads_stdin(words) or "ssh-add" in words or any(
-        w.startswith("-") and any(k in w for k in ("token", "stdin", "pass", "secret"))
-        for w in words)
+    at = words.index("<<<")
+    value = words[at + 1]
+    reads = _reads_secret(words) or any(
+        not w.startswith("-") and name_of(w) is Name.STRONG for w in words[:at])
     return [value] if reads and plausible_secret(value, Name.STRONG) else []
 
 
@@ -210,7 +254,7 @@ def _lex(piece: str) -> list[str]:
     try:
         return shlex.split(piece, comments=False, posix=True)
     except ValueError:  # an unbalanced quote in prose around the command
-        return [w.strip("\"'`") for w in piece.split()]
+        return [w.strip("\"'`\\") for w in piece.rstrip("\\").split()]
 
 
 def _secrets_of(words: list[str]) -> list[str]:
@@ -227,14 +271,22 @@ def _secrets_of(words: list[str]) -> list[str]:
     bounds = [0, *clients, len(words)]
     for start, end in itertools.pairwise(bounds):
         name = program if start == 0 else os.path.basename(words[start])
-        short = _SHORT.get(name, frozenset())
-        if name in _CONTAINER_CLIS and "login" not in words[start:end]:
-            short = frozenset()  # ``docker run -p 5432:5432`` publishes a port
-        user_pass = _USER_PASS.get(name, frozenset()) | {"--user", "--proxy-user"}
         part = words[start:end]
+        short = _SHORT.get(name, frozenset())
+        if name in _CONTAINER_CLIS and "login" not in part:
+            short = frozenset()  # ``docker run -p 5432:5432`` publishes a port
+        # ``cqlsh -u U -p PASS``: a user flag pairs with a password flag the program's
+        # own flags do not already name (the value must then look like a password).
+        paired = operands.PAIRED - short if name not in _USER_PASS and operands.user_given(part) \
+            else frozenset()
+        user_pass = _USER_PASS.get(name, frozenset()) | {"--user", "--proxy-user"}
+        out.extend(operands.program_positional(name, part))
         for i, word in enumerate(part):
             nxt = part[i + 1] if i + 1 < len(part) else (words[end] if end < len(words) else "")
             out.extend(_option_secret(word, nxt, short, user_pass))
+            if word in paired:
+                out.extend(v for v in _option_secret(word, nxt, paired, frozenset())
+                           if operands.generated_or_password(v))
             if start + i and not word.startswith("-"):
                 out.extend(_positional_secret(words, start + i))
     return [v for v in out if v]
@@ -256,7 +308,7 @@ def _program(words: list[str]) -> str:
     for word in words:
         if "=" in word and not word.startswith("-"):
             continue  # ``PGPASSWORD=x psql``: an environment prefix
-        name = os.path.basename(word)
+        name = os.path.basename(word).rstrip("\"'`}]),;\\")  # a JSON string's close
         if name in ("sudo", "env", "exec", "npx", "uvx", "pipx", "time", "nohup"):
             continue
         return name
@@ -339,6 +391,11 @@ def _positional_secret(words: list[str], i: int) -> list[str]:
         return [word] if plausible_secret(word, Name.STRONG) else []
     if prev.startswith("http-basic.") and i + 1 < len(words):  # poetry: NAME USER PASS
         return [words[i + 1]] if plausible_secret(words[i + 1], Name.STRONG) else []
+    if _SETTING_PATH.fullmatch(prev) and name_of(prev) is Name.STRONG \
+            and plausible_secret(word, Name.STRONG) and operands.generated_or_password(word):
+        return [word]  # a setting named by its path: ``nmcli … wifi-sec.psk VALUE``
+    if prev.lower() == "using" and i >= 3 and words[i - 3].lower() == "user":  # db2 connect
+        return [word] if plausible_secret(word, Name.STRONG) else []
     if prev in ("authtoken", "add-authtoken"):  # ngrok
         return [word] if plausible_secret(word, Name.STRONG) else []
     return []

@@ -15,19 +15,22 @@ Span = tuple[int, int, str]
 
 # What each rule below starts from, lower-cased: a header (``_BLOCK``, ``_HEADER``) and
 # PuTTY's line count (``_PUTTY``; a window may start after its file's first line).
-HINTS = ("-----begin", "private-lines:")
+HINTS = ("-----begin", "---- begin", "private-lines:", "private-mac:", "private-hash:")
+# PEM's five dashes, and SSH2's (RFC 4716, ``ssh.com``) four with spaces inside.
 _BLOCK = re.compile(
-    r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
-    r"(?P<body>(?:(?!-----BEGIN )[\s\S]){1,65536}?)-----END (?P=label)-----"
+    r"-{4,5} ?BEGIN (?P<label>(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?) ?-{4,5}"
+    r"(?P<body>(?:(?!-{4,5} ?BEGIN )[\s\S]){1,65536}?)-{4,5} ?END (?P=label) ?-{4,5}"
 )
-# PuTTY's format has no footer: its ``Private-Lines`` say how many base64 lines follow.
+# PuTTY's format has no footer: its ``Private-Lines`` say how many base64 lines follow,
+# and its ``Private-MAC`` (``Private-Hash`` in version 1) is computed from the key.
 _PUTTY = re.compile(r"Private-Lines:\s*(?P<n>[0-9]{1,3})(?:\r?\n|\\n)")
+_PUTTY_MAC = re.compile(r"Private-(?:MAC|Hash):[ \t]*(?P<v>[0-9a-fA-F]{32,128})")
 _PUTTY_LINE = re.compile(r"[A-Za-z0-9+/=]+(?:\r?\n|\\n)?")
 
 
 # A header whose footer is missing (a paste or an output cut short): what is erased is the
 # key material that does follow it, base64 lines up to the first line that is not one.
-_HEADER = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_HEADER = re.compile(r"-{4,5} ?BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}")
 _NL = r"(?:\r?\n|\\+[nr])"
 _CUT_BODY = re.compile(
     r"(?:" + _NL + r"[A-Za-z-]+: [^\n\\]*)*"  # Proc-Type:, DEK-Info:, Comment: headers
@@ -55,6 +58,7 @@ def find(text: str) -> list[Span]:
             end = line.end()
         if end > match.end():
             found.append((match.end(), end, "private_key"))
+    found.extend((*m.span("v"), "private_key") for m in _PUTTY_MAC.finditer(text))
     return found
 
 

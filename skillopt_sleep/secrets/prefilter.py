@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from skillopt_sleep.secrets import assignments, commands, pem, urls
+from skillopt_sleep.secrets import assignments, commands, pem, slots, urls
 
-__all__ = ["ASSIGNMENT", "COMMAND", "FAMILIES", "PEM", "URL", "any_rule", "grouped", "kinds"]
+__all__ = ["ASSIGNMENT", "COMMAND", "FAMILIES", "PEM", "SLOT", "URL", "any_rule", "grouped",
+           "kinds"]
 
-ASSIGNMENT, PEM, URL, COMMAND = 1, 2, 4, 8
+ASSIGNMENT, PEM, URL, COMMAND, SLOT = 1, 2, 4, 8, 16
 """The rule families a text may hold a finding of (bits of ``kinds``)."""
 
 
@@ -60,15 +61,27 @@ def _command(low: str) -> bool:
     return False
 
 
+def _slot(low: str) -> bool:
+    """Secret nouns in other languages and credential-taking calls (``slots``)."""
+    if any(word in low for word in slots.ASCII_HINTS) or any(
+            word in low for word in slots.CALL_HINTS):
+        return True
+    if "\\u" in low and any(word in low for word in slots.ESCAPED_HINTS):
+        return True
+    return not low.isascii() and any(word in low for word in slots.WIDE_HINTS)
+
+
 FAMILIES: tuple[tuple[int, Callable[[str], bool]], ...] = (
-    (ASSIGNMENT, _assignment), (URL, _url), (PEM, _pem), (COMMAND, _command))
-"""Each family's bit and its test on a lower-cased text, the cheapest first."""
+    (ASSIGNMENT, _assignment), (URL, _url), (PEM, _pem), (COMMAND, _command), (SLOT, _slot))
+"""Each family's bit and its test on a lower-cased text, the cheapest first (``SLOT`` is
+asked only of a text without an assignment word: its rules run for either)."""
 
 
 def kinds(low: str) -> int:
-    """The families (``ASSIGNMENT | PEM | URL | COMMAND``) whose words lower-cased ``low``
+    """The families (``ASSIGNMENT | PEM | URL | COMMAND | SLOT``) whose words lower-cased ``low``
     holds; a rule of a family not in the answer finds nothing in it."""
-    return sum(bit for bit, holds in FAMILIES if holds(low))
+    bits = sum(bit for bit, holds in FAMILIES[:-1] if holds(low))
+    return bits if bits & ASSIGNMENT or not _slot(low) else bits | SLOT
 
 
 def any_rule(low: str) -> bool:

@@ -18,7 +18,8 @@ import re
 from collections import Counter
 from enum import Enum
 
-__all__ = ["Name", "entropy", "looks_random", "name_of", "plausible_secret", "split_words"]
+__all__ = ["Name", "entropy", "looks_random", "name_of", "password_like", "plausible_secret",
+           "split_words"]
 
 
 class Name(Enum):
@@ -34,6 +35,7 @@ _STRONG_LAST = frozenset({
     "password", "passwd", "pass", "pwd", "passphrase", "passcode", "secret", "token",
     "apikey", "credential", "credentials", "auth", "authorization", "pat", "sas",
     "privatekey", "secretkey", "accesskey", "authtoken", "storepass", "keypass", "pin",
+    "psk", "requirepass", "masterauth",
 })
 # Suffixes of a key run together (``identitytoken``, ``keyStorePassword``, ``npmAuthToken``).
 _STRONG_SUFFIX = ("password", "passwd", "passphrase", "secret", "token", "apikey",
@@ -54,7 +56,8 @@ _WEAK_LAST = frozenset({
 })
 # ``client-key-data`` (kubeconfig), ``private_key_pem``, ``api_key_value``: a key word
 # followed by a word that only says how it is stored.
-_STORAGE_WORDS = frozenset({"data", "pem", "value", "b64", "base64", "hex", "raw", "str"})
+_STORAGE_WORDS = frozenset({"data", "pem", "value", "b64", "base64", "hex", "raw", "str",
+                            "base"})
 # Words after a secret word that make the key about the secret, not the secret
 # (``token_limit``, ``password_file``); they are simply not secret last words.
 
@@ -93,6 +96,8 @@ def name_of(key: str) -> Name:
     if last == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS:
         return Name.STRONG
     if last in _WEAK_LAST or joined.endswith(("signature", "sessionid", "cookie")):
+        return Name.WEAK
+    if len(last) >= 6 and last.endswith("key"):  # ``WRITEKEY``, ``licensekey``, ``hmackey``
         return Name.WEAK
     return Name.NONE
 
@@ -207,7 +212,7 @@ def plausible_secret(value: str, name: Name, after: str = "", before: str = "") 
     low = stripped.lower()
     if stripped[0] in "$%<{[*@!&|(`#" or low in _WORDS or _placeholder(stripped):
         return False
-    if re.fullmatch(r"[-+]?[0-9][0-9_.,]*[a-z]{0,2}", low):  # 4000, 1.5, 30s, 10k
+    if re.fullmatch(r"[-+]?[0-9][0-9_.,:/]*[a-z]{0,2}", low):  # 4000, 1.5, 30s, 8080:80
         return False
     if _VERSION.fullmatch(stripped):  # "jsonwebtoken": "^9.0.2", "next-auth": "~4.24"
         return False
@@ -257,3 +262,13 @@ def _prose(value: str) -> bool:
     if not all(re.fullmatch(r"[A-Za-z'’,.:;!?()-]+", w) for w in words):
         return False
     return value[:1].isupper() or value[-1:] in ".?!:" or len(words) > 6
+
+
+def password_like(value: str) -> bool:
+    """A value said after a space (prose, a DSL, a positional argument) is a password only if
+    it mixes letters with digits or signs (markdown's emphasis around a word is not a sign)."""
+    value = value.strip("*_~`")
+    if "/" in value:  # a path (``pwd /srv/app1``); a generated value with ``/`` looks random
+        return False
+    return (len(value) >= 6 and bool(re.search(r"[A-Za-z]", value))
+            and bool(re.search(r"[0-9!@#$%^&*+=?~]", value)))

@@ -24,7 +24,7 @@ import sys
 import types
 from collections.abc import Iterator
 
-from skillopt_sleep.secrets.values import _UUID, looks_random
+from skillopt_sleep.secrets.values import _UUID, _placeholder, looks_random
 
 __all__ = ["LONG_RUN", "PREFIXED", "find", "has_long_run"]
 
@@ -38,11 +38,28 @@ PREFIXED = re.compile(
     r"(?P<prefix>(?:[a-z][a-z0-9]{0,9}|[A-Z][A-Z0-9]{0,9})(?:[_\-.][A-Za-z0-9]{1,12}){0,3}[_\-.])"
     r"(?P<body>[A-Za-z0-9][A-Za-z0-9_\-]{19,})"
 )
-# Prefixes of things that look random and are not secrets: digests, ids, checksums.
-_NOT_SECRET_PREFIX = ("sha1", "sha224", "sha256", "sha384", "sha512", "md5", "uuid",
-                      "blake", "crc", "xxh", "git", "commit", "node", "chunk", "msg", "req",
-                      "toolu", "call", "run", "session", "file", "resp", "chatcmpl", "evt",
-                      "cs", "ch", "id", "rs", "fc", "item", "thread", "asst")
+# Prefixes of things that look random and are not secrets: digests, checksums, and the
+# public object ids APIs print and put in URLs (Stripe's ``cus_``/``pi_``/``sub_``/``price_``,
+# Clerk's ``user_``/``org_``/``sess_``, OpenAI's ``batch_``/``file-``/``asst_``, …): an id
+# names an object, it grants nothing.
+_NOT_SECRET_PREFIX = frozenset({
+    "sha1", "sha224", "sha256", "sha384", "sha512", "md5", "uuid", "blake", "crc", "xxh",
+    "git", "commit", "node", "chunk", "msg", "req", "toolu", "call", "run", "session",
+    "file", "resp", "chatcmpl", "evt", "cs", "ch", "id", "rs", "fc", "item", "thread",
+    "asst", "cus", "user", "usr", "org", "acct", "pi", "pm", "sub", "si", "price", "prod",
+    "plan", "in", "ii", "il", "inv", "txn", "tr", "po", "py", "pyr", "re", "src", "seti",
+    "card", "tok", "btok", "ba", "batch", "ft", "ftjob", "vs", "step", "cmpl", "ws", "team",
+    "ins", "client", "sess", "obj", "order", "ord", "cart", "job", "task", "proj", "project",
+    "dataset", "model", "img", "doc", "app", "cert", "sched", "dep", "build", "vid",
+    "ticket", "prj", "env", "conv", "mcp", "srvtoolu", "trace", "span", "log", "event",
+})
+# Well-known vendor shapes the rule set lacks whose prefix runs into the body with no
+# separator (gitleaks names them: Google API keys, Atlassian API tokens, Databricks, Alibaba,
+# Tencent, NuGet, Facebook, Airtable PATs).
+_NO_SEPARATOR = re.compile(
+    r"AIza[0-9A-Za-z_\-]{35}|ATATT3[A-Za-z0-9_\-]{20,}|dapi[0-9a-f]{32}|LTAI[A-Za-z0-9]{12,20}"
+    r"|AKID[A-Za-z0-9]{32}|oy2[a-z0-9]{43}|EAA[A-Za-z0-9]{6,}ZD[A-Za-z0-9]{20,}"
+    r"|EAACEdEose0cBA[A-Za-z0-9]{20,}|pat[A-Za-z0-9]{14}\.[a-f0-9]{64}")
 # Artifactory's ``AP[0-9A-F]…`` also matches words (``APDUResponse``); the IBM, SoftLayer
 # and Cloudant rules are keyword rules, which ``assignments`` reads for every key.
 _PLUGINS = ("aws", "azure_storage_key", "discord", "github_token", "gitlab_token", "jwt",
@@ -122,7 +139,10 @@ def find(text: str) -> list[Span]:
             continue
         start = max(0, run.start() - 16)
         window = text[start : run.end() + 2]
-        span = _vendor(window) or _prefixed(token, run.start() - start)
+        if _placeholder(token):  # ``AKIAIOSFODNN7EXAMPLE``: the documentation's own
+            continue
+        span = _vendor(window) or _prefixed(token, run.start() - start) \
+            or _no_separator(token, run.start() - start)
         if span is not None:  # the whole token run (a JWT's signature, a key's tail)
             run_end = run.start() + len(token)
             end = max(start + span[1], run_end) if span[1] > run.start() - start \
@@ -149,6 +169,11 @@ def _vendor(window: str) -> Span | None:
         if len(secret) >= 16 and re.search(r"[0-9]", secret) and re.search("[A-Za-z]", secret):
             return (start, end, kind)
     return None
+
+
+def _no_separator(token: str, offset: int) -> Span | None:
+    match = _NO_SEPARATOR.match(token)
+    return (offset, offset + len(token), "prefixed_token") if match else None
 
 
 def _prefixed(token: str, offset: int) -> Span | None:
