@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from skillopt_sleep.atomic import write_atomic
 from skillopt_sleep.errors import StoreError
-from skillopt_sleep.records import NightResult, sha256_text, to_dict, utcnow
+from skillopt_sleep.records import sha256_text, to_dict, utcnow
 from skillopt_sleep.secrets import redact, redact_tree
 
 if TYPE_CHECKING:
     from skillopt_sleep.archive.db import Archive
+    from skillopt_sleep.records import NightResult
 
 MANIFEST = "manifest.json"
 
