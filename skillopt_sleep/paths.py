@@ -60,6 +60,11 @@ def staging_dir(state: Path | None = None) -> Path:
     return (state or state_dir()) / "nights"
 
 
+def handoff_dir(state: Path | None = None) -> Path:
+    """Where the ``handoff`` backend writes prompts and reads answers (``models.handoff``)."""
+    return (state or state_dir()) / "handoff"
+
+
 def queue_file(state: Path | None = None) -> Path:
     return (state or state_dir()) / "queue" / "sessions.jsonl"
 

@@ -2,9 +2,10 @@
 and with ``--json`` one JSON object on stdout for it too.
 
 Start-up is kept small: bare ``--help`` is printed from a generated table (``top_help``)
-``status`` and ``status --json`` run without typer (``cli.status``), and any other command
-line builds the typer app from the one module that owns its command, so ``versions`` does
-not import the firewall, the proof or the MCP server. The standard library is all this
+``status``, ``status --json`` and ``run --json`` run without typer (``cli.status``,
+``cli.run_json``), and any other command line builds the typer app from the one module
+that owns its command, so ``versions`` does not import the firewall, the proof or the MCP
+server. The standard library is all this
 module imports before it knows what it has to run.
 """
 
@@ -25,8 +26,9 @@ COMMANDS: dict[str, str] = {
 }
 """Each command's module in ``skillopt_sleep.cli`` (a test checks it against the app)."""
 
-PLAIN = (["status"], ["status", "--json"])
-"""The command lines run without building the typer app (``cli.status``)."""
+PLAIN = (["status"], ["status", "--json"], ["run", "--json"])
+"""The command lines run without building the typer app (``cli.status``, ``cli.run_json``):
+the command a user runs most, and the nightly one, whose night often has nothing new."""
 
 
 def modules_for(args: Sequence[str]) -> tuple[str, ...]:
@@ -62,20 +64,29 @@ def main(argv: Sequence[str] | None = None) -> None:
     keep_rules_in(lambda: paths.cache_dir() / "vendor-rules.json")
     with guarded():
         if args in PLAIN:
-            _status(as_json=args[-1] == "--json")
+            _plain(args)
         else:
             _main(args)
 
 
-def _status(*, as_json: bool) -> None:
-    """``status`` as the typer app runs it, ending as the app ends: a failure is one line
-    (and one JSON object), Ctrl-C exits 130, a pipe closed early ends quietly with 1."""
+def _plain(args: list[str]) -> None:
+    """A command line of ``PLAIN`` as the typer app runs it, ending as the app ends: a
+    failure is one line (and one JSON object), Ctrl-C exits 130, a pipe closed early ends
+    quietly with 1, and a night's own exit code (waiting, failed) is the process's."""
     from skillopt_sleep.cli import _json
-    from skillopt_sleep.cli.status import show
 
+    as_json = args[-1] == "--json"
     _json.reset()
+    code = 0
     try:
-        show(as_json)
+        if args[0] == "run":
+            from skillopt_sleep.cli import run_json
+
+            code = run_json.main()
+        else:
+            from skillopt_sleep.cli.status import show
+
+            show(as_json)
     except KeyboardInterrupt:
         _exit(130, as_json=as_json)  # typer: Exit(130)
     except Exception as exc:
@@ -85,6 +96,8 @@ def _status(*, as_json: bool) -> None:
         if failure is None:
             raise
         _fail(*failure, as_json=as_json)
+    if code:
+        _exit(code, as_json=as_json)
 
 
 def _main(args: list[str]) -> None:

@@ -12,14 +12,7 @@ import typer
 from skillopt_sleep import config
 from skillopt_sleep.cli._json import emit
 from skillopt_sleep.cli._options import JsonOpt
-from skillopt_sleep.errors import HandoffPending, RoleUnavailable
-
-
-def project_dir(project: str | None) -> Path:
-    """The project a command acts on: ``project``'s, or the working directory's."""
-    from skillopt_sleep.harvest.base import project_of
-
-    return Path(project_of(project or str(Path.cwd())))
+from skillopt_sleep.cli.run_json import exit_code, night, project_dir
 
 
 def run_cmd(
@@ -71,25 +64,17 @@ def run_cmd(
         "persona": persona,
         "skip_unchanged": False if force else None,
     }
-    outcome = _run(where, config.load(where, flags=flags), dry_run, adopt, as_json)
-    if outcome.waiting is not None:  # a state, not an error: the exit code says "run again"
-        raise typer.Exit(HandoffPending.exit_code)
-    if outcome.failed:
-        # One line on stderr that names the backend and the fix; the exit code says "failed".
-        print(f"skillopt-sleep: night failed: {outcome.failed}", file=sys.stderr)
-        raise typer.Exit(RoleUnavailable.exit_code)
+    settings = config.load(where, flags=flags)
+    code = night(where, settings, dry_run, adopt) if as_json else \
+        exit_code(_run(where, settings, dry_run, adopt))
+    if code:
+        raise typer.Exit(code)
 
 
-def _run(where: Path, settings: config.Settings, dry_run: bool, adopt: str | None,
-         as_json: bool) -> Any:
-    """One night, printed: one JSON object, or progress on stderr and a summary."""
-    from skillopt_sleep.pipeline.run import run_once
-
-    if as_json:
-        outcome = run_once(where, settings=settings, dry_run=dry_run, adopt=adopt)
-        emit(outcome.to_dict())
-        return outcome
+def _run(where: Path, settings: config.Settings, dry_run: bool, adopt: str | None) -> Any:
+    """One night, printed: progress on stderr and a summary (``run_json`` for --json)."""
     from skillopt_sleep.cli._console import console  # rich: not for status's plain lines
+    from skillopt_sleep.pipeline.run import run_once
 
     err = console(stderr=True)
     with err.status("starting the night") as status:
