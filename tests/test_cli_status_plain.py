@@ -128,3 +128,22 @@ def test_ctrl_c_exits_130_as_typer_does(isolated_home: Path, monkeypatch: pytest
             main(list(args))
         assert stop.value.code == 130
     assert '"code": 130' in capsys.readouterr().out  # --json: one error object
+
+
+def test_run_json_plain_and_through_typer_print_the_same(isolated_home: Path,
+                                                          tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".skillopt-sleep.toml").write_text(
+        'target = "simulated"\noptimizer = "simulated"\npersona = "programmer"\n'
+        'embedder = "hashing"\n'
+        f'sources = ["claude-code"]\nskill_roots = ["{tmp_path / "skills"}"]\n',
+        encoding="utf-8")
+    env = dict(os.environ, SKILLOPT_SLEEP_HOME=str(isolated_home), HOME=str(tmp_path),
+               CLAUDE_CONFIG_DIR=str(tmp_path / "claude"), PYTHONPATH=str(REPO))
+    first = _cli(env, project, "run", "--json")  # no session yet: a night with no work
+    assert first.returncode == 0, first.stderr
+    assert ["run", "--json"] in PLAIN and ["run", "--json", "--"] not in PLAIN
+    fast, app = (_cli(env, project, "run", "--json", *end) for end in ([], ["--"]))
+    assert fast.returncode == app.returncode == 0, (fast.stderr, app.stderr)
+    assert fast.stdout == app.stdout and '"skipped": "nothing new since' in fast.stdout
