@@ -18,8 +18,6 @@ outcome says why, for ``run`` to exit non-zero.
 from __future__ import annotations
 
 import dataclasses
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -81,6 +79,9 @@ def _state(dry_run: bool) -> Iterator[Path]:
     if not dry_run:
         yield paths.ensure(state)
         return
+    import shutil  # a dry run's copy: a real night needs neither
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="skillopt-dry-") as tmp:
         copy = Path(tmp) / "state"
         if state.is_dir():
