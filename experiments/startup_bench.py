@@ -16,10 +16,12 @@ state folders, so the interpreter's own start-up and ``site`` are in both.
 Each round runs every command once, in a shuffled order, and each figure is the child's
 CPU time (user + system, from ``getrusage``; wall time drifts with the load of a shared
 machine, CPU time much less); a ratio is taken within a round and the median over rounds is
-printed. The nothing-new night uses real SDK backends (Anthropic and OpenAI specs) whose
-endpoints were up for a first night and are closed for the timed ones: the issue asks for
-exit 0, no SDK imported (``tests/test_nothing_new_free.py`` checks that) and at most 1.5x
-the CPU of ``status``.
+printed. ``status`` is timed on an empty state and with one project enrolled (whose next
+run, without a daemon, is apscheduler's answer kept until it passes: ``daemon.next_run``).
+The nothing-new night uses real SDK backends (Anthropic and OpenAI specs) whose endpoints
+were up for a first night and are closed for the timed ones: the issue asks for exit 0, no
+SDK imported (``tests/test_nothing_new_free.py`` checks that) and at most 1.5x the CPU of
+``status``.
 """
 
 from __future__ import annotations
@@ -87,10 +89,15 @@ def commands(upstream: Path | None, base: Path) -> dict[str, tuple[list[str], di
         base_cmd = [sys.executable, str(BASELINE)]
     project = nothing_new_project(base, ours)
     me = [sys.executable, "-m", "skillopt_sleep"]
+    enrolled = ours | {"SKILLOPT_SLEEP_HOME": str(base / "ours-enrolled")}
+    config = base / "ours-enrolled" / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'[projects."{project}"]\nhour = 4\nminute = 30\n', encoding="utf-8")
     return {
         "ours --help": ([*me, "--help"], ours, base),
         "base --help": ([*base_cmd, "--help"], theirs, base),
         "ours status": ([*me, "status"], ours, base),
+        "ours status, a project enrolled": ([*me, "status"], enrolled, base),
         "base status": ([*base_cmd, "status"], theirs, base),
         "ours nothing-new run": ([*me, "run", "--json"], ours, project),
     }
@@ -113,6 +120,8 @@ def measure(rounds: int, upstream: Path | None) -> dict[str, object]:
                                                     strict=True)],
         "status / baseline": [a / b for a, b in zip(cpu["ours status"], cpu["base status"],
                                                     strict=True)],
+        "status, a project enrolled / baseline": [a / b for a, b in zip(
+            cpu["ours status, a project enrolled"], cpu["base status"], strict=True)],
         "nothing-new run / status": [a / b for a, b in zip(
             cpu["ours nothing-new run"], cpu["ours status"], strict=True)],
     }

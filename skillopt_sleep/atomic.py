@@ -6,11 +6,12 @@ A crash at any instant leaves the destination either with its old bytes or its n
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 
 def write_atomic(path: Path, data: bytes) -> None:
+    import tempfile  # here: most commands that import this module never write
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -1,15 +1,14 @@
 """Where skillopt-sleep keeps its state, config, logs and caches.
 
 Every location comes from platformdirs; ``SKILLOPT_SLEEP_HOME`` overrides all of them at
-once (tests point it at a temporary folder), so one variable isolates a whole run.
+once (tests point it at a temporary folder), so one variable isolates a whole run; then
+platformdirs is not imported at all (it is, on first use, otherwise).
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-
-import platformdirs
 
 from skillopt_sleep.errors import StoreError
 
@@ -22,24 +21,31 @@ def _home() -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+def _platform(kind: str) -> Path:
+    """platformdirs' ``user_<kind>_dir`` for this application."""
+    import platformdirs
+
+    return Path(getattr(platformdirs, f"user_{kind}_dir")(APP))
+
+
 def config_dir() -> Path:
     home = _home()
-    return home / "config" if home else Path(platformdirs.user_config_dir(APP))
+    return home / "config" if home else _platform("config")
 
 
 def state_dir() -> Path:
     home = _home()
-    return home / "state" if home else Path(platformdirs.user_state_dir(APP))
+    return home / "state" if home else _platform("state")
 
 
 def cache_dir() -> Path:
     home = _home()
-    return home / "cache" if home else Path(platformdirs.user_cache_dir(APP))
+    return home / "cache" if home else _platform("cache")
 
 
 def log_dir() -> Path:
     home = _home()
-    return home / "logs" if home else Path(platformdirs.user_log_dir(APP))
+    return home / "logs" if home else _platform("log")
 
 
 def config_file() -> Path:
@@ -52,6 +58,11 @@ def archive_path(state: Path | None = None) -> Path:
 
 def staging_dir(state: Path | None = None) -> Path:
     return (state or state_dir()) / "nights"
+
+
+def handoff_dir(state: Path | None = None) -> Path:
+    """Where the ``handoff`` backend writes prompts and reads answers (``models.handoff``)."""
+    return (state or state_dir()) / "handoff"
 
 
 def queue_file(state: Path | None = None) -> Path:

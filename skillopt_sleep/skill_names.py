@@ -28,7 +28,6 @@ each loaded name into either a writable folder or a skip with its reason:
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -72,6 +71,8 @@ def is_safe(name: str) -> bool:
 
 
 def fingerprint(name: str) -> str:
+    import hashlib  # here: most commands name no skill's folder
+
     return hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
 
 

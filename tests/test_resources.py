@@ -3,6 +3,7 @@ daemon's nights at low CPU and I/O priority."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import importlib.util
 import os
 import subprocess
@@ -70,7 +71,8 @@ def test_a_large_harvest_on_a_busy_machine_stays_in_process(tmp_path: Path, monk
             pools.append(max_workers)
             raise RuntimeError("pool started")
 
-    monkeypatch.setattr(parallel, "ProcessPoolExecutor", Pool)
+    # Imported where a pool starts (multiprocessing is heavy): patched at its source.
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Pool)
     source = make_source("claude-code", tmp_path)
     _busy(monkeypatch, 12.0)
     assert len(list(parallel.read_files(source, files))) == 6 and pools == []

@@ -15,13 +15,18 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from skillopt_sleep import records
+from skillopt_sleep._codec import from_dict, to_dict
 from skillopt_sleep.archive.migrations import known as known_migrations
 from skillopt_sleep.archive.migrations import migrations
 from skillopt_sleep.errors import StoreError
-from skillopt_sleep.records import Edit, GateDecision, NightResult, from_dict, to_dict, utcnow
+from skillopt_sleep.records.common import utcnow
 from skillopt_sleep.secrets import redact_tree
+
+if TYPE_CHECKING:  # the night's records load when a night is read (``records``)
+    from skillopt_sleep.records import GateDecision, NightResult
 
 
 class Archive:
@@ -134,14 +139,15 @@ class Archive:
             args = (project,)
         query += " ORDER BY started_at DESC LIMIT ?"
         rows = self.conn.execute(query, (*args, limit)).fetchall()
-        return [(status, from_dict(NightResult, json.loads(data))) for status, data in rows]
+        return [(status, from_dict(records.NightResult, json.loads(data)))
+                for status, data in rows]
 
     def last_night(self, project: str, skill: str) -> NightResult | None:
         """The newest night of ``project`` that trained ``skill`` (None: none yet)."""
         row = self.conn.execute(
             "SELECT result_json FROM nights WHERE project = ? AND skill = ?"
             " ORDER BY started_at DESC LIMIT 1", (project, skill)).fetchone()
-        return from_dict(NightResult, json.loads(row[0])) if row else None
+        return from_dict(records.NightResult, json.loads(row[0])) if row else None
 
     def count_nights(self, project: str, skill: str) -> int:
         """How many nights of ``project`` trained ``skill`` (a count; no result is decoded)."""
@@ -178,8 +184,8 @@ class Archive:
             (project, skill, limit),
         ).fetchall()
         return [
-            GateDecision(
-                edit=from_dict(Edit, json.loads(e)),
+            records.GateDecision(
+                edit=from_dict(records.Edit, json.loads(e)),
                 accepted=False,
                 stage=stage,
                 reason=reason,

@@ -60,12 +60,12 @@ def drain_queue(state: Path) -> list[dict[str, Any]]:
 
 
 def _orphaned_takes(queue: Path) -> list[Path]:
-    import psutil
-
     found = []
     for path in (
         sorted(queue.parent.glob(f"{queue.stem}.*.taking")) if queue.parent.is_dir() else []
     ):
+        import psutil  # here: only a left-over take needs its process looked up
+
         pid = path.suffixes[-2].lstrip(".") if len(path.suffixes) >= 2 else ""
         if not pid.isdigit() or not psutil.pid_exists(int(pid)):
             found.append(path)

@@ -20,7 +20,8 @@ from rich.markup import escape
 
 from skillopt_sleep import config, paths
 from skillopt_sleep.cli._console import console, working
-from skillopt_sleep.cli._json import JsonOpt, emit
+from skillopt_sleep.cli._json import emit
+from skillopt_sleep.cli._options import JsonOpt
 from skillopt_sleep.errors import SkillOptError
 
 

@@ -2,13 +2,16 @@
 and with ``--json`` one JSON object on stdout for it too.
 
 Start-up is kept small: bare ``--help`` is printed from a generated table (``top_help``)
-and a command line builds the typer app from the one module that owns its command, so
-``status`` does not import the firewall, the proof or the MCP server. The standard library
-is all this module imports before it knows what it has to run.
+``status``, ``status --json`` and ``run --json`` run without typer (``cli.status``,
+``cli.run_json``), and any other command line builds the typer app from the one module
+that owns its command, so ``versions`` does not import the firewall, the proof or the MCP
+server. The standard library is all this
+module imports before it knows what it has to run.
 """
 
 from __future__ import annotations
 
+import errno
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -22,6 +25,10 @@ COMMANDS: dict[str, str] = {
     "lint": "core", "prove": "core",
 }
 """Each command's module in ``skillopt_sleep.cli`` (a test checks it against the app)."""
+
+PLAIN = (["status"], ["status", "--json"], ["run", "--json"])
+"""The command lines run without building the typer app (``cli.status``, ``cli.run_json``):
+the command a user runs most, and the nightly one, whose night often has nothing new."""
 
 
 def modules_for(args: Sequence[str]) -> tuple[str, ...]:
@@ -48,10 +55,49 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         sys.stdout.write(render(program_name(), None if sys.stdout.isatty() else 80))
         return
+    from skillopt_sleep import paths
     from skillopt_sleep.cli._redacting import guarded
+    from skillopt_sleep.secrets.vendor import keep_rules_in
 
+    # A night id in a line is a long token run, which needs detect-secrets' vendor rules:
+    # kept in the cache folder, they cost a file read instead of its import (~75 ms).
+    keep_rules_in(lambda: paths.cache_dir() / "vendor-rules.json")
     with guarded():
-        _main(args)
+        if args in PLAIN:
+            _plain(args)
+        else:
+            _main(args)
+
+
+def _plain(args: list[str]) -> None:
+    """A command line of ``PLAIN`` as the typer app runs it, ending as the app ends: a
+    failure is one line (and one JSON object), Ctrl-C exits 130, a pipe closed early ends
+    quietly with 1, and a night's own exit code (waiting, failed) is the process's."""
+    from skillopt_sleep.cli import _json
+
+    as_json = args[-1] == "--json"
+    _json.reset()
+    code = 0
+    try:
+        if args[0] == "run":
+            from skillopt_sleep.cli import run_json
+
+            code = run_json.main()
+        else:
+            from skillopt_sleep.cli.status import show
+
+            show(as_json)
+    except KeyboardInterrupt:
+        _exit(130, as_json=as_json)  # typer: Exit(130)
+    except Exception as exc:
+        if isinstance(exc, OSError) and exc.errno == errno.EPIPE and not as_json:
+            sys.exit(1)  # click's standalone mode; under --json it is a failure like any
+        failure = _failure(exc)
+        if failure is None:
+            raise
+        _fail(*failure, as_json=as_json)
+    if code:
+        _exit(code, as_json=as_json)
 
 
 def _main(args: list[str]) -> None:
@@ -71,23 +117,29 @@ def _main(args: list[str]) -> None:
             raise
         _fail(*failure, as_json=as_json)
     if isinstance(code, int) and code:  # only under --json: click returns typer.Exit's code
-        if not _json.emitted():
-            _fail(f"stopped with exit code {code}; the reason is on standard error", code,
-                  as_json=True)
-        sys.exit(code)
+        _exit(code, as_json=True)
+
+
+def _exit(code: int, *, as_json: bool) -> NoReturn:
+    """Exit with ``code``; under --json, after one error object if nothing printed one."""
+    from skillopt_sleep.cli import _json
+
+    if as_json and not _json.emitted():
+        _fail(f"stopped with exit code {code}; the reason is on standard error", code,
+              as_json=True)
+    sys.exit(code)
 
 
 def _failure(exc: Exception) -> tuple[str, int] | None:
     """What a failure says and its exit code; None for a bug (its traceback is the report)."""
     import sqlite3
 
-    import typer
-
     from skillopt_sleep.errors import SkillOptError
 
-    if isinstance(exc, typer.TyperException):  # a usage error: here only under --json
-        return exc.format_message(), exc.exit_code
-    if isinstance(exc, typer.Abort):
+    typer = sys.modules.get("typer")  # not loaded (plain status): not one of its exceptions
+    if typer is not None and isinstance(exc, typer.TyperException):
+        return exc.format_message(), exc.exit_code  # a usage error: here only under --json
+    if typer is not None and isinstance(exc, typer.Abort):
         return "aborted", 1
     if isinstance(exc, SkillOptError):
         return str(exc), exc.exit_code

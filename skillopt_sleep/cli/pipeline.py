@@ -4,27 +4,15 @@ from __future__ import annotations
 
 import sys
 import webbrowser
-from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
-from skillopt_sleep import config, paths
-from skillopt_sleep.archive.db import Archive
-from skillopt_sleep.cli._json import JsonOpt, emit
-from skillopt_sleep.errors import HandoffPending, RoleUnavailable
-
-if TYPE_CHECKING:  # loaded by the commands that use them, so --help stays fast
-    from skillopt_sleep.pipeline.status import Status
-
-
-
-def project_dir(project: str | None) -> Path:
-    """The project a command acts on: ``project``'s, or the working directory's."""
-    from skillopt_sleep.harvest.base import project_of
-
-    return Path(project_of(project or str(Path.cwd())))
+from skillopt_sleep import config
+from skillopt_sleep.cli._json import emit
+from skillopt_sleep.cli._options import JsonOpt
+from skillopt_sleep.cli.run_json import exit_code, night, project_dir
 
 
 def run_cmd(
@@ -76,25 +64,17 @@ def run_cmd(
         "persona": persona,
         "skip_unchanged": False if force else None,
     }
-    outcome = _run(where, config.load(where, flags=flags), dry_run, adopt, as_json)
-    if outcome.waiting is not None:  # a state, not an error: the exit code says "run again"
-        raise typer.Exit(HandoffPending.exit_code)
-    if outcome.failed:
-        # One line on stderr that names the backend and the fix; the exit code says "failed".
-        print(f"skillopt-sleep: night failed: {outcome.failed}", file=sys.stderr)
-        raise typer.Exit(RoleUnavailable.exit_code)
+    settings = config.load(where, flags=flags)
+    code = night(where, settings, dry_run, adopt) if as_json else \
+        exit_code(_run(where, settings, dry_run, adopt))
+    if code:
+        raise typer.Exit(code)
 
 
-def _run(where: Path, settings: config.Settings, dry_run: bool, adopt: str | None,
-         as_json: bool) -> Any:
-    """One night, printed: one JSON object, or progress on stderr and a summary."""
-    from skillopt_sleep.pipeline.run import run_once
-
-    if as_json:
-        outcome = run_once(where, settings=settings, dry_run=dry_run, adopt=adopt)
-        emit(outcome.to_dict())
-        return outcome
+def _run(where: Path, settings: config.Settings, dry_run: bool, adopt: str | None) -> Any:
+    """One night, printed: progress on stderr and a summary (``run_json`` for --json)."""
     from skillopt_sleep.cli._console import console  # rich: not for status's plain lines
+    from skillopt_sleep.pipeline.run import run_once
 
     err = console(stderr=True)
     with err.status("starting the night") as status:
@@ -243,105 +223,11 @@ def skipped_line(skipped: list[dict[str, Any]]) -> str:
     return f"skipped {len(skipped)} skill(s): " + "; ".join(parts)
 
 
-def _status_rows(found: Status, enrolled: list[dict[str, Any]]
-                 ) -> dict[str, list[dict[str, Any]]]:
-    """The status as ``kind -> rows``, the shape both renderings walk."""
-    return {
-        "enrolled": enrolled,
-        "alert": [{"alert": f.alert, **asdict(f)} for f in found.failing
-                  if f.alert in found.alerts],
-        "night": [asdict(n) for n in found.nights],
-        "pending": [asdict(p) for p in found.pending],
-        "adopted": [asdict(a) for a in found.adopted],
-        "skipped": [asdict(s) for s in found.skipped],
-        "journal": [{"note": note} for note in found.journal],
-    }
-
-
-def _plain_printer() -> Any:
-    """``typer.echo``, wrapping to the terminal's width on a terminal (a pipe gets whole
-    lines, for grep)."""
-    if not sys.stdout.isatty():
-        return typer.echo
-    import shutil
-    import textwrap
-
-    width = shutil.get_terminal_size((80, 24)).columns
-
-    def say(line: str) -> None:
-        typer.echo(textwrap.fill(line, width, subsequent_indent="    "))
-
-    return say
-
-
-def _print_status(found: dict[str, list[dict[str, Any]]]) -> None:
-    # Plain lines through typer.echo (colour only on a terminal, from click's styles): rich's
-    # console would add a tenth of a second to the command a user runs most.
-    say, style = _plain_printer(), typer.style
-    for a in found["alert"]:  # first, before anything else: nobody has fixed it for days
-        say(f"{style('ALERT', fg='red', bold=True)}: {a['alert']}")
-    say(f"state: {paths.state_dir()}")
-    for e in found["enrolled"]:
-        served = "daemon running" if e["daemon_running"] else \
-            "no daemon running: skillopt-sleep daemon install"
-        say(f"enrolled {e['project']}: nightly at {e['at']}, next run {e['next_run']},"
-            f" adopt {e['adopt']} ({served})")
-    for n in found["night"]:
-        if n["failed"]:
-            say(f"night {n['night_id']} {n['skill'] or '(no skill)'}: "
-                f"{style('failed', fg='red')} ({n['failed']})")
-            continue
-        note = n["abstained"] or n["stopped"]
-        say(f"night {n['night_id']} {n['skill']}: {n['status']}, {n['accepted']} accepted"
-            + (f" ({note})" if note else ""))
-        for warning in n["warnings"]:
-            say(f"  {style('warning', fg='yellow')}: {warning}")
-    for s in found["skipped"]:
-        say(f"last run of {s['project']} at {s['at']}: skipped, {s['reason']}")
-    for p in found["pending"]:
-        say(f"{style('pending review', fg='yellow')}: {p['skill']} from night {p['night_id']} "
-            f"(skillopt-sleep adopt {p['night_id']} --skill {p['skill']})")
-    for a in found["adopted"]:
-        where = ", ".join(f"{t} ({state})" for t, state in a["on_disk"].items())
-        say(f"adopted {a['skill']} v{a['version']} ({a['reason']}) at {where}")
-    for row in found["journal"]:
-        say(f"{style('write-back', fg='yellow')}: {row['note']}")
-
-
 def status_cmd(as_json: JsonOpt = False) -> None:
     """What the last nights did, what is pending review, what is adopted where."""
-    from skillopt_sleep.daemon.status import schedule
-    from skillopt_sleep.pipeline.status import status
+    from skillopt_sleep.cli.status import show  # the entry point runs it without typer
 
-    config.load(Path.cwd())  # the settings a run here would refuse, status refuses too
-    archive = Archive(paths.archive_path())
-    try:
-        current = status(archive)
-    finally:
-        archive.close()
-    found = _status_rows(current, schedule())
-    if not as_json:
-        _print_status(found)
-        return
-    for kind, rows in found.items():
-        for row in rows:
-            emit({"kind": kind, **row})
-    summary = {kind: len(rows) for kind, rows in found.items()}
-    emit(
-        {
-            "summary": {
-                "nights": summary["night"],
-                "pending": summary["pending"],
-                "adopted": summary["adopted"],
-                "skipped": summary["skipped"],
-                "enrolled": summary["enrolled"],
-                "journal": summary["journal"],
-                "failed_in_a_row": max((f.failed_in_a_row for f in current.failing), default=0),
-                "alerts": current.alerts,
-                "state_dir": str(paths.state_dir()),
-            }
-        }
-    )
+    show(as_json)
 
 
 def report_cmd(

@@ -17,8 +17,9 @@ import typer
 from skillopt_sleep import config, paths
 from skillopt_sleep.archive import versions as ledger
 from skillopt_sleep.archive.db import Archive
-from skillopt_sleep.cli._json import JsonOpt, emit
-from skillopt_sleep.cli.pipeline import project_dir
+from skillopt_sleep.cli._json import emit
+from skillopt_sleep.cli._options import JsonOpt
+from skillopt_sleep.cli.run_json import project_dir
 from skillopt_sleep.errors import StoreError
 from skillopt_sleep.publish import adopt as adoption
 from skillopt_sleep.publish.lock import night_lock

@@ -7,7 +7,6 @@ to ``enroll`` and is resolved through the same layered config as ``run``.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,13 @@ from skillopt_sleep.errors import SkillOptError
 __all__ = ["ENTRY_SETTINGS", "Enrolled", "NightJob", "NightReport", "enrolled_projects",
            "pipeline_job"]
 
-log = logging.getLogger("skillopt_sleep.daemon")
+
+def _log() -> Any:
+    """The daemon's logger (logging loads here: ``status`` reads the enrolment too)."""
+    import logging
+
+    return logging.getLogger("skillopt_sleep.daemon")
+
 
 ENTRY_SETTINGS = ("hour", "minute", "target", "optimizer")
 """Enrolment keys that are ``Settings`` fields (``adopt`` is handled on its own)."""
@@ -42,6 +47,7 @@ def pipeline_job(project: Path, settings: Settings, adopt: str) -> NightReport:
     """The real night: the pipeline's ``run_once`` (imported only when a night starts)."""
     from skillopt_sleep.pipeline.run import run_once
 
+    log = _log()
     outcome = run_once(project, settings=settings, adopt=adopt,
                        progress=lambda line: log.info("%s: %s", project, line))
     for night in outcome.nights:
@@ -94,5 +100,5 @@ def enrolled_projects(overrides: dict[str, Any] | None = None) -> list[Enrolled]
             settings = config.load(path, flags=flags)
             found.append(Enrolled(key, path, settings, _adopt_for(entry, overrides, path)))
         except SkillOptError as exc:
-            log.error("project %s is enrolled with a bad configuration: %s", key, exc)
+            _log().error("project %s is enrolled with a bad configuration: %s", key, exc)
     return found

@@ -95,11 +95,9 @@ def _night_summary(rows: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _next_run(hour: int, minute: int, now: datetime) -> str | None:
     """When the schedule fires next (the daemon's own trigger, read without the daemon)."""
-    from apscheduler.triggers.cron import CronTrigger  # asyncio: only with a project enrolled
+    from skillopt_sleep.daemon.next_run import next_run  # apscheduler: only with one enrolled
 
-    trigger = CronTrigger(hour=hour, minute=minute)
-    fire = trigger.get_next_fire_time(None, now.astimezone(trigger.timezone))
-    return fire.isoformat() if fire else None
+    return next_run(hour, minute, now)
 
 
 def schedule(now: datetime | None = None) -> list[dict[str, Any]]:

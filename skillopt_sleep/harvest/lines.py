@@ -15,8 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 __all__ = ["MAX_LINE_BYTES", "TAIL_BYTES", "JsonLines", "decode_line", "tail_hash"]
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -31,11 +29,26 @@ def decode_line(line: bytes) -> dict[str, Any] | None:
     # orjson is several times faster and agrees with the stdlib on valid JSON, except that
     # integers beyond 64 bits come back as floats. What it refuses (invalid UTF-8, lone
     # surrogates, NaN, a BOM) goes to the lenient stdlib path, so nothing more is skipped.
+    fast = _ORJSON or _orjson()
     try:
-        value = orjson.loads(line)
-    except orjson.JSONDecodeError:
+        value = fast.loads(line)
+    except fast.JSONDecodeError:
         return _decode_lenient(line)
     return value if type(value) is dict else None
+
+
+_ORJSON: Any = None
+"""orjson, once a line is read: its import (uuid, platform) is a tenth of a nothing-new
+night's start-up, and such a night reads no line. A global test per line costs nothing
+next to the parse."""
+
+
+def _orjson() -> Any:
+    global _ORJSON
+    import orjson
+
+    _ORJSON = orjson
+    return orjson
 
 
 def _decode_lenient(line: bytes) -> dict[str, Any] | None:

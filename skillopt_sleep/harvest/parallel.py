@@ -14,9 +14,7 @@ A nightly harvest reads far less than the thresholds and stays in-process.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -56,6 +54,10 @@ def read_files(source: Source, paths: list[Path], workers: int | None = None
         for path in paths:
             yield path, read_one(source, path)
         return
+    # Here: a harvest with little new to read (most nights) never starts a pool.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     chunks = [paths[i : i + _CHUNK] for i in range(0, len(paths), _CHUNK)]
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:

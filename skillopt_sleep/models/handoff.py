@@ -36,7 +36,7 @@ command; it resumes where it stopped and may leave new prompts here.
 
 
 def default_dir() -> Path:
-    return paths.state_dir() / "handoff"
+    return paths.handoff_dir()
 
 
 class HandoffLLM:

@@ -12,11 +12,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from skillopt_sleep import records
 from skillopt_sleep.errors import RoleUnavailable
-from skillopt_sleep.records import NightResult, utcnow
+from skillopt_sleep.records import utcnow
 
 if TYPE_CHECKING:  # status reads failures too, and must not load the model stack
     from skillopt_sleep.models.meter import Ledger
+    from skillopt_sleep.records import NightResult
 
 __all__ = ["annotate", "failed_result", "mark_failed", "reason", "role_failures",
            "run_warnings"]
@@ -84,7 +86,7 @@ def run_warnings(ledger: Ledger, nights: Sequence[NightResult]) -> list[str]:
 def failed_result(night_id: str, skill: str, project: str, skill_text: str,
                   started: datetime, exc: RoleUnavailable) -> NightResult:
     """The record of the skill whose night the failure stopped: no scores, the skill as it was."""
-    return NightResult(night_id=night_id, skill=skill, project=project, started_at=started,
+    return records.NightResult(night_id=night_id, skill=skill, project=project, started_at=started,
                        ended_at=utcnow(), skill_before=skill_text, skill_after=skill_text,
                        failed=str(exc))
 

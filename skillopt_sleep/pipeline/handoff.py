@@ -19,14 +19,15 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillopt_sleep import paths
 from skillopt_sleep.atomic import write_atomic
 from skillopt_sleep.config import Settings
-from skillopt_sleep.models.build import role_specs
-from skillopt_sleep.models.handoff import default_dir, unanswered
-from skillopt_sleep.records import Task, from_dict, to_dict
+from skillopt_sleep.records import from_dict, to_dict
+
+if TYPE_CHECKING:
+    from skillopt_sleep.records import Task
 
 __all__ = ["Waiting", "clear", "load", "save", "uses_handoff", "waiting"]
 
@@ -56,18 +57,21 @@ class Waiting:
 
 def uses_handoff(settings: Settings) -> bool:
     """Whether any role a night may call answers through hand-off files."""
+    # Here, not at the top: every run asks ``load``, and the models load with this.
+    from skillopt_sleep.models.build import role_specs
+
     return any(spec.split(":", 1)[0] == "handoff" for spec in role_specs(settings).values())
 
 
 def _file() -> Path:
-    return default_dir() / RESUME
+    return paths.handoff_dir() / RESUME
 
 
 def save(project: str, night_id: str, by_skill: dict[str, list[Task]]) -> None:
     """Keep the waiting night's id and tasks for the next run of ``project``."""
     data = {"project": project, "night_id": night_id,
             "tasks": {skill: [to_dict(t) for t in tasks] for skill, tasks in by_skill.items()}}
-    write_atomic(paths.ensure(default_dir()) / RESUME, json.dumps(data).encode("utf-8"))
+    write_atomic(paths.ensure(paths.handoff_dir()) / RESUME, json.dumps(data).encode("utf-8"))
 
 
 def load(project: str, settings: Settings) -> tuple[str, dict[str, list[Task]]] | None:
@@ -83,6 +87,8 @@ def load(project: str, settings: Settings) -> tuple[str, dict[str, list[Task]]] 
         if not uses_handoff(settings):
             clear(project)
             return None
+        from skillopt_sleep.records import Task
+
         tasks = {skill: [from_dict(Task, t) for t in rows]
                  for skill, rows in data["tasks"].items()}
         return str(data["night_id"]), tasks
@@ -108,6 +114,8 @@ def clear(project: str | None = None) -> None:
 
 def waiting(resumes: str) -> Waiting:
     """The hand-off folder's state now: prompts without an answer, counted from the files."""
-    folder = default_dir()
+    from skillopt_sleep.models.handoff import unanswered
+
+    folder = paths.handoff_dir()
     return Waiting(pending=len(unanswered(folder)), pending_dir=str(folder / "pending"),
                    answers_dir=str(folder / "answers"), resumes=resumes)

@@ -4,10 +4,12 @@ read it (``RunOutcome.to_dict`` is ``run --json``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillopt_sleep.pipeline import handoff
-from skillopt_sleep.records import NightResult
+
+if TYPE_CHECKING:  # the night's records: not loaded by a run that trains nothing
+    from skillopt_sleep.records import NightResult
 
 __all__ = ["RunOutcome"]
 

@@ -18,43 +18,39 @@ outcome says why, for ``run`` to exit non-zero.
 from __future__ import annotations
 
 import dataclasses
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.archive.ingest import harvest_new
-from skillopt_sleep.archive.mining import MiningStore
-from skillopt_sleep.archive.sessions import headless_count
 from skillopt_sleep.config import Settings
 from skillopt_sleep.errors import ConfigError, HandoffPending, RoleUnavailable
 from skillopt_sleep.harvest.base import project_of
-from skillopt_sleep.judges.build import JudgeFor, build_judge_for, default_judge_for
-from skillopt_sleep.models.base import LLM
-from skillopt_sleep.models.build import RoleCheck, build_models, check_roles, preflight
-from skillopt_sleep.models.guard import CallGuard
-from skillopt_sleep.models.meter import Ledger
-from skillopt_sleep.night import task_budget
 from skillopt_sleep.pipeline import failures, handoff, skip
-from skillopt_sleep.pipeline.cluster import replay_executor
-from skillopt_sleep.pipeline.fit import Fitted, fit
-from skillopt_sleep.pipeline.managed import first_description, group_by_skill, new_descriptions
 from skillopt_sleep.pipeline.outcome import RunOutcome
 from skillopt_sleep.publish import roots as adoption
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.lock import night_lock
 from skillopt_sleep.publish.recovery import recover as recover_journal
-from skillopt_sleep.records import Task, sha256_text, utcnow
-from skillopt_sleep.skilldoc import new_skill
+from skillopt_sleep.records import sha256_text, utcnow
 
+# What a night needs once it knows it has work (the models, the judges, the plan, the
+# miner's store, the skill documents' YAML) is imported where it is used: a night with
+# nothing new stops before them (``pipeline.skip``), and should cost little more than
+# ``status`` does.
 if TYPE_CHECKING:
+    from skillopt_sleep.models.base import LLM
+    from skillopt_sleep.models.build import RoleCheck
+    from skillopt_sleep.models.meter import Ledger
+    from skillopt_sleep.pipeline.fit import Fitted
     from skillopt_sleep.pipeline.skill_night import SkillNights
+    from skillopt_sleep.records import Task
 
 
 def night_id(
@@ -83,6 +79,9 @@ def _state(dry_run: bool) -> Iterator[Path]:
     if not dry_run:
         yield paths.ensure(state)
         return
+    import shutil  # a dry run's copy: a real night needs neither
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="skillopt-dry-") as tmp:
         copy = Path(tmp) / "state"
         if state.is_dir():
@@ -128,14 +127,21 @@ class _Run:
     say: Callable[[str], None]
     checks: list[RoleCheck] = field(default_factory=list)
     """What the pre-flight found per role (prices, base URLs, problems)."""
-    _judge_for: JudgeFor = default_judge_for
     inputs: dict[str, Any] = field(default_factory=dict)
     """What tonight is made of (``pipeline.skip.fingerprint``); empty for a dry run."""
-    ledger: Ledger = field(default_factory=lambda: Ledger(CallGuard()))
-    """Every model call of the run (miner, target, optimizer, judge) against one set of caps,
-    watched by a guard that stops the run when a role cannot answer."""
+
+    @cached_property
+    def ledger(self) -> Ledger:
+        """Every model call of the run (miner, target, optimizer, judge) against one set of
+        caps, watched by a guard that stops the run when a role cannot answer."""
+        from skillopt_sleep.models.guard import CallGuard
+        from skillopt_sleep.models.meter import Ledger
+
+        return Ledger(CallGuard())
 
     def _nothing_to_train(self) -> str:
+        from skillopt_sleep.archive.sessions import headless_count
+
         message = "no recurring, replayable tasks yet; nothing to train tonight"
         # Scripted sessions (claude -p, codex exec) are left out by default; a user whose
         # history is mostly scripted should learn why a night found nothing.
@@ -284,7 +290,10 @@ class _Run:
             return {}, roots
         self._check_models()  # before the miner, which may be a model itself
         self.say("mining tasks")
+        from skillopt_sleep.archive.mining import MiningStore
         from skillopt_sleep.mine.collect import collect_tasks  # numpy, faiss: not when skipped
+        from skillopt_sleep.night import task_budget
+        from skillopt_sleep.pipeline.managed import group_by_skill
 
         # A dry run calls no model, the LLM miner included: judges come from corrections alone.
         mining = dataclasses.replace(self.settings, miner="") if self.outcome.dry_run \
@@ -306,6 +315,8 @@ class _Run:
         new never imports an SDK or contacts an endpoint. A dry run reaches no server: its
         plan lists what the offline checks found instead."""
         self.say("checking the models")
+        from skillopt_sleep.models.build import check_roles, preflight
+
         self.checks = (check_roles(self.settings, reach=False) if self.outcome.dry_run
                        else preflight(self.settings))
 
@@ -313,17 +324,20 @@ class _Run:
         self, by_skill: dict[str, list[Task]], roots: list[Path]
     ) -> dict[str, dict[str, str | None]]:
         """A night per skill under one ledger; returns the live hashes each night read."""
+        from skillopt_sleep.judges.build import build_judge_for
+        from skillopt_sleep.models.build import build_models
+        from skillopt_sleep.pipeline.cluster import replay_executor
+        from skillopt_sleep.pipeline.managed import new_descriptions
+        from skillopt_sleep.pipeline.skill_night import SkillNights  # scipy, the judges
+
         ledger = self.ledger
         models = build_models(self.settings, ledger)
-        self._judge_for = build_judge_for(self.settings, ledger)
+        judge_for = build_judge_for(self.settings, ledger)
         fitted = self._fit(by_skill, roots)
         self._estimate(fitted)
-        # The night (scipy, the judges) loads only when there is a night to run.
-        from skillopt_sleep.pipeline.skill_night import SkillNights
-
         with replay_executor(self.settings.cluster) as executor:
             nights = SkillNights(self.archive, fitted.settings, str(self.project),
-                                 self.outcome.night_id, by_skill, roots, self._judge_for,
+                                 self.outcome.night_id, by_skill, roots, judge_for,
                                  self.say, new_descriptions(by_skill), executor)
             live = self._nights(nights, models, by_skill, roots)
         # The trigger check's calls, and those it had already (earlier runs, other skills).
@@ -337,6 +351,9 @@ class _Run:
                 by_skill: dict[str, list[Task]], roots: list[Path],
                 ) -> dict[str, dict[str, str | None]]:
         """Each skill's night in turn; returns the live hashes each night read."""
+        from skillopt_sleep.pipeline.managed import first_description
+        from skillopt_sleep.skilldoc import new_skill
+
         ledger = self.ledger
         live: dict[str, dict[str, str | None]] = {}
         for skill, skill_tasks in sorted(by_skill.items()):
@@ -360,6 +377,8 @@ class _Run:
 
     def _fit(self, by_skill: dict[str, list[Task]], roots: list[Path]) -> Fitted:
         """Tonight's plan, the night shrunk to its caps first (``pipeline.fit``)."""
+        from skillopt_sleep.pipeline.fit import fit
+        from skillopt_sleep.pipeline.managed import new_descriptions
         from skillopt_sleep.pipeline.plan import plan
 
         descriptions = new_descriptions(by_skill)

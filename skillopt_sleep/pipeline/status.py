@@ -21,7 +21,6 @@ from skillopt_sleep.errors import StoreError
 from skillopt_sleep.pipeline import failures
 from skillopt_sleep.publish import staging
 from skillopt_sleep.publish.recovery import pending_note
-from skillopt_sleep.publish.writes import ABSENT
 from skillopt_sleep.records import sha256_text
 
 __all__ = [
@@ -171,6 +170,8 @@ def disk_state(version: ledger.Version) -> dict[str, str]:
     ``current`` (same bytes), ``modified since``, ``missing`` (deleted), or ``absent``
     (the version is the recorded absence of the skill, and the file is indeed gone).
     """
+    from skillopt_sleep.publish.writes import ABSENT  # writes' machinery: only for this
+
     found = {}
     for target in version.targets:
         path = Path(target)

@@ -10,7 +10,6 @@ or planted file can never steer a write outside the roots the ledger knows.
 
 from __future__ import annotations
 
-import base64
 import errno
 import json
 import sqlite3
@@ -57,6 +56,8 @@ class Journal:
 
 
 def _entry(entry: Entry) -> dict[str, object]:
+    import base64  # here: ``status`` reads whether a journal exists, never one's bytes
+
     data = None if entry.data is None else base64.b64encode(entry.data).decode("ascii")
     return {"path": str(entry.path), "data": data, "mode": entry.mode}
 
@@ -65,6 +66,8 @@ def _load_entry(item: dict[str, object]) -> Entry:
     data, mode = item["data"], item["mode"]
     if not (data is None or isinstance(data, str)) or not (mode is None or isinstance(mode, int)):
         raise TypeError("an entry's data or mode has the wrong type")
+    import base64
+
     return Entry(Path(str(item["path"])), None if data is None else base64.b64decode(data), mode)
 
 

@@ -17,7 +17,6 @@ from pathlib import Path
 from skillopt_sleep.archive import intents
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.publish.journal import JOURNAL, aside_files, foreign, move_aside, parse
-from skillopt_sleep.publish.transaction import finish, undo
 
 __all__ = ["Recovery", "pending_note", "recover"]
 
@@ -57,6 +56,9 @@ def recover(archive: Archive) -> Recovery | None:
     if why:
         return _aside(path, why, journal.skill, journal.kind)
     assert intent is not None
+    # Here, not at the top: ``status`` reads ``pending_note`` and replays nothing.
+    from skillopt_sleep.publish.transaction import finish, undo
+
     paths = [str(c.path) for c in journal.changes]
     roots = len(paths)
     if intent.state == "committed":

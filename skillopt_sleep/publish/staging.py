@@ -12,20 +12,19 @@ and ``adopt`` has nothing to take.
 
 from __future__ import annotations
 
-import difflib
 import json
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillopt_sleep.atomic import write_atomic
 from skillopt_sleep.errors import StoreError
-from skillopt_sleep.records import NightResult, sha256_text, to_dict, utcnow
+from skillopt_sleep.records import sha256_text, to_dict, utcnow
 from skillopt_sleep.secrets import redact, redact_tree
 
 if TYPE_CHECKING:
     from skillopt_sleep.archive.db import Archive
+    from skillopt_sleep.records import NightResult
 
 MANIFEST = "manifest.json"
 
@@ -59,6 +58,8 @@ class Manifest:
 
 
 def diff(before: str, after: str, name: str) -> str:
+    import difflib  # here, as shutil below: ``status`` reads manifests and stages nothing
+
     return "".join(
         difflib.unified_diff(
             before.splitlines(keepends=True),
@@ -74,6 +75,8 @@ def _publish(tmp: Path, final: Path, results: list[NightResult], manifest: Manif
     # The reports are read and shared by people: the one secrets rule set runs over them
     # once more, whatever reached the night (the proposals are left exact; the firewall
     # keeps secrets out of them).
+    import shutil
+
     write_atomic(tmp / "report.html", redact(html)[0].encode("utf-8"))
     _write_json(tmp / "report.json", [to_dict(r) for r in results])
     _write_json(tmp / MANIFEST, to_dict(manifest))
@@ -90,6 +93,8 @@ def _write_json(path: Path, data: Any) -> None:
 
 
 def _fresh(root: Path, night_id: str) -> tuple[Path, Path]:
+    import shutil
+
     final, tmp = root / night_id, root / f".{night_id}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -140,6 +145,8 @@ def clean_orphans(root: Path) -> list[Path]:
             if (path.name.startswith(".") and path.name.endswith(".tmp") and path.is_dir()) or (
                 path.is_dir() and not (path / MANIFEST).exists()
             ):
+                import shutil
+
                 shutil.rmtree(path, ignore_errors=True)
                 removed.append(path)
     return removed

@@ -25,10 +25,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sqlite3
 import stat
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +59,8 @@ def _crash_point() -> None:
         return
     _points += 1
     if crash and _points == int(crash):
+        import signal  # the tests' crash injection only
+
         os.kill(os.getpid(), signal.SIGKILL)
     if fail and _points == int(fail):
         raise PermissionError(13, "Permission denied (injected)", "the injected root")
@@ -205,6 +205,8 @@ def _begin(archive: Archive, write: Write, txid: str) -> Journal:
 
 def write_files(archive: Archive, write: Write, commit: Callable[[str], int]) -> int:
     """Apply the write all or nothing, then ``commit(txid)`` (the ledger rows); its result."""
+    import uuid  # here: reading a snapshot (every night's start) needs none
+
     txid = uuid.uuid4().hex[:12]
     journal = _begin(archive, write, txid)
     _crash_point()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from datetime import UTC, datetime
 
 SENTINEL = "[skillopt-sleep replay]"
@@ -17,4 +16,6 @@ def utcnow() -> datetime:
 
 
 def sha256_text(text: str) -> str:
+    import hashlib  # here: OpenSSL's bindings load only when something is hashed
+
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -22,11 +22,12 @@ import importlib
 import re
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from skillopt_sleep.secrets.values import _UUID, _placeholder, looks_random
 
-__all__ = ["LONG_RUN", "PREFIXED", "find", "has_long_run"]
+__all__ = ["LONG_RUN", "PREFIXED", "find", "has_long_run", "keep_rules_in", "vendor_rules"]
 
 Span = tuple[int, int, str]
 
@@ -98,9 +99,29 @@ def _deferred(name: str) -> Iterator[None]:
             del sys.modules[name]
 
 
+_kept_in: list[Callable[[], Path]] = []
+
+
+def keep_rules_in(where: Callable[[], Path] | None) -> None:
+    """Keep the rules between processes in the file ``where()`` names (``rule_file``),
+    asked for when the rules are first needed; None: read them from the plugins each time.
+    The CLI's entry point names one in the cache folder; a library user's process reads
+    the plugins."""
+    _kept_in[:] = [where] if where is not None else []
+    vendor_rules.cache_clear()
+
+
 @functools.cache
 def vendor_rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """``(kind, regex)`` for every detect-secrets vendor rule, ``kind`` from its plugin."""
+    if _kept_in:
+        from skillopt_sleep.secrets import rule_file
+
+        return rule_file.load(_kept_in[0](), _PLUGINS, _KINDS, _read_rules)
+    return _read_rules()
+
+
+def _read_rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
     rules: list[tuple[str, re.Pattern[str]]] = []
     with _deferred("requests"):
         modules = [(name, importlib.import_module(f"detect_secrets.plugins.{name}"))
