@@ -82,24 +82,26 @@ def test_reactions_in_a_harvested_session(tmp_path: Path) -> None:
 # Kinds: detect-secrets' rule for the vendor where it has one, else the class a vendor
 # token belongs to (a prefix before a random body: random, as a real key's is), else what
 # its context says (``TOKEN_X`` names a secret; the value looks generated).
-SECRETS = {
-    "prefixed_token": "sk-ant-api03-" + "Xq7vR2mK9pLw4ZtB8nYc3HdJ6sFg1QeU5aVo0iTx",
-    "prefixed_token ": "sk-proj-" + "Zz09Lk3PqW8rT5yU2iO7pA4sD6fG1hJ9",
-    "github_token": "ghp_" + "a1B2" * 9,
-    "aws_access_key": "AKIAIOSFODNN7EXAMPLE",
-    "password_pair": "AIza" + "SyD3kF9qLm2Xv8RtY1bN7wPz0Hc4JsUe6Ga",
-    "slack_token": "xoxb-1234567890-abcdefghij",
-    "stripe_key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
-    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
-}
+SECRETS = [
+    ("prefixed_token", "sk-ant-api03-" + "Xq7vR2mK9pLw4ZtB8nYc3HdJ6sFg1QeU5aVo0iTx"),
+    ("prefixed_token", "sk-proj-" + "Zz09Lk3PqW8rT5yU2iO7pA4sD6fG1hJ9"),
+    ("github_token", "ghp_" + "a1B2" * 9),
+    # Not AWS's documented example key (``AKIAIOSFODNN7EXAMPLE``), which is kept as public.
+    ("aws_access_key", "AKIA" + "Q4ZK7B2M9XWT3RLP"),
+    # A well-known prefix with no separator before its random body.
+    ("prefixed_token", "AIza" + "SyD3kF9qLm2Xv8RtY1bN7wPz0Hc4JsUe6Ga"),
+    ("slack_token", "xoxb-1234567890-abcdefghij"),
+    ("stripe_key", "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"),
+    ("jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N"),
+]
 
 
-@pytest.mark.parametrize("kind", sorted(SECRETS))
-def test_provider_key_shapes_are_redacted(kind: str) -> None:
-    text = f"export TOKEN_X {SECRETS[kind]} # set"
+@pytest.mark.parametrize(("kind", "secret"), SECRETS, ids=[v[:6] for _, v in SECRETS])
+def test_provider_key_shapes_are_redacted(kind: str, secret: str) -> None:
+    text = f"export TOKEN_X {secret} # set"
     clean, count = redact(text)
-    assert count == 1 and SECRETS[kind] not in clean and f"[REDACTED:{kind.strip()}]" in clean
-    assert find_secrets(text) == [(kind.strip(), SECRETS[kind])]
+    assert count == 1 and secret not in clean and f"[REDACTED:{kind}]" in clean
+    assert find_secrets(text) == [(kind, secret)]
 
 
 def test_pairs_connection_strings_bearer_and_private_keys() -> None:

@@ -78,11 +78,11 @@ class _Counting:
 def test_the_estimate_counts_the_trigger_and_cross_checks(skill: str, seed: int):
     """A several-skill night: the trigger check's routing calls at most (``at_most``: both
     rounds asking, every proposal compared) and the cross check's as a typical night's (one
-    accepted edit a step) bound the real night from above, within 3.2× (routing within 4×:
-    a night with nothing to propose asks for nothing; code-review, seed 1, is such a
-    night), where the night's own calls alone fall far short of it. The typical routing
-    estimate lies between a night that asks nothing (code-review) and one that accepts in
-    both rounds (release-notes)."""
+    accepted edit a step) bound the real night from above, within 3.2× (routing within 5×:
+    a night with nothing to propose asks for nothing and reads one sample of its validation
+    tasks, ``Describer._wrong``; code-review, seed 1, is such a night), where the night's own
+    calls alone fall far short of it. The typical routing estimate lies between a night that
+    asks nothing (code-review) and one that accepts in both rounds (release-notes)."""
     p = personas.load("maintainer")
     tasks = personas.tasks(p, seed)
     texts = {s.name: p.initial_skill(s.name) for s in p.skills}
@@ -100,7 +100,7 @@ def test_the_estimate_counts_the_trigger_and_cross_checks(skill: str, seed: int)
     checks = Checks(foreign=setup.foreign_tasks, trigger=True, neighbours=len(near))
     estimate = night_calls(NightConfig(), own, checks)
     most = estimate.at_most()
-    assert 0 < target.routing <= most.routing <= 4 * target.routing
+    assert 0 < target.routing <= most.routing <= 5 * target.routing
     assert real["target"] <= most.target <= 3.2 * real["target"]
     asked = bool(night.trigger["decisions"])
     assert (target.routing > estimate.routing) == asked  # release-notes asks, twice

@@ -3,16 +3,18 @@ same calls per role.
 
 - *the trigger check* (``night.describe``), counted as a typical night makes it: one round
   that asks, with one short routing call per own and other skill's train task,
-  ``val_repeats`` per validation task for the incumbent description, one optimizer call,
-  each of ``proposals`` candidates screened on one sample of the skill's own validation
-  tasks, and the typical share past the screen (``describe.PAST_SCREEN``) compared on
-  every validation sample; then the report's before and after on the test sample
+  ``val_repeats`` per own validation task for the incumbent description, one optimizer
+  call, each of ``proposals`` candidates screened on one sample of the skill's own
+  validation tasks, and the typical share past the screen (``describe.PAST_SCREEN``)
+  compared on every sample of the own validation tasks (the other skills' are routed only
+  for a candidate whose recall passes); then the report's before and after on the test sample
   (``test_repeats`` each; fresh validation samples when the night does not score the test
   split). A second round follows only an accept. The incumbent descriptions' picks (train,
   validation, the report's before) are the same calls in every skill's night of a run while
   no description changes, so only the run's first night counts them (``NightCalls.sharing``).
-  ``routing_max`` is the bound beside it: every round asks, every candidate is compared in
-  full and every night asks its own picks. Routing calls the project's earlier runs
+  ``routing_max`` is the bound beside it: every round looks at one sample of every
+  validation task, asks, and compares every candidate in full, and every night asks its
+  own picks. Routing calls the project's earlier runs
   already asked are not counted, and a check whose stored picks are all right is counted
   at no call (``pipeline.plan_routing``);
 - *the cross check* (``night.cross``), when the skill has neighbours: it runs for the edits
@@ -70,13 +72,21 @@ def routing_calls(cfg: NightConfig, own: dict[str, int], checks: Checks) -> tupl
     other["test"] = sum(t.split == "test" for t in sampled(checks.foreign, cfg.test_tasks))
     both = {s: own[s] + other[s] for s in own}
     val = both["validation"] * cfg.val_repeats
+    own_val = own["validation"] * cfg.val_repeats
     report = both["test"] * cfg.test_repeats if cfg.score_test else val
-    bound = checks.rounds * (both["train"] + val * (1 + checks.proposals)) + 2 * report
+    # A round looks at one sample of every validation task when the train picks show
+    # nothing wrong (``Describer._wrong``); the bound counts it in every round.
+    bound = checks.rounds * (both["train"] + both["validation"]
+                             + val * (1 + checks.proposals)) + 2 * report
     # One round that asks: the picks, each proposal's screen on one sample of the own
-    # validation tasks, and the typical share past it compared in full.
+    # validation tasks, and the typical share past it compared on the own tasks with the
+    # incumbent's picks (the other skills' tasks are routed only for a candidate whose
+    # recall passes, which a typical round does not reach).
     screens = checks.proposals * own["validation"]
-    typical = both["train"] + val + screens + round(checks.proposals * PAST_DESCRIBE * val)
-    return min(typical + 2 * report, bound), bound, both["train"] + val + report
+    typical = (both["train"] + own_val + screens
+               + round(checks.proposals * PAST_DESCRIBE * own_val))
+    shared = both["train"] + both["validation"] + report
+    return min(typical + 2 * report, bound), bound, shared
 
 
 def cross_calls(checks: Checks, accepts: int, val_repeats: int) -> tuple[int, int]:
