@@ -164,10 +164,11 @@ def test_a_secret_is_found_whatever_other_rule_words_the_text_holds() -> None:
         "download?sig=[REDACTED:password_pair] (the signature)", 1)
     assert redact(f"printf 'go'; echo {PASSWORD} | sudo -S apt-get install x") == (
         "printf 'go'; echo [REDACTED:cli_password] | sudo -S apt-get install x", 1)
-    # Both echo and printf, and the option only after a continued line (no " -").
-    continued = f"printf go | cat\necho {PASSWORD} | tool \\\n--from-stdin"
+    # Both echo and printf, and the option only after a continued line (no " -"); the
+    # echoed value goes to a tool that reads a secret from it.
+    continued = f"printf go | cat\necho {PASSWORD} | docker login \\\n--password-stdin"
     assert redact(continued) == (
-        "printf go | cat\necho [REDACTED:cli_password] | tool \\\n--from-stdin", 1)
+        "printf go | cat\necho [REDACTED:cli_password] | docker login \\\n--password-stdin", 1)
     options = f"mysql -u root -p{PASSWORD} --a=\"-x\" --b='-y' --c=-1\t-v"
     clean, count = redact(options)
     assert PASSWORD not in clean and count == 1
@@ -183,5 +184,15 @@ def test_an_id_with_a_known_prefix_is_kept_and_a_prefixed_token_is_not() -> None
     # A slug with an id in it has short pieces: its longest is no generated token.
     slug = "see app-claude-code-viewer__5c0375b4"
     assert redact(slug) == (slug, 0)
-    # The body's longest piece decides, not its last in sort order.
-    assert redact(f"id tok_{body}-zz") == ("id [REDACTED:prefixed_token]", 1)
+    # The body's longest piece decides, not its last in sort order (``tok_`` is a vendor's
+    # public object id now, so a prefix that names no object).
+    assert redact(f"id key_{body}-zz") == ("id [REDACTED:prefixed_token]", 1)
+
+
+def test_a_generated_token_with_a_run_of_one_character_is_still_a_secret() -> None:
+    # A hex body holds a run of five equal characters about once in a few thousand tokens;
+    # the documentation's own placeholders stay as they are.
+    token = "ghp_514777778b01bae0948fadb6a700ccbaa679"
+    assert redact(f"x {token} y") == ("x [REDACTED:github_token] y", 1)
+    for example in ("AKIAIOSFODNN7EXAMPLE", "ghp_" + "x" * 36):
+        assert redact(f"x {example} y") == (f"x {example} y", 0)

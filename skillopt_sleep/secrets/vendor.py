@@ -100,6 +100,18 @@ def _deferred(name: str) -> Iterator[None]:
 
 
 _kept_in: list[Callable[[], Path]] = []
+_SAME = re.compile(r"(.)\1{4,}")
+
+
+def _example(token: str) -> bool:
+    """A documentation placeholder (``AKIAIOSFODNN7EXAMPLE``, ``ghp_xxxx…``), not a token.
+    A run of one character inside a generated body (``…b0177777e…``, one hex token in a few
+    thousand has one) does not make it a placeholder: the rest decides."""
+    runs = sum(len(m.group(0)) for m in _SAME.finditer(token))
+    if runs and 2 * runs < len(token):
+        rest = _SAME.sub("", token)
+        return bool(rest) and _placeholder(rest)
+    return _placeholder(token)
 
 
 def keep_rules_in(where: Callable[[], Path] | None) -> None:
@@ -160,7 +172,7 @@ def find(text: str) -> list[Span]:
             continue
         start = max(0, run.start() - 16)
         window = text[start : run.end() + 2]
-        if _placeholder(token):  # ``AKIAIOSFODNN7EXAMPLE``: the documentation's own
+        if _example(token):  # ``AKIAIOSFODNN7EXAMPLE``: the documentation's own
             continue
         span = _vendor(window) or _prefixed(token, run.start() - start) \
             or _no_separator(token, run.start() - start)
