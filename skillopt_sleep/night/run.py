@@ -237,24 +237,13 @@ class Night:
         train = self._train(doc, self.inputs.seed * 1000 + t)
         by_id = {task.id: task for task in self.split[Split.TRAIN.value]}
         scored = [(by_id[ro.task_id], ro) for ro in train]
-        found = reflect(
-            self.optimizer,
-            skill=doc.text,
-            scored=scored,
-            rejected=self.rejected,
-            notes=self.notes,
-            batch_size=self.cfg.batch_size,
-            max_edits=budget,
-            max_success_batches=self.cfg.max_success_batches,
-            seed=self.inputs.seed * 1000 + t,
-        )
-        step = StepResult(
-            step=t,
-            budget=budget,
-            proposed=len(found.edits),
-            train_score=mean_score(train, self.cfg.metric) or 0.0,
-            reflect_failures=len(found.failures),
-        )
+        found = reflect(self.optimizer, skill=doc.text, scored=scored, rejected=self.rejected,
+                        notes=self.notes, batch_size=self.cfg.batch_size, max_edits=budget,
+                        max_success_batches=self.cfg.max_success_batches,
+                        seed=self.inputs.seed * 1000 + t)
+        step = StepResult(step=t, budget=budget, proposed=len(found.edits),
+                          train_score=mean_score(train, self.cfg.metric) or 0.0,
+                          reflect_failures=len(found.failures))
         self.result.notes.extend(found.failures)
         passed = self._firewall(found.edits, step)
         ranked, dropped = merge(passed, self.rejected)
@@ -392,13 +381,9 @@ class Night:
         rows = []
         starts = {Split.VALIDATION.value: self.start_first, Split.TEST.value: 0}
         for split, first in ((Split.VALIDATION.value, self.val_first), (Split.TEST.value, 0)):
-            rows += evidence_rows(
-                self.split[split],
-                split,
-                self.cfg.metric,
-                self.scorer.drawn(split, before, starts[split]),
-                self.scorer.drawn(split, after, first),
-            )
+            rows += evidence_rows(self.split[split], split, self.cfg.metric,
+                                  self.scorer.drawn(split, before, starts[split]),
+                                  self.scorer.drawn(split, after, first))
         return rows
 
 

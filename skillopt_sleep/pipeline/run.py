@@ -139,20 +139,6 @@ class _Run:
 
         return Ledger(CallGuard())
 
-    def _nothing_to_train(self) -> str:
-        from skillopt_sleep.archive.sessions import headless_count
-
-        message = "no recurring, replayable tasks yet; nothing to train tonight"
-        # Scripted sessions (claude -p, codex exec) are left out by default; a user whose
-        # history is mostly scripted should learn why a night found nothing.
-        headless = 0 if self.settings.include_headless else headless_count(
-            self.archive, str(self.project))
-        if headless:
-            message += (f" ({headless} headless session(s) of claude -p, codex exec or "
-                        "copilot -p were left out: include_headless = true in the config "
-                        "uses them)")
-        return message
-
     def go(self, policy: str) -> None:
         nights_root = paths.staging_dir(self.state)
         staging.clean_orphans(nights_root)
@@ -176,7 +162,8 @@ class _Run:
                                         "no state written")
                 return
             if not by_skill:
-                self.outcome.message = self.outcome.skipped or self._nothing_to_train()
+                self.outcome.message = self.outcome.skipped or skip.nothing_to_train(
+                    self.archive, self.settings, str(self.project))
                 self._leave_fingerprint(roots)
                 return
             if not self.outcome.night_id:

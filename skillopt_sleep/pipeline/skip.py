@@ -92,6 +92,20 @@ def nothing_new(archive: Archive, project: str, current: dict[str, Any]) -> str:
     return reason
 
 
+def nothing_to_train(archive: Archive, settings: Settings, project: str) -> str:
+    """What a night with no recurring, replayable task says, and why that may be."""
+    from skillopt_sleep.archive.sessions import headless_count
+
+    message = "no recurring, replayable tasks yet; nothing to train tonight"
+    # Scripted sessions (claude -p, codex exec) are left out by default; a user whose
+    # history is mostly scripted should learn why a night found nothing.
+    headless = 0 if settings.include_headless else headless_count(archive, project)
+    if headless:
+        message += (f" ({headless} headless session(s) of claude -p, codex exec or "
+                    "copilot -p were left out: include_headless = true in the config uses them)")
+    return message
+
+
 def check(archive: Archive, settings: Settings, project: str, roots: list[Path], *,
           dry_run: bool) -> tuple[dict[str, Any], str]:
     """Tonight's fingerprint and why the night can be skipped ("": run it). A dry run

@@ -50,8 +50,6 @@ _SHORT: dict[str, frozenset[str]] = {
     "openssl": frozenset({"-k", "-pass", "-passin", "-passout"}),
     "psql": frozenset(), "vault": frozenset(),
 }
-# Container CLIs take a password with ``-p`` only when they log in.
-_CONTAINER_CLIS = frozenset({"docker", "podman", "buildah", "skopeo", "nerdctl", "crane"})
 # Flags whose value is ``user:password`` (or ``user%password``, ``user,password``).
 _USER_PASS: dict[str, frozenset[str]] = {
     "curl": frozenset({"-u", "--user", "--proxy-user", "-U"}),
@@ -272,9 +270,8 @@ def _secrets_of(words: list[str]) -> list[str]:
     for start, end in itertools.pairwise(bounds):
         name = program if start == 0 else os.path.basename(words[start])
         part = words[start:end]
-        short = _SHORT.get(name, frozenset())
-        if name in _CONTAINER_CLIS and "login" not in part:
-            short = frozenset()  # ``docker run -p 5432:5432`` publishes a port
+        short = _SHORT.get(name, frozenset()) if operands.flags_name_passwords(name, part) \
+            else frozenset()
         # ``cqlsh -u U -p PASS``: a user flag pairs with a password flag the program's
         # own flags do not already name (the value must then look like a password).
         paired = operands.PAIRED - short if name not in _USER_PASS and operands.user_given(part) \

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from skillopt_sleep.secrets.values import Name, looks_random, password_like, plausible_secret
 
-__all__ = ["PAIRED", "generated_or_password", "program_positional", "user_given"]
+__all__ = ["PAIRED", "flags_name_passwords", "generated_or_password", "program_positional",
+           "user_given"]
 
 PAIRED = frozenset({"-p", "-P", "-w"})
 _USER_FLAGS = frozenset({"-u", "-U", "--user", "--username", "-user", "-username", "-l"})
@@ -59,3 +60,13 @@ def program_positional(name: str, words: list[str]) -> list[str]:
             and args[index] != "*":
         return [args[index]]
     return []
+
+
+# Container CLIs take a password with ``-p`` only when they log in.
+_CONTAINER_CLIS = frozenset({"docker", "podman", "buildah", "skopeo", "nerdctl", "crane"})
+
+
+def flags_name_passwords(name: str, part: list[str]) -> bool:
+    """Whether program ``name``'s own password flags mean a password in ``part``:
+    ``docker run -p 5432:5432`` publishes a port, ``docker login -p`` takes a password."""
+    return name not in _CONTAINER_CLIS or "login" in part
