@@ -4,6 +4,7 @@ a new session, a changed skill or setting, a failed night or ``--force`` runs it
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,7 +53,11 @@ def test_status_says_why_the_last_run_was_skipped_and_force_runs_it(world: dict)
     (row,) = [r for r in status if r.get("kind") == "skipped"]
     assert row["project"] == first["project"] and "nothing new since night" in row["reason"]
     assert status[-1]["summary"]["skipped"] == 1
-    assert "skipped, nothing new since night" in cli(world, "status").stdout
+    said = cli(world, "status").stdout
+    # A person reads the time to the minute; the JSON keeps the stored stamp whole.
+    assert re.search(r"last run of .+ at \d{4}-\d\d-\d\d \d\d:\d\d UTC: "
+                     r"skipped, nothing new since night", said), said
+    assert row["at"] not in said and row["at"][:16].replace("T", " ") in said
     forced = json.loads(cli(world, "run", "--json", "--force").stdout)
     assert not forced["skipped"] and forced["skills"]
     # A night ran: the skip is history, and status no longer shows it.
@@ -129,3 +134,12 @@ def test_mine_between_two_nights_leaves_the_next_one_skipped(world: dict) -> Non
                                  first["project"], "text": "summarise the lr sweep"}) + "\n")
     cli(world, "mine", "--requests", str(extra), "--embedder", "hashing", "--json")
     assert json.loads(cli(world, "run", "--json").stdout)["skipped"]
+
+
+def test_a_stamp_is_read_to_the_minute_in_utc_and_anything_else_is_kept() -> None:
+    from skillopt_sleep.stamps import minute
+
+    assert minute("2026-11-28T08:35:59.123456+00:00") == "2026-11-28 08:35 UTC"
+    assert minute("2026-11-28T10:35:00+02:00") == "2026-11-28 08:35 UTC"
+    assert minute("2026-11-28T08:35:07") == "2026-11-28 08:35 UTC"  # stored without a zone
+    assert minute("yesterday") == "yesterday"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillopt_sleep import config, paths
+from skillopt_sleep.stamps import minute
 
 if TYPE_CHECKING:
     from skillopt_sleep.pipeline.status import Status
@@ -102,7 +103,7 @@ def print_lines(found: dict[str, list[dict[str, Any]]]) -> None:
         for warning in n["warnings"]:
             say(f"  {paint('warning', 'yellow')}: {warning}")
     for s in found["skipped"]:
-        say(f"last run of {s['project']} at {s['at']}: skipped, {s['reason']}")
+        say(f"last run of {s['project']} at {minute(s['at'])}: skipped, {s['reason']}")
     for p in found["pending"]:
         say(f"{paint('pending review', 'yellow')}: {p['skill']} from night {p['night_id']} "
             f"(skillopt-sleep adopt {p['night_id']} --skill {p['skill']})")

@@ -20,13 +20,13 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from skillopt_sleep.archive import night_inputs
 from skillopt_sleep.archive.db import Archive
 from skillopt_sleep.config import Settings
+from skillopt_sleep.stamps import minute
 
 __all__ = ["IGNORED_SETTINGS", "check", "fingerprint", "nothing_new", "remember",
            "skill_hashes"]
@@ -70,22 +70,13 @@ def fingerprint(archive: Archive, settings: Settings, project: str,
     }
 
 
-def _minute(stamp: str) -> str:
-    """``2026-11-28 08:35 UTC`` from a stored ISO time: what a reader needs of it."""
-    try:
-        when = datetime.fromisoformat(stamp).astimezone(UTC)
-    except ValueError:
-        return stamp
-    return when.strftime("%Y-%m-%d %H:%M UTC")
-
-
 def nothing_new(archive: Archive, project: str, current: dict[str, Any]) -> str:
     """Why tonight's night can be skipped (recorded for ``status``), or "" to run it."""
     last = night_inputs.last_inputs(archive, project)
     if last is None or last.fingerprint != json.loads(json.dumps(current)):
         return ""
     count = current["sessions"][0]
-    since = f"night {last.night_id}" if last.night_id else f"the run at {_minute(last.recorded_at)}"
+    since = f"night {last.night_id}" if last.night_id else f"the run at {minute(last.recorded_at)}"
     reason = (f"nothing new since {since}: no new or grown session "
               f"({count} archived), skills and settings unchanged; no model called")
     night_inputs.record_skip(archive, project, reason)
