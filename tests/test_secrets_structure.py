@@ -145,3 +145,28 @@ def test_redact_tree_redacts_every_string_of_a_json_like_value() -> None:
     tree = {"a": [line, {"b": line}], "n": 3, "k": None}
     clean = redact_tree(tree)
     assert value not in json.dumps(clean) and clean["n"] == 3 and clean["k"] is None
+
+
+@pytest.mark.parametrize("text", [
+    'token = "Qm83kdLx02Pz.atlasv1.Wn4bV7cX1zL9kJ3hG5fD8sA2pO6iU0yT4rE7wQ1mN5bV3cX9"',
+    'credentials "registry.example.org" {\n'
+    '  token = "Rt5Yh8Jk2Lm.v1.Zx9Cv3Bn7Mq1Wp4Es6Dr0Tf8Gy2Hu5Ji"\n}',
+    "API_TOKEN=eyJ0eXAiOiJKV1QifQ.eyJpZCI6OTg3NjU0fQ.Kp9Lm2Nq4Rs6Tu8Vw0Xy3Za5Bc7De9Fg",
+    "secret: Tq8Wm3Zk.Vb6Nx1Lp4Hs9Jd2Fg7Ra5Ec0Yu3Io8",
+])
+def test_a_dotted_token_whose_parts_are_generated_is_a_value_not_an_attribute_path(
+        text: str) -> None:
+    # An attribute path's parts are names; one generated part makes the whole a value.
+    redacted, count = redact(text)
+    assert count >= 1
+    assert not any(len(part) >= 16 and looks_random(part)
+                   for part in redacted.replace('"', " ").replace(".", " ").split())
+
+
+@pytest.mark.parametrize("text", [
+    "token = settings.GITHUB_TOKEN", "api_key = self.config.api_key",
+    "password = request.form.password", "secret: app.config.secretStorageName",
+    "token = response.json.access_token",
+])
+def test_an_attribute_path_after_a_secret_key_is_a_reference_and_stays(text: str) -> None:
+    assert redact(text) == (text, 0)

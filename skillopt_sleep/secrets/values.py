@@ -235,7 +235,11 @@ def _code(value: str) -> bool:
     """A reference or an expression: a name, an attribute path, a call or a subscript."""
     if re.search(r"[A-Za-z_]\w*[(\[]", value):  # get_token(), os.environ["X"]
         return True
-    return bool(_CODE.fullmatch(value)) and not looks_random(value)
+    if not _CODE.fullmatch(value):
+        return False
+    # An attribute path's parts are names; a dotted token's (Terraform's
+    # ``….atlasv1.…``, a JWT) are generated, and one such part makes it a value.
+    return not any(looks_random(part) for part in value.split(".")) and not looks_random(value)
 
 
 def _placeholder(value: str) -> bool:
