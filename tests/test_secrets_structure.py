@@ -170,3 +170,34 @@ def test_a_dotted_token_whose_parts_are_generated_is_a_value_not_an_attribute_pa
 ])
 def test_an_attribute_path_after_a_secret_key_is_a_reference_and_stays(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+_HEADER_VALUE = "Vq7Lm2Xc9Rt4Bn8Kd3Wz6Hp1"
+
+
+@pytest.mark.parametrize("text", [
+    f"export OTEL_EXPORTER_OTLP_HEADERS=x-tenant=acme,x-ingest-team={_HEADER_VALUE}",
+    f'{{"env": {{"OTEL_EXPORTER_OTLP_HEADERS": "signal-ingestion={_HEADER_VALUE}"}}}}',
+    f'curl -sS -H "X-Workspace-Team: {_HEADER_VALUE}" https://api.example.net/v1/events',
+    f"curl --header 'x-org-secretless: {_HEADER_VALUE}' https://api.example.net",
+    f"requests.post(url, headers={{'Accept': 'json', 'X-Team': '{_HEADER_VALUE}'}})",
+    f"httpx.get(url, headers=dict(x_team='{_HEADER_VALUE}'))",
+    f'await fetch(url, {{ headers: {{ "x-team": "{_HEADER_VALUE}" }} }})',
+    f"exporters:\n  otlp:\n    headers:\n      accept: json\n      x-team: {_HEADER_VALUE}\n",
+])
+def test_a_generated_request_header_value_is_a_secret_whatever_the_header_is_called(
+        text: str) -> None:
+    # Headers are where credentials travel; a header's name often says nothing of it.
+    redacted, count = redact(text)
+    assert count == 1 and _HEADER_VALUE not in redacted and "REDACTED" in redacted
+
+
+@pytest.mark.parametrize("text", [
+    f"curl -H 'X-Request-Id: {_HEADER_VALUE}' https://api.example.net",
+    f'fetch(url, {{ headers: {{ "traceparent": "{_HEADER_VALUE}" }} }})',
+    f"HTTP/2 200\nx-edge-location: {_HEADER_VALUE}\n",  # a response's header lines: its marks
+    f'headers = {{"Accept": "json"}}; body = {{"item": "{_HEADER_VALUE}"}}',
+    'headers = {"User-Agent": "claude-cli/2.1.330 (external, cli)"}',
+])
+def test_an_id_header_a_response_dump_and_a_value_outside_headers_stay(text: str) -> None:
+    assert redact(text) == (text, 0)

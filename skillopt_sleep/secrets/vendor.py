@@ -11,7 +11,8 @@ plugins are left out (this package reads context itself, see ``assignments`` and
 
 Vendors that detect-secrets has no rule for share one shape, which is detected as a class:
 a short lower-case prefix and separators (``sk-ant-api03-``, ``hf_``, ``dop_v1_``,
-``shpat_``, ``hvs.``, ``AGE-SECRET-KEY-1``) before a long random body.
+``shpat_``, ``hvs.``, ``AGE-SECRET-KEY-1``) before a long random body. So do credentials
+given as request headers whose names say nothing (``_in_headers``).
 """
 
 from __future__ import annotations
@@ -175,7 +176,8 @@ def find(text: str) -> list[Span]:
         if _example(token):  # ``AKIAIOSFODNN7EXAMPLE``: the documentation's own
             continue
         span = _vendor(window) or _prefixed(token, run.start() - start) \
-            or _no_separator(token, run.start() - start)
+            or _no_separator(token, run.start() - start) \
+            or _in_headers(text, run.start(), token, run.start() - start)
         if span is not None:  # the whole token run (a JWT's signature, a key's tail)
             run_end = run.start() + len(token)
             end = max(start + span[1], run_end) if span[1] > run.start() - start \
@@ -222,3 +224,42 @@ def _prefixed(token: str, offset: int) -> Span | None:
     if not looks_random(longest):
         return None
     return (offset, offset + len(token), "prefixed_token")
+
+
+# Headers are where credentials travel, and a header's name says less than a key's
+# (``x-honeycomb-team``, ``X-Tenant``): a generated value given as a request header is one,
+# whatever its name, unless the name says it is an id (``X-Request-Id``, ``traceparent``).
+# Request headers are read in the forms a developer writes them: a command's ``-H``
+# option, a mapping after a key named ``headers`` (code, JSON, YAML), and a list of
+# ``name=value`` pairs given as one value (``OTEL_EXPORTER_OTLP_HEADERS=…``). A response
+# dump's header lines are not: their generated values are ids and caches' marks.
+_NAME = r"[\"']?(?P<name>[A-Za-z][\w\-]{0,60})[\"']?"
+_HEADER_CONTEXTS = (
+    re.compile(r"(?:^|\s)(?:-H|--header)[ \t=]*\\{0,7}[\"']?" + _NAME + r"[ \t]*:[ \t]*\Z"),
+    re.compile(r"(?i)headers?\\{0,7}[\"']?[ \t]*[:=(][ \t]*(?:dict\(|\{)(?:[^{}]{0,300}?[,\s])?"
+               r"[ \t]*\\{0,7}" + _NAME + r"\\{0,7}[ \t]*[:=][ \t]*\\{0,7}[\"']\Z"),
+    re.compile(r"(?i)headers?:[ \t]*\r?\n(?:[ \t]+[\w\-]+:[^\n]*\n){0,12}[ \t]+" + _NAME
+               + r":[ \t]*[\"']?\Z"),
+    re.compile(r"(?i)headers?\\{0,7}[\"']?[ \t]*[:=][ \t]*\\{0,7}[\"']?"
+               r"(?:[^\s\"'=,;&]+=[^\s\"',;&]*[,;&][ \t]?)*(?P<name>[^\s\"'=,;&]+)=\Z"),
+)
+_ID_WORDS = ("id", "trace", "request", "correlation", "etag", "version", "nonce", "span",
+             "parent", "session", "cursor")
+
+
+def _in_headers(text: str, at: int, token: str, offset: int) -> Span | None:
+    """The token at ``text[at:]`` as a request header's generated value, if it is one."""
+    if not looks_random(max(re.split(r"[-_.]", token), key=len)):
+        return None
+    before = max(0, at - 600)
+    near = text[before:at].lower()
+    if "header" not in near and "-h" not in near:  # most tokens (ids, digests): one scan
+        return None
+    for context in _HEADER_CONTEXTS:
+        found = context.search(text, before, at)
+        if found is not None:
+            name = found.group("name").lower()
+            if any(word in name for word in _ID_WORDS):
+                return None
+            return (offset, offset + len(token), "header_value")
+    return None
