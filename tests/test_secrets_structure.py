@@ -201,3 +201,25 @@ def test_a_generated_request_header_value_is_a_secret_whatever_the_header_is_cal
 ])
 def test_an_id_header_a_response_dump_and_a_value_outside_headers_stay(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ("my recovery password is 8f3k-2d9k-m2ka-9dk2, keep it", "8f3k-2d9k-m2ka-9dk2"),
+    ("Passwort lautet: 4F2K-9XQ3-77ZB-P0LM", "4F2K-9XQ3-77ZB-P0LM"),
+    ("the vpn passcode is 7hq2 k9d4 3mzp", "7hq2 k9d4 3mzp"),
+    ("api key: R4T7-22KQ-X9WM-5BZA-Q1LE", "R4T7-22KQ-X9WM-5BZA-Q1LE"),
+])
+def test_a_code_said_in_groups_after_a_secret_noun_is_redacted_whole(text: str,
+                                                                      code: str) -> None:
+    redacted, count = redact(text)
+    assert count == 1 and redacted == text.replace(code, "[REDACTED:password_pair]")
+
+
+@pytest.mark.parametrize("text", [
+    "the password is sent with each call",
+    "the token is T1059 and T1078",  # ids in prose, not one grouped code
+    "password policy: 1200 2400 3600 seconds",
+    "the secret is kept in vault",
+])
+def test_words_numbers_and_ids_after_a_secret_noun_are_not_a_grouped_code(text: str) -> None:
+    assert redact(text) == (text, 0)

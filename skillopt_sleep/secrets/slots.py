@@ -81,9 +81,13 @@ _QUALIFIER = (r"(?:[ \t]+(?:(?:for|of|to|on|at|in|de|du|des|del|della|dello|di|d
               r"von|vom|para|per|voor|van|för|dla|для|от|の)(?:[ \t]+[^\s:=]{1,40}){1,5}?"
               r"|(?:dell|dall|all|d|l)['’][^\s:=]{1,40}(?:[ \t]+[^\s:=]{1,40}){0,4}?))?")
 _VALUE = r"[ \t]*[\"'`“‘«]?(?P<v>[^\s\"'`”’»<>\\]{4,128})"
-_TOLD = re.compile(r"[ \t]*(?:[:：=][ \t]*|[ \t]" + _COPULA + r"[ \t:]+|" + _CJK_COPULA
-                   + r"[ \t:：]*)(?:now[ \t]+|still[ \t]+)?"
-                   + r"[\"'`“‘«]?(?P<v>[^\s\"'`”’»<>\\]{4,128})", re.IGNORECASE)
+_TOLD_BY = (r"[ \t]*(?:[:：=][ \t]*|[ \t]" + _COPULA + r"[ \t:]+|" + _CJK_COPULA
+            + r"[ \t:：]*)(?:now[ \t]+|still[ \t]+)?[\"'`“‘«]?")
+_TOLD = re.compile(_TOLD_BY + r"(?P<v>[^\s\"'`”’»<>\\]{4,128})", re.IGNORECASE)
+# A code given in groups (``abcd efgh ijkl mnop``, ``4F2K-9XQ3-77ZB``): app passwords,
+# recovery and licence codes are shown to people that way.
+_TOLD_GROUPED = re.compile(_TOLD_BY + r"(?P<v>[A-Za-z0-9]{3,8}(?:[ \-][A-Za-z0-9]{3,8}){2,7})"
+                           r"(?![\w\-])", re.IGNORECASE)
 _QUALIFIED_TOLD = re.compile(_QUALIFIER + r"[ \t]+" + _COPULA + r"[ \t:]+" + _VALUE,
                              re.IGNORECASE)
 _AT_ONCE = re.compile(r"[ \t]+[\"'`“‘«]?(?P<v>[^\s\"'`”’»<>\\]{4,128})")
@@ -132,6 +136,9 @@ def _after_noun(text: str, end: int, password: bool) -> Span | None:
         told = pattern.match(text, end)
         if told and _judge(told.group("v"), generated_only=False):
             return _span(text, told.start("v"), told.group("v"))
+    grouped = _TOLD_GROUPED.match(text, end)
+    if grouped and _generated_groups(grouped.group("v")):
+        return (grouped.start("v"), grouped.end("v"), "password_pair")
     if password:
         once = _AT_ONCE.match(text, end)
         if once and _judge(once.group("v"), generated_only=False) and \
@@ -156,6 +163,17 @@ def _judge(value: str, generated_only: bool) -> bool:
     if "/" in core and not looks_random(core):  # ``pwd /srv/app1``: a path, not a password
         return False
     return looks_random(core) or (not generated_only and password_like(core))
+
+
+def _generated_groups(value: str) -> bool:
+    """Groups of one length that read as generated, not as words or numbers: at least half
+    of them mix letters and digits. (Letters alone are not told from words here: English
+    runs of equal-length words were measured to pass every letter-frequency test tried.)"""
+    groups = re.split(r"[ \-]", value)
+    if len({len(g) for g in groups}) != 1 or len(set(value.lower()) - set(" -")) < 6:
+        return False
+    mixed = sum(any(c.isdigit() for c in g) and any(c.isalpha() for c in g) for g in groups)
+    return 2 * mixed >= len(groups)
 
 
 def _span(text: str, start: int, value: str) -> Span:
