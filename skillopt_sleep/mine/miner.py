@@ -58,11 +58,31 @@ otherwise force a full pass every time; a full pass of a small pool is cheap any
 
 @dataclass
 class MineReport:
-    families: list[Family] = field(default_factory=list)
+    """What a pass did: its counts, the families it formed or joined (``grown``, with their
+    members), and every family of the projects it mined (``families``).
+
+    ``families`` is listed from the archive when first read: every member of every family,
+    in proportion to the history, which a caller that needs only what grew (``mine`` shows
+    the families holding the new requests) never pays for."""
+
     counts: dict[str, int] = field(default_factory=dict)
+    grown: list[Family] = field(default_factory=list)
+    store: MiningStore | None = field(default=None, repr=False)
+    projects: list[str] = field(default_factory=list)
+    _families: list[Family] | None = field(default=None, repr=False)
 
     def bump(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
+
+    @property
+    def families(self) -> list[Family]:
+        if self._families is None:
+            grown = {f.id: f for f in self.grown}
+            self._families = [] if self.store is None else [
+                Family(fid, project, ids, new=fid in grown and grown[fid].new, grew=fid in grown)
+                for project in self.projects
+                for fid, ids in sorted(self.store.family_members(project).items())]
+        return self._families
 
 
 @dataclass
@@ -177,7 +197,7 @@ class Miner:
         return found
 
     def mine(self, requests: Sequence[Request]) -> MineReport:
-        report = MineReport()
+        report = MineReport(store=self.store)
         fresh = self.store.add_requests(requests)
         report.bump("requests", len(requests))
         report.bump("new_requests", len(fresh))
@@ -213,12 +233,10 @@ class Miner:
         report.bump("full_passes" if full else "incremental_passes")
         report.bump("pending", pending)
         report.bump("new_families", sum(touched.values()))
-        members = self.store.family_members(project)
-        report.bump("families", len(members))
-        report.families += [
-            Family(fid, project, ids, new=touched.get(fid, False), grew=fid in touched)
-            for fid, ids in sorted(members.items())
-        ]
+        report.bump("families", self.store.count_families(project))
+        report.projects.append(project)
+        report.grown += [Family(fid, project, ids, new=touched[fid], grew=True)
+                         for fid, ids in sorted(self.store.members_of(touched).items())]
 
     def _join_existing(self, project: str, taken: list[Member],
                        index: ProjectIndex) -> dict[str, str]:
