@@ -207,12 +207,12 @@ def _mine_families(
     """Mine ``found`` into the archive: the families holding any of them, and the counts."""
     from skillopt_sleep.mine.embed import make_embedder
     from skillopt_sleep.mine.miner import Miner
-    from skillopt_sleep.mine.tasks import medoid
+    from skillopt_sleep.mine.vectors import medoid
 
     with _preview(into) as (archive, index):
         miner = Miner(archive, make_embedder(embedder), family_settings, ratios,
                       index_base=index)
-        report = miner.mine(found)
+        report = miner.mine(found, every_family=False)
         new = {f.id for f in report.grown if f.new}
         texts = {r.id: r.text for r in found}
         # The families holding a request of the file, read by key: listing every family

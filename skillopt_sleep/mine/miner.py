@@ -59,30 +59,16 @@ otherwise force a full pass every time; a full pass of a small pool is cheap any
 @dataclass
 class MineReport:
     """What a pass did: its counts, the families it formed or joined (``grown``, with their
-    members), and every family of the projects it mined (``families``).
+    members), and every family of the projects it mined (``families``, unless the pass was
+    told not to list them: that is every member of every family, in proportion to the
+    history, which a caller that needs only what grew never pays for)."""
 
-    ``families`` is listed from the archive when first read: every member of every family,
-    in proportion to the history, which a caller that needs only what grew (``mine`` shows
-    the families holding the new requests) never pays for."""
-
+    families: list[Family] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     grown: list[Family] = field(default_factory=list)
-    store: MiningStore | None = field(default=None, repr=False)
-    projects: list[str] = field(default_factory=list)
-    _families: list[Family] | None = field(default=None, repr=False)
 
     def bump(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
-
-    @property
-    def families(self) -> list[Family]:
-        if self._families is None:
-            grown = {f.id: f for f in self.grown}
-            self._families = [] if self.store is None else [
-                Family(fid, project, ids, new=fid in grown and grown[fid].new, grew=fid in grown)
-                for project in self.projects
-                for fid, ids in sorted(self.store.family_members(project).items())]
-        return self._families
 
 
 @dataclass
@@ -196,13 +182,21 @@ class Miner:
             found = self._intents[text] = parse(text)
         return found
 
-    def mine(self, requests: Sequence[Request]) -> MineReport:
-        report = MineReport(store=self.store)
+    def mine(self, requests: Sequence[Request], every_family: bool = True) -> MineReport:
+        """Store and group ``requests``; the report lists every family of their projects
+        unless ``every_family`` is off (then only ``grown``)."""
+        report = MineReport()
         fresh = self.store.add_requests(requests)
         report.bump("requests", len(requests))
         report.bump("new_requests", len(fresh))
         for project in sorted({r.project for r in requests}):
             self._mine_project(project, report)
+            if every_family:
+                grown = {f.id: f for f in report.grown if f.project == project}
+                report.families += [
+                    Family(fid, project, ids, new=fid in grown and grown[fid].new,
+                           grew=fid in grown)
+                    for fid, ids in sorted(self.store.family_members(project).items())]
         report.bump("embedded", self.cache.embedded)
         return report
 
@@ -234,7 +228,6 @@ class Miner:
         report.bump("pending", pending)
         report.bump("new_families", sum(touched.values()))
         report.bump("families", self.store.count_families(project))
-        report.projects.append(project)
         report.grown += [Family(fid, project, ids, new=touched[fid], grew=True)
                          for fid, ids in sorted(self.store.members_of(touched).items())]
 
