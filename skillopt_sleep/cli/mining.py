@@ -216,10 +216,12 @@ def _mine_families(
         new = {f.id for f in report.grown if f.new}
         texts = {r.id: r.text for r in found}
         # The families holding a request of the file, read by key: listing every family
-        # of the project would cost a pass in proportion to the whole history.
+        # of the project would cost a pass in proportion to the whole history. Those that
+        # grew come with their members; others (the file mined before) are read here.
         held = {r.family_id for r in miner.store.rows_by_id(list(texts)) if r.family_id}
+        members = {f.id: f.members for f in report.grown if f.id in held}
+        members |= miner.store.members_of(held - members.keys())
         rows = [row for row in map(miner.store.family, held) if row is not None]
-        members = miner.store.members_of(held)
         indexes = {p: miner.open_index(p) for p in {row.project for row in rows}}
         families: list[dict[str, Any]] = []
         for row in sorted(rows, key=lambda r: (r.project, r.family_id)):
