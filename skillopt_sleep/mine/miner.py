@@ -288,7 +288,8 @@ class Miner:
         if kinds is None:  # families repeat their kinds: each distinct list is parsed once
             kinds = self._kinds[stats.kinds] = frozenset(
                 self.compat.kind(Kind(frozenset(a), o, h)) for a, o, h in json.loads(stats.kinds))
-        return Group([], np.frombuffer(stats.total, dtype=np.float64).copy(), set(kinds),
+        # A read-only view of the stored bytes: ``absorb`` makes a new sum, never adds in place
+        return Group([], np.frombuffer(stats.total, dtype=np.float64), set(kinds),
                      stats.size)
 
     def _save_stats(self, project: str, groups: dict[str, Group]) -> None:
