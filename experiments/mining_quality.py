@@ -11,7 +11,8 @@ action only (no text, no English tables), each also by half (``half_of``: famili
 by index parity; settings were studied on half 0, half 1 is the held-out check) and with
 the same-family pairs left apart counted by why (``losses``); with ``--sweep``, a grid of
 the fingerprint bar × the trust of the work over the English tables × tables on/off,
-through the real miner, by half.
+through the real miner, by half; with ``--unread-sweep``, the text weight × the work's
+agreement asked where the tables read nothing, overall and without English requests.
 """
 
 from __future__ import annotations
@@ -189,6 +190,27 @@ def sweep(rows: Sequence[dict[str, Any]], embedder: Embedder, state: Path) -> di
     return out
 
 
+def unread_sweep(rows: Sequence[dict[str, Any]], embedder: Embedder, state: Path,
+                 weights: Sequence[float], bars: Sequence[float]) -> dict[str, Any]:
+    """Precision/recall (overall, by half) on the whole set and on its non-English requests
+    alone, over the text weight (``text_weight``: how much the embedder's text cosine
+    counts beside the fingerprint) × ``unread_trust`` (the work's agreement asked of
+    groups whose words the English tables cannot read; above 1: not asked)."""
+    foreign = [r for r in rows if r["lang"] != "en"]
+    out: dict[str, Any] = {}
+    for weight in weights:
+        for bar in bars:
+            settings = FamilySettings(text_weight=weight, unread_trust=bar)
+            cell: dict[str, Any] = {}
+            for name, subset in (("all", rows), ("no_english", foreign)):
+                groups = mine(subset, embedder, settings, state / f"w{weight}u{bar}{name}")
+                found = scores(subset, groups) | by_half(subset, groups)
+                cell[name] = {k: (v["precision"], v["recall"]) for k, v in found.items()
+                              if k in ("all", "half0", "half1")}
+            out[f"w{weight}/unread{bar if bar <= 1 else '-off'}"] = cell
+    return out
+
+
 def quality(embedder: Embedder, with_sweep: bool = False) -> dict[str, Any]:
     rows = load()
     result: dict[str, Any] = {
@@ -209,8 +231,20 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--sweep", action="store_true")
     parser.add_argument("--embedder", default="minilm", help="minilm or use-multilingual")
+    parser.add_argument("--unread-sweep", default="",
+                        help="text weights and unread_trust bars, e.g. '0,0.2:2,0.5,0.6' "
+                        "(unread_sweep): instead of the variants")
     args = parser.parse_args()
     os.environ["HF_HUB_OFFLINE"] = "1"
+    if args.unread_sweep:
+        weights, bars = (tuple(float(x) for x in part.split(","))
+                         for part in args.unread_sweep.split(":"))
+        with tempfile.TemporaryDirectory(prefix="mining-quality-") as tmp:
+            found = unread_sweep(load(), Memo(make_embedder(args.embedder)), Path(tmp),
+                                 weights, bars)
+        for cell, figures in found.items():
+            print(json.dumps({cell: figures}) if args.json else f"  {cell:18} {figures}")
+        return
     result = quality(Memo(make_embedder(args.embedder)), args.sweep)
     if args.json:
         print(json.dumps(result))

@@ -18,8 +18,9 @@ it does for a real user. Then, in a fresh state dir, it runs
 - ``peak_rss_mb``: the larger peak RSS of the two runs (``VmHWM`` of each child);
 - ``families``: families stored after the second run;
 - ``lib_first_s`` / ``lib_second_s`` / ``lib_ratio``: the same two minings through the
-  library (``Miner.mine``) in this process, so without the CLI's start-up, imports and
-  JSON reading and printing;
+  library (``Miner.mine(…, every_family=False)``, as ``mine`` calls it: the families that
+  grew, not a listing of every family) in this process, so without the CLI's start-up,
+  imports and JSON reading and printing;
 - ``catalog_first_s`` / ``catalog_second_s``: the night's mining path (``Catalog.refresh``:
   mine, route, build and store tasks; no model, so judges come from corrections alone).
 
@@ -167,7 +168,7 @@ def in_process(n: int, threshold: float | None, with_actions: bool = True,
             requests = [request_from_json(r) for r in rows]
             miner = Miner(archive, make_embedder(embedder), settings, index_base=state / "index")
             start, cpu = time.perf_counter(), time.process_time()
-            miner.mine(requests)
+            miner.mine(requests, every_family=False)  # as ``mine`` asks: what grew, by key
             times.append(time.perf_counter() - start)
             cpus.append(time.process_time() - cpu)
             if not catalog_too:

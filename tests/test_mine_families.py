@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from skillopt_sleep import paths
@@ -158,3 +159,32 @@ def test_intents_canonicalise_and_guard_deliverables() -> None:
     assert parse("Summarize the ResNet paper.").canonical == summary.canonical  # names dropped
     assert not same_intent_possible(parse("Draft a related-work paragraph around X."),
                                     parse("Draft an abstract for our follow-up to X."))
+
+
+def test_unread_words_can_ask_the_work_to_agree() -> None:
+    """``unread_trust``: where the tables read no member's words (another language), two
+    groups that both ran tools merge only if their work agrees at that bar; off by default,
+    and groups whose words the tables read are judged by the tables as before."""
+    from skillopt_sleep.mine.families import Group
+    from skillopt_sleep.mine.fingerprint import vectors
+
+    settings = FamilySettings(unread_trust=0.8)
+    combiner = settings.combiner()
+    text = np.zeros((4, 8), dtype=np.float32)
+    text[:, 0] = 1.0
+    acts = [["tool:shell", "cmd:pytest"], ["tool:shell", "cmd:pytest"],
+            ["tool:shell", "cmd:pytest", "tool:edit", "edit:.py", "file:api/cart.py",
+             "path:api", "outcome:tests-failed"], []]
+    rows = combiner._join(text, vectors(acts, combiner.dim))
+    work = [combiner.work_cosine(rows[0], 1, rows[i], 1) for i in (1, 2)]
+    assert work[0] > 0.99 and work[1] < 0.8  # the same run, and a run that also edited
+    unread, read = parse("テストを実行して"), parse("run the tests")
+    for strict, expected in ((settings, (True, False, True)),
+                             (FamilySettings(), (True, True, True))):
+        compat = strict.compatibility(combiner)
+        one = Group.of(rows[0], compat.kind(unread))
+        same, edited, no_tools = (Group.of(rows[i], compat.kind(unread)) for i in (1, 2, 3))
+        assert (compat.groups(one, same), compat.groups(one, edited),
+                compat.groups(one, no_tools)) == expected
+        read_pair = (Group.of(rows[0], compat.kind(read)), Group.of(rows[2], compat.kind(read)))
+        assert compat.groups(*read_pair)  # the tables read both: the work is not asked

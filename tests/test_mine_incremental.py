@@ -133,3 +133,32 @@ def test_the_night_and_the_cli_share_one_default() -> None:
     assert config.Settings().family_threshold == FamilySettings().threshold == 0.3
     with pytest.raises(ConfigError, match="family_threshold"):
         config.load(flags={"family_threshold": 0.0})
+
+
+def test_a_pass_can_report_only_the_families_it_grew() -> None:
+    """``every_family=False`` (what ``mine`` asks) lists the families formed or joined in
+    the pass, with every member, and leaves the full listing alone."""
+    archive = Archive(paths.archive_path())
+    cut = int(len(REQUESTS) * 0.7)
+    _miner(archive).mine(REQUESTS[:cut])
+    later = _miner(archive).mine(REQUESTS[cut:], every_family=False)
+    assert later.families == [] and later.grown
+    full = MiningStore(archive).family_members(REQUESTS[0].project)
+    new_ids = {r.id for r in REQUESTS[cut:]}
+    holding = {fid for fid, ids in full.items() if new_ids & set(ids)}
+    assert {f.id for f in later.grown} == holding  # every family holding a new request grew
+    for family in later.grown:
+        assert family.grew and family.members == full[family.id]
+    assert later.counts["families"] == len(full)
+    archive.close()
+
+
+def test_members_of_reads_families_by_key_in_arrival_order() -> None:
+    archive = Archive(paths.archive_path())
+    _miner(archive).mine(REQUESTS)
+    store = MiningStore(archive)
+    every = store.family_members(REQUESTS[0].project)
+    some = sorted(every)[::3]
+    assert store.members_of(some) == {fid: every[fid] for fid in some}
+    assert store.members_of([]) == {} and store.count_families(REQUESTS[0].project) == len(every)
+    archive.close()

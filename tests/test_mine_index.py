@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import faiss
 import numpy as np
+import pytest
 
-from skillopt_sleep.mine.index import ProjectIndex, index_dir
+from skillopt_sleep.mine import index as index_module
+from skillopt_sleep.mine.index import ProjectIndex, faiss_scored, index_dir
 
 
 def _vectors(n: int, dim: int = 16, seed: int = 0) -> np.ndarray:
@@ -88,3 +91,17 @@ def test_a_small_addition_is_appended_not_rewritten(tmp_path: Path) -> None:
     assert not again.delta_path.exists() and again.index_path.read_bytes() != base
     final = ProjectIndex.open("/p", "mock", 16, tmp_path)
     assert final.keys == keys and np.allclose(final.vectors(keys), v)
+
+
+def test_small_and_large_searches_find_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search under ``ONE_THREAD_WORK`` runs on one thread and leaves faiss's thread
+    count as it was; the answer is the one a search on every thread gives."""
+    base, queries = _vectors(300, 32, 1), _vectors(40, 32, 2)
+    threads = faiss.omp_get_max_threads()
+    small = faiss_scored(base, queries, 5)
+    assert faiss.omp_get_max_threads() == threads
+    monkeypatch.setattr(index_module, "ONE_THREAD_WORK", 0)  # every search as a large one
+    large = faiss_scored(base, queries, 5)
+    assert [[r for r, _ in row] for row in large] == [[r for r, _ in row] for row in small]
+    assert np.allclose([[s for _, s in row] for row in large],
+                       [[s for _, s in row] for row in small])

@@ -123,6 +123,24 @@ class MiningStore:
             out.setdefault(fid, []).append(rid)
         return out
 
+    def members_of(self, family_ids: Iterable[str]) -> dict[str, list[str]]:
+        """Member ids of the given families (by key), each in arrival order:
+        ``family_members`` for a few families, not every family of a project."""
+        out: dict[str, list[str]] = {}
+        unique = sorted(set(family_ids))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for rid, fid in self.conn.execute(
+                    f"SELECT id, family_id FROM mined_requests WHERE family_id IN ({marks})"
+                    " ORDER BY family_id, seq", chunk):
+                out.setdefault(fid, []).append(rid)
+        return out
+
+    def count_families(self, project: str) -> int:
+        return int(self.conn.execute("SELECT COUNT(*) FROM families WHERE project = ?",
+                                     (project,)).fetchone()[0])
+
     def feature_counts(self, project: str, sample: int) -> dict[str, int]:
         """How many of the first ``sample`` requests of ``project`` have each fingerprint
         feature: stored once counted, so a later pass reads one small row."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,7 +14,6 @@ import typer
 
 from skillopt_sleep import paths
 from skillopt_sleep.archive.db import Archive
-from skillopt_sleep.cli._console import working
 from skillopt_sleep.cli._json import emit
 from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.paths import archive_path, state_dir
@@ -21,6 +21,7 @@ from skillopt_sleep.records import Split, Task, to_dict
 
 if TYPE_CHECKING:  # the mining modules load only when a command runs
     from skillopt_sleep.mine.catalog import CatalogResult, CatalogSettings
+    from skillopt_sleep.mine.families import FamilySettings
     from skillopt_sleep.mine.requests import Request
 
 EmbedderOption = Annotated[
@@ -81,6 +82,19 @@ def register(app: typer.Typer) -> None:
     app.command("recall")(recall_command)
 
 
+@contextmanager
+def working(message: str) -> Iterator[None]:
+    """``_console.working`` on a terminal; on a pipe or a file (where it shows nothing)
+    without importing rich, which a ``mine`` pass adding 1 % to a history would pay for."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    from skillopt_sleep.cli._console import working as spinner
+
+    with spinner(message):
+        yield
+
+
 def _emit(obj: Any) -> None:
     emit(obj, ensure_ascii=False)
 
@@ -125,10 +139,18 @@ def _preview(into: Path | None = None) -> Iterator[tuple[Archive, Path]]:
 
 def _settings(threshold: float | None, min_sessions: int | None, ratios: str) -> CatalogSettings:
     """Family settings from the flags, else from config, the same keys the night reads."""
-    from skillopt_sleep import config
     from skillopt_sleep.mine.catalog import CatalogSettings
-    from skillopt_sleep.mine.families import FamilySettings
     from skillopt_sleep.mine.splits import parse_ratios
+
+    return CatalogSettings(family=_family_settings(threshold, min_sessions),
+                           ratios=parse_ratios(ratios))
+
+
+def _family_settings(threshold: float | None, min_sessions: int | None) -> FamilySettings:
+    """``_settings``' family half, without the catalog (tasks, judges, the models): ``mine``
+    needs no more, and a pass that adds 1 % to a history pays for every import."""
+    from skillopt_sleep import config
+    from skillopt_sleep.mine.families import FamilySettings
 
     if threshold is None or min_sessions is None:
         settings = config.load(Path.cwd())
@@ -138,8 +160,7 @@ def _settings(threshold: float | None, min_sessions: int | None, ratios: str) ->
         raise ConfigError(f"--threshold must be in (0, 1], got {threshold}")
     if min_sessions < 1:
         raise ConfigError(f"--min-sessions must be at least 1, got {min_sessions}")
-    family = FamilySettings(threshold=threshold, min_sessions=min_sessions)
-    return CatalogSettings(family=family, ratios=parse_ratios(ratios))
+    return FamilySettings(threshold=threshold, min_sessions=min_sessions)
 
 
 def mine_command(
@@ -156,13 +177,15 @@ def mine_command(
     """Group requests into recurring task families (a preview: the nights' state is never
     written)."""
     from skillopt_sleep.mine.requests import read_requests
+    from skillopt_sleep.mine.splits import parse_ratios
 
-    settings = _settings(threshold, min_sessions, split_ratios)
+    family = _family_settings(threshold, min_sessions)
+    ratios = parse_ratios(split_ratios)
     found, problems = read_requests(requests)
     for problem in problems:
         typer.echo(f"skipped: {problem}", err=True)
     with working(f"mining {len(found)} request(s) ({embedder} embeddings)"):
-        families, counts = _mine_families(found, embedder, settings, into)
+        families, counts = _mine_families(found, embedder, family, ratios, into)
     summary = counts | {"bad_lines": len(problems), "listed": len(families),
                         "preview": into is None}
     if as_json:
@@ -178,39 +201,38 @@ def mine_command(
 
 
 def _mine_families(
-    found: list[Request], embedder: str, settings: CatalogSettings, into: Path | None
+    found: list[Request], embedder: str, family_settings: FamilySettings,
+    ratios: tuple[float, ...], into: Path | None
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Mine ``found`` into the archive: the families holding any of them, and the counts."""
     from skillopt_sleep.mine.embed import make_embedder
     from skillopt_sleep.mine.miner import Miner
-    from skillopt_sleep.mine.tasks import medoid
+    from skillopt_sleep.mine.vectors import medoid
 
     with _preview(into) as (archive, index):
-        miner = Miner(archive, make_embedder(embedder), settings.family, settings.ratios,
+        miner = Miner(archive, make_embedder(embedder), family_settings, ratios,
                       index_base=index)
-        report = miner.mine(found)
-        wanted = {r.id for r in found}
+        report = miner.mine(found, every_family=False)
+        new = {f.id for f in report.grown if f.new}
         texts = {r.id: r.text for r in found}
+        # The families holding a request of the file, read by key: listing every family
+        # of the project would cost a pass in proportion to the whole history. Those that
+        # grew come with their members; others (the file mined before) are read here.
+        held = {r.family_id for r in miner.store.rows_by_id(list(texts)) if r.family_id}
+        members = {f.id: f.members for f in report.grown if f.id in held}
+        members |= miner.store.members_of(held - members.keys())
+        rows = [row for row in map(miner.store.family, held) if row is not None]
+        indexes = {p: miner.open_index(p) for p in {row.project for row in rows}}
         families: list[dict[str, Any]] = []
-        indexes = {p: miner.open_index(p) for p in {f.project for f in report.families}}
-        for family in report.families:
-            if not wanted.intersection(family.members):
-                continue
-            vectors = indexes[family.project].vectors(family.members)
-            rep = family.members[medoid(vectors)]
+        for row in sorted(rows, key=lambda r: (r.project, r.family_id)):
+            ids = members.get(row.family_id, [])
+            vectors = indexes[row.project].vectors(ids)
+            rep = ids[medoid(vectors)]
             if rep not in texts:  # the representative alone, by key
                 texts.update({r.id: r.text for r in miner.store.rows_by_id([rep])})
-            row = miner.store.family(family.id)
-            families.append(
-                {
-                    "family_id": family.id,
-                    "project": family.project,
-                    "members": family.members,
-                    "representative": texts[rep],
-                    "split": row.split if row else "",
-                    "new": family.new,
-                }
-            )
+            families.append({"family_id": row.family_id, "project": row.project,
+                             "members": ids, "representative": texts[rep],
+                             "split": row.split, "new": row.family_id in new})
     return families, dict(report.counts)
 
 

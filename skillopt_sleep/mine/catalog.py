@@ -20,7 +20,8 @@ from skillopt_sleep.mine.miner import Miner, MineReport
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.route import SkillInfo, route
 from skillopt_sleep.mine.splits import DEFAULT_RATIOS
-from skillopt_sleep.mine.tasks import FamilyEvidence, build_tasks, medoid
+from skillopt_sleep.mine.tasks import FamilyEvidence, build_tasks
+from skillopt_sleep.mine.vectors import medoid
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.records import Task
 from skillopt_sleep.skill_names import is_route

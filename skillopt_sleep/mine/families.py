@@ -53,6 +53,10 @@ class FamilySettings:
     """The bar two requests that both have a fingerprint must reach on the combined
     similarity (``threshold`` stays the bar of text alone)."""
     trust: float = TRUST
+    unread_trust: float = 2.0
+    """Mean fingerprint cosine two groups that both ran tools must reach to merge when the
+    tables could not read what some member asked (another language, unknown wording): the
+    tables veto nothing there, so the work must agree more than the bar alone asks."""
     """Mean fingerprint cosine between two groups at which what the agent did outweighs
     the English tables' veto (``Compatibility``); above 1, the tables always decide."""
 
@@ -69,7 +73,14 @@ class FamilySettings:
         def vouch(a: Group, b: Group) -> bool:
             return combiner.work_cosine(a.total, a.size, b.total, b.size) >= trust
 
-        return Compatibility(self.guards, vouch if trust <= 1.0 else None)
+        bar = self.unread_trust
+
+        def agree(a: Group, b: Group) -> bool:
+            return not (combiner.has_work(a.total) and combiner.has_work(b.total)) \
+                or combiner.work_cosine(a.total, a.size, b.total, b.size) >= bar
+
+        return Compatibility(self.guards, vouch if trust <= 1.0 else None,
+                             agree if bar <= 1.0 else None)
 
 
 @dataclass
@@ -133,9 +144,11 @@ class Compatibility:
     """
 
     def __init__(self, guards: bool = True,
-                 vouch: Callable[[Group, Group], bool] | None = None) -> None:
+                 vouch: Callable[[Group, Group], bool] | None = None,
+                 unread: Callable[[Group, Group], bool] | None = None) -> None:
         self.guards = guards  # False: every pair may merge (the tables are not consulted)
         self.vouch = vouch
+        self.unread = unread  # the work's own say where the tables read nothing
         self._ids: dict[Kind, int] = {}
         self._kinds: list[Kind] = []
         self._seen: dict[tuple[int, int], bool] = {}
@@ -170,11 +183,11 @@ class Compatibility:
         and the tables could not read what was asked of some member (no verb they know:
         another language, or wording they lack). Where the tables read every member,
         their veto stands: two English asks that ran the same one command stay apart."""
+        unread = not (self._unread.isdisjoint(a.kinds) and self._unread.isdisjoint(b.kinds))
         if self.all(a.kinds, b.kinds):
-            return True
+            return not (unread and self.guards and self.unread) or self.unread(a, b)
         if self.vouch is None:
             return False
-        unread = not (self._unread.isdisjoint(a.kinds) and self._unread.isdisjoint(b.kinds))
         return unread and self.vouch(a, b)
 
 

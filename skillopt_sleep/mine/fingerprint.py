@@ -274,6 +274,10 @@ class Combiner:
         acts = float(a[-self.dim :] @ b[-self.dim :])
         return acts / (share * a_size * b_size)
 
+    def has_work(self, total: np.ndarray) -> bool:
+        """Whether a group's sum holds any fingerprint (some member ran a tool)."""
+        return bool(np.any(total[-self.dim :]))
+
     def combine_stored(self, text: np.ndarray, stored: Sequence[str]) -> np.ndarray:
         """``combine`` with fingerprints as the archive keeps them (JSON lists); each
         distinct one is hashed once per ``Combiner`` (tasks repeat their fingerprints,

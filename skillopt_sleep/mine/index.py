@@ -53,11 +53,17 @@ def index_dir(state: Path | None = None) -> Path:
     return (state or paths.state_dir()) / "index"
 
 
+ONE_THREAD_WORK = 1 << 30
+"""Multiply-adds (queries × rows × dimensions) below which a search runs on one thread."""
+
+
 def _search(index: faiss.Index, block: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    if len(block) > 1:
+    if len(block) * index.ntotal * index.d >= ONE_THREAD_WORK:
         return index.search(block, k)
-    # One query: OpenMP's thread start-up costs more than it saves (34 ms vs 9 ms at 100k
-    # vectors on 2 cores), so a single query runs on one thread.
+    # A small search: OpenMP's thread start-up costs more than it saves (one query at 100k
+    # vectors on 2 cores: 34 ms vs 9 ms), and on a busy machine its threads spin for a
+    # core (232 queries over 1,124 family means of 1,024 dimensions, load 20: 43 ms of
+    # CPU on two threads, 14 ms on one, and less wall time too), so it runs on one.
     threads = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(1)
     try:

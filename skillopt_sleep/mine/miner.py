@@ -58,8 +58,14 @@ otherwise force a full pass every time; a full pass of a small pool is cheap any
 
 @dataclass
 class MineReport:
+    """What a pass did: its counts, the families it formed or joined (``grown``, with their
+    members), and every family of the projects it mined (``families``, unless the pass was
+    told not to list them: that is every member of every family, in proportion to the
+    history, which a caller that needs only what grew never pays for)."""
+
     families: list[Family] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    grown: list[Family] = field(default_factory=list)
 
     def bump(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
@@ -176,13 +182,21 @@ class Miner:
             found = self._intents[text] = parse(text)
         return found
 
-    def mine(self, requests: Sequence[Request]) -> MineReport:
+    def mine(self, requests: Sequence[Request], every_family: bool = True) -> MineReport:
+        """Store and group ``requests``; the report lists every family of their projects
+        unless ``every_family`` is off (then only ``grown``)."""
         report = MineReport()
         fresh = self.store.add_requests(requests)
         report.bump("requests", len(requests))
         report.bump("new_requests", len(fresh))
         for project in sorted({r.project for r in requests}):
             self._mine_project(project, report)
+            if every_family:
+                grown = {f.id: f for f in report.grown if f.project == project}
+                report.families += [
+                    Family(fid, project, ids, new=fid in grown and grown[fid].new,
+                           grew=fid in grown)
+                    for fid, ids in sorted(self.store.family_members(project).items())]
         report.bump("embedded", self.cache.embedded)
         return report
 
@@ -213,12 +227,9 @@ class Miner:
         report.bump("full_passes" if full else "incremental_passes")
         report.bump("pending", pending)
         report.bump("new_families", sum(touched.values()))
-        members = self.store.family_members(project)
-        report.bump("families", len(members))
-        report.families += [
-            Family(fid, project, ids, new=touched.get(fid, False), grew=fid in touched)
-            for fid, ids in sorted(members.items())
-        ]
+        report.bump("families", self.store.count_families(project))
+        report.grown += [Family(fid, project, ids, new=touched[fid], grew=True)
+                         for fid, ids in sorted(self.store.members_of(touched).items())]
 
     def _join_existing(self, project: str, taken: list[Member],
                        index: ProjectIndex) -> dict[str, str]:
@@ -277,7 +288,8 @@ class Miner:
         if kinds is None:  # families repeat their kinds: each distinct list is parsed once
             kinds = self._kinds[stats.kinds] = frozenset(
                 self.compat.kind(Kind(frozenset(a), o, h)) for a, o, h in json.loads(stats.kinds))
-        return Group([], np.frombuffer(stats.total, dtype=np.float64).copy(), set(kinds),
+        # A read-only view of the stored bytes: ``absorb`` makes a new sum, never adds in place
+        return Group([], np.frombuffer(stats.total, dtype=np.float64), set(kinds),
                      stats.size)
 
     def _save_stats(self, project: str, groups: dict[str, Group]) -> None:

@@ -21,6 +21,7 @@ from skillopt_sleep.mine.corrections import Check, merge_checks, rules_from_corr
 from skillopt_sleep.mine.judging import Proposal, propose, shape_only, valid_checks
 from skillopt_sleep.mine.requests import Request
 from skillopt_sleep.mine.route import Route, SkillInfo
+from skillopt_sleep.mine.vectors import medoid
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.records import JudgeSpec, Split, Task
 
@@ -32,14 +33,6 @@ class FamilyEvidence:
     split: str
     members: list[Request]
     vectors: np.ndarray  # one unit row per member
-
-
-def medoid(vectors: np.ndarray) -> int:
-    """Index of the member most similar, on average, to all the others."""
-    if len(vectors) <= 2:
-        return 0
-    # Row sums of V·Vᵀ are V·(Σ rows): one pass over the family instead of n².
-    return int(np.argmax(vectors @ vectors.sum(axis=0)))
 
 
 def _outcomes(members: Sequence[Request]) -> dict[str, int]:
