@@ -16,7 +16,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "skillopt_sleep"
 
 STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("_codec", "errors", "records", "paths", "secrets", "atomic", "config",
-                    "tables", "frontmatter", "skilldoc", "skill_names", "firewall", "resources")),
+                    "tables", "frontmatter", "skilldoc", "skill_names", "firewall", "resources",
+                    "stamps")),
     ("harvest", ("harvest",)),
     ("archive", ("archive",)),
     ("models", ("models",)),
