@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from skillopt_sleep.firewall.checks_project import project_checks
+from skillopt_sleep.firewall.conceal import concealed
 from skillopt_sleep.firewall.overrides import override_hits
 from skillopt_sleep.firewall.roles import negated
 from skillopt_sleep.firewall.roles_actions import role_hits
@@ -165,6 +167,8 @@ _SHELL_PROSE = re.compile(
 def prose_hits(line: str) -> Iterator[Hit]:
     """Capabilities the words of ``line`` grant, by class, with where each starts."""
     yield from override_hits(line)
+    yield from concealed(line)
+    yield from project_checks(line)
     yield from role_hits(line)
     for m in _BYPASS.finditer(line):
         guard = _GUARD_RE.search(m.group(0))
