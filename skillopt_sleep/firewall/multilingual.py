@@ -38,9 +38,11 @@ TARGET = "agent instructions"
 CONFIRM = 0.35
 ALONE = 0.68
 
-_EN = frozenset("the a an and or of to in is are be it this that with for on as you your not "
-                "do don't if when from by at we our all use run".split())
-_LATIN_FOREIGN = frozenset(
+_EN_WORDS = ("the a an and or of to in is are be it this that with for on as you your not "
+             "do don't if when from by at we our all use run")
+_EN = frozenset(_EN_WORDS.split())
+# The commonest function words of the Latin-script languages developers write in.
+_FOREIGN_WORDS = (
     "el la los las de del que y en por para con una un es no su sus se lo al como este esta "
     "todas todos tu te mi si pero más ya sólo solo "
     "der die das und ist nicht mit ein eine den dem des zu auf für sich auch nur diese alle "
@@ -54,7 +56,8 @@ _LATIN_FOREIGN = frozenset(
     "il gli di che è non per con una questo tutte "
     "het een en van niet je deze alle met voor "
     "i w na nie się jest z do ten wszystkie "
-    "bu ve bir için ile tüm değil".split())
+    "bu ve bir için ile tüm değil")
+_LATIN_FOREIGN = frozenset(_FOREIGN_WORDS.split())
 _NON_LATIN = re.compile(r"[\u0400-\u04ff\u0590-\u06ff\u0900-\u0dff\u0e00-\u0eff\u3040-\u30ff"
                         r"\u3400-\u9fff\uac00-\ud7af\uff66-\uff9f]")
 

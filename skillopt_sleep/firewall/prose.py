@@ -209,10 +209,10 @@ def prose_hits(line: str) -> Iterator[Hit]:
             at = line.find(word, m.end())
             pathlike = "/" in path or "\\" in path or path.startswith(("$", "~"))
             if pathlike and PERSISTENT.search(path) and not (
-                    own_key and "authorized_keys" in path) and not negated(line[m.end():at]):
-                if place(path) not in places:
-                    places.add(place(path))
-                    yield PERSIST, place(path), m.start()
+                    own_key and "authorized_keys" in path) and not negated(
+                    line[m.end():at]) and place(path) not in places:
+                places.add(place(path))
+                yield PERSIST, place(path), m.start()
     for m in _PERSIST.finditer(line):
         place_at = _PLACE_RE.search(m.group(0))
         if place_at and negated(m.group(0)[: place_at.start()]):
