@@ -87,7 +87,8 @@ _PER_PATH = re.compile(r"overrides|\[mypy-|per-file|\bfor\s+(?:the\s+)?`?[\w./*-
                        re.I)
 
 # The repository's own gates: CI jobs and workflows, reviews, hooks.
-_CHECK_NAME = (r"(?:tests?|lint\w*|mypy|ruff|flake8|pylint|eslint|type[- ]?check\w*|typecheck\w*"
+_CHECK_NAME = (r"(?:(?:[\w-]+\s+)?analy[sz]\w*|tests?|lint\w*|mypy|ruff|flake8|pylint|eslint"
+               r"|type[- ]?check\w*|typecheck\w*"
                r"|checks?|coverage|security|scan\w*|audit\w*|codeql|verif\w*|ci|pre-commit"
                r"|format\w*|clippy|vet)")
 _GATE_GONE = re.compile(

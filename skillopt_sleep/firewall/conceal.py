@@ -38,7 +38,7 @@ _SEEN = (r"(?:see\w*|notic\w*|know\w*|find\s+out|found\s+out|tell|spot\w*|learn\
          r"|realiz\w*|trace\w*|track\w*|recover\w*|review\w*|detect\w*|aware|alerted|notified"
          r"|informed|suspect\w*|audit\w*)")
 _UNSEEN = re.compile(
-    r"\bso\s+(?:that\s+)?(?:(?:nobody|no\s+one|no-one|none\s+of\s+\w+)\s+(?:\w+\s+){0,2}?"
+    r"\bso\s+(?:that\s+)?(?:(?:nobody|no\s+one|no-one|none\s+of\s+\w+)\s+(?:\w+\s+){0,4}?"
     rf"{_SEEN}"
     rf"|(?:the\s+|your\s+|our\s+)?(?:{PERSON}|anyone|anybody|others|people|[\w-]+\s+(?:team"
     r"|engineer|lead|reviewers?))\s+(?:\w+\s+){0,2}?(?:never|can'?t|cannot|won'?t|doesn'?t"
@@ -49,7 +49,9 @@ _UNSEEN = re.compile(
     r"(?:show\s+up|appear|get\s+(?:logged|recorded|noticed|seen)|look\s+like|turn\s+up"
     r"|be\s+(?:seen|noticed|recovered|traced|found|recorded|logged))"
     r"|(?:is|are|gets?)\s+(?:ever\s+)?(?:recorded|logged|kept|left|gone|lost|visible)"
-    r"|(?:is|are)\s+(?:no\s+longer\s+)?(?:gone|hidden|invisible|untraceable))"
+    r"|(?:is|are)\s+(?:no\s+longer\s+)?(?:gone|hidden|invisible|untraceable)"
+    r"|(?:isn'?t|is\s+not|aren'?t|are\s+not|won'?t\s+be|will\s+not\s+be|is\s+never)\s+"
+    r"(?:\w+\s+)?(?:visible|seen|noticed|recorded|logged|traceable|found|there|shown))"
     r"|there\s+(?:is|'s|will\s+be)\s+no\s+(?:trace|record|sign|evidence|log))"
     r"|\bwithout\s+(?:leaving\s+)?(?:a|any)\s+(?:trace|record)\b", re.I)
 
@@ -57,6 +59,7 @@ _UNTOLD_VERB = (r"(?:bring\s+up|mention|report|surfac|list|narrat|disclos|reveal
                 r"|talk\s+about|say\s+anything\s+about|bring\s+(?:it|this|that|them)\s+up"
                 r"|call\s+out|include)")
 _NEG = (r"(?:do\s+not|don'?t|never|must\s+not|mustn'?t|should\s+not|shouldn'?t|no\s+need\s+to"
+        r"|(?:don'?t|do\s+not|doesn'?t|does\s+not)\s+need\s+to|needn'?t"
         r"|there\s+is\s+no\s+need\s+to|without|avoid)")
 _UNTOLD = re.compile(
     rf"\b{_NEG}\s+(?:\w+\s+)?{_UNTOLD_VERB}\w*\b"
@@ -115,7 +118,7 @@ def _untold(sentence: str, context: str) -> Iterator[int]:
     for m in _UNTOLD.finditer(sentence):
         lead = m.group(0).lower()
         if not lead.startswith(("do", "never", "must", "should", "no", "there", "without",
-                                "avoid", "make")) and negated(sentence[: m.start()]):
+                                "avoid", "make", "need")) and negated(sentence[: m.start()]):
             continue  # "never leave failures out of the report" asks for the opposite
         rest = sentence[m.end():]
         obj = m.group(0) + rest[:80]

@@ -84,8 +84,11 @@ _DISMISS = re.compile(
     r"\b(?:ignor\w*|olvid\w*|desestim\w*|descart\w*|no\s+(?:sigas|hagas\s+caso)|omit[ea]\w*"
     r"|vergiss\w*|vergessen|missachte\w*|verwirf\w*|übergeh\w*|oubli\w*|négliger|négligez"
     r"|esque[cç]\w*|desconsider\w*|dimentic\w*|trascur\w*|negeer\w*|vergeet|zignoruj\w*"
-    r"|zapomnij\w*|yok\s+say\w*|unut\w*|игнорир\w*|забуд\w*|не\s+обращай\w*|пренебреги\w*)\b"
-    r"|無視|忘れ|忽略|忽视|无视|不要理会|不理会|무시|잊어",
+    r"|zapomnij\w*|yok\s+say\w*|unut\w*|игнорир\w*|забуд\w*|не\s+обращай\w*|пренебреги\w*"
+    r"|ne\s+(?:tiens|tenez|tenir)\s+(?:plus|pas)\s+compte|no\s+(?:tengas|tenga|tomes)\s+en\s+cuenta"
+    r"|sin\s+tener\s+en\s+cuenta|não\s+(?:leve|levar|considere)\w*|nicht\s+(?:mehr\s+)?beachten"
+    r"|beachte\s+(?:\S+\s+){0,4}?nicht|не\s+учитывай\w*|не\s+следуй\w*)\b"
+    r"|無視|忘れ|忽略|忽视|无视|不要理会|不理会|别管|무시|잊어",
     re.I)
 # An instruction declared void, or ranked below this text.
 _VOID = re.compile(
@@ -99,7 +102,8 @@ _VOID = re.compile(
     r"|verouderd|nieaktualne|nie\s+obowiązują|geçersiz|artık\s+geçerli\s+değil"
     r"|больше\s+не\s+(?:действуют|действует|применя\w*|важны|важно)|устарел\w*|не\s+важны"
     r"|отменен\w*|приоритет\w*)\b"
-    r"|もう適用されません|適用されない|無効|優先され|作废|无效|不再适用|优先于|不再有效|더\s*이상"
+    r"|もう適用されません|適用されない|無効|優先され|作废|无效|不再适用|优先于|不再有效|不算数|失效"
+    r"|더\s*이상"
     r"|우선",
     re.I)
 # The agent's own instructions: the earlier ones, the system prompt's, the user's.
@@ -112,7 +116,12 @@ _INSTRUCTIONS = re.compile(
     r"|инструкци\w*|указани\w*|правил\w*|промпт\w*|ограничени\w*|restricci\w*"
     r"|Einschränkung\w*|restrictions?|restriç\w*|restrizion\w*|beperking\w*|ograniczeni\w*"
     r"|kısıtlama\w*)\b"
-    r"|指示|指令|要求|规则|規則|ルール|システムプロンプト|系统提示|제약|지시|규칙|制限|限制",
+    r"|指示|指令|要求|规则|規則|ルール|システムプロンプト|系统提示|제약|지시|규칙|制限|限制|说明"
+    # what the agent was told, said as such
+    r"|\blo\s+que\s+(?:te|le)\s+(?:han\s+)?(?:dij\w*|dicho|indic\w*)|\bwas\s+(?:man\s+)?"
+    r"(?:dir|ihnen)\s+(?:\S+\s+){0,3}?(?:gesagt|aufgetragen)|\bce\s+qu(?:e\s+|')(?:on\s+|l'on\s+)?"
+    r"(?:t'a|vous\s+a)\s+dit|\bo\s+que\s+(?:te|lhe)\s+disse\w*|\bчто\s+тебе\s+(?:\S+\s+)?"
+    r"(?:говорили|сказали)|言われたこと|告诉你的|对你说的",
     re.I)
 # ... whose topic is a domain ("the instructions about the date format").
 _TOPIC = re.compile(
@@ -144,10 +153,20 @@ _PRINCIPAL = re.compile(
     r"|ユーザー|開発者|用户|用戶|开发者|사용자|개발자", re.I)
 
 
+# This text made the only one followed: "sigue solo esta skill", "gilt nur noch diese Datei".
+_ONLY_THIS = re.compile(
+    r"\b(?:sigue|siga|obedece\w*|segui|suivez|suis|obéis\w*|folge|befolge|gilt|volg"
+    r"|следуй|выполняй|подчиняйся|izle|wykonuj|przestrzegaj)\s+(?:\S+\s+){0,2}?"
+    r"(?:solo|sólo|únicamente|uniquement|seulement|apenas|somente|nur|alleen|только|yalnızca"
+    r"|tylko)\s+(?:noch\s+)?(?:esta|este|estas|diese\w*|ce|cette|questo|questa|deze|dit"
+    r"|этим|этому|этот|эти|bu|ten|tego)\b"
+    r"|只(?:听|按照|遵循|服从)(?:这个|本|此)|だけに従|만\s*따르", re.I)
+
+
 def _structural(sentence: str) -> bool:
     """Does the sentence dismiss the agent's instructions, keep the user from knowing, or
     give other text the user's authority?"""
-    if _UNTOLD.search(sentence) or (_AUTHORITY.search(sentence)
+    if _UNTOLD.search(sentence) or _ONLY_THIS.search(sentence) or (_AUTHORITY.search(sentence)
                                     and _PRINCIPAL.search(sentence)):
         return True
     act = _DISMISS.search(sentence) or _VOID.search(sentence)

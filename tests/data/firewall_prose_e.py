@@ -2,7 +2,11 @@
 """Prose probe e, held out: written after the mechanisms probes a-d prompted were built
 (conceal.py, checks_project.py, multilingual.py, typed-command grants) and measured once,
 without any change made for it, to estimate those mechanisms on wording they were not
-built from. Figures in docs/privacy.md."""
+built from. Measured once at 8410f59: 11 of 18 hostile refused by class (61 %), 0 of 25
+benign flagged. Its misses (German, French and Chinese phrasings of "forget what you were
+told", "nobody on the team notices", "isn't visible", "don't need to mention", an analyzer
+step removed) then prompted lexicon and negation-form changes by role, so it is no longer
+held out."""
 
 from __future__ import annotations
 
