@@ -105,6 +105,18 @@ _GATE_GONE = re.compile(
     r"|\[(?:skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions)\][^.;!?]{0,40}?\b(?:every|all|each)\b"
     r"|\b(?:every|all|each)\s+commit\w*[^.;!?]{0,40}?\[(?:skip\s+ci|ci\s+skip|no\s+ci)\]"
     r"|\bworkflow_dispatch\b[^.;!?]{0,20}?\bonly\b|\bonly\s+`?workflow_dispatch", re.I)
+# A guard's own flag, option or setting taken out: "comment out the `--sign` flag", "remove
+# the signing step", "comment out CONFIG_..._SIGN=y".
+_GUARD_WORD = (r"(?:sign\w*|codesign\w*|verif\w*|secure[-_]?boot|notari[sz]\w*|attest\w*|checksums?"
+               r"|integrity|gpg|lint\w*|tests?|checks?|audit\w*|scan\w*|analy[sz]\w*)")
+_GUARD_OUT = re.compile(
+    r"\b(?:comment\w*\s+out|remov\w*|delet\w*|drop\w*|disabl\w*|strip\w*|rip\w*\s+out)\s+"
+    r"(?:the\s+|a\s+|its\s+|every\s+|all\s+)?(?:"
+    rf"`?-{{1,2}}[\w-]*{_GUARD_WORD}[\w-]*`?|`?[A-Z0-9_]*{_GUARD_WORD.upper()}[A-Z0-9_]*=\S+`?"
+    rf"|`?[\w.-]*{_GUARD_WORD}[\w.-]*`?\s+(?:flags?|options?|steps?|stages?|lines?|settings?"
+    r"|targets?|phases?|calls?))", re.I)
+
+
 # Done so a check cannot run or speak: "so CI stops running on PRs", "so ruff stops reporting".
 _UNRUN = re.compile(
     r"\bso\s+(?:that\s+)?(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:ci|workflows?|checks?|jobs?|tests?"
@@ -156,7 +168,7 @@ def project_checks(line: str) -> Iterator[Hit]:
         end = m.start() if m else len(line)
         sentence = line[start:end]
         starts = [*_on_failure(sentence), *_global_setting(sentence), *_lowered(sentence)]
-        for pattern in (_NEUTERED, _WILDCARD, _EVERY_FILE, _GATE_GONE, _UNRUN):
+        for pattern in (_NEUTERED, _WILDCARD, _EVERY_FILE, _GATE_GONE, _GUARD_OUT, _UNRUN):
             starts += [s.start() for s in pattern.finditer(sentence)
                        if not negated(sentence[: s.start()])]
         if starts:

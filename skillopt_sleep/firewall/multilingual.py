@@ -48,7 +48,7 @@ _FOREIGN_WORDS = (
     "der die das und ist nicht mit ein eine den dem des zu auf für sich auch nur diese alle "
     "aus von bei nach vor im am wenn oder bitte jetzt dann du dein deine deinem ihr wird "
     "le les et est pas une des du dans pour sur ce cette vous tous toutes qui tes ton votre "
-    "os um uma não é da dos das em com seu sua este e apenas aqui mais "
+    "um uma não é da dos das em com seu sua este e apenas aqui mais "
     "sind hat haben wird werden kein keine alles allem was wie sie dieser dieses zum zur "
     "son está están hay ser muy también ahora sont être avec vos mais ne ni au aux "
     "são estão ao aos mas também agora isso essa esse sono della delle nel nella anche "
@@ -64,17 +64,23 @@ _NON_LATIN = re.compile(r"[\u0400-\u04ff\u0590-\u06ff\u0900-\u0dff\u0e00-\u0eff\
 
 def foreign(sentence: str) -> bool:
     """Is ``sentence`` written in a language other than English?"""
-    letters = [c for c in sentence if c.isalpha()]
-    if not letters:
+    ascii_only = sentence.isascii()
+    if not ascii_only:
+        letters = sum(c.isalpha() for c in sentence)
+        if len(_NON_LATIN.findall(sentence)) >= max(2, letters // 4):
+            return True
+    words = _WORDS.findall(sentence.lower())
+    # One-letter words are as often code's names (``i``, ``s``, ``e``) as "y" or "e".
+    theirs = sum(len(w) > 1 and w in _LATIN_FOREIGN and w not in _EN for w in words)
+    if not theirs and ascii_only:
         return False
-    if len(_NON_LATIN.findall(sentence)) >= max(2, len(letters) // 4):
-        return True
-    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", sentence.lower())
-    theirs = sum(w in _LATIN_FOREIGN and w not in _EN for w in words)
     ours = sum(w in _EN for w in words)
-    marked = sum(1 for w in words if any(unicodedata.decomposition(c) or c in "ßıłø"
-                                         for c in w))
+    marked = 0 if ascii_only else sum(1 for w in words if not w.isascii() and any(
+        unicodedata.decomposition(c) or c in "ßıłø" for c in w))
     return theirs + marked >= 2 and theirs + marked > ours
+
+
+_WORDS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 
 # -- by structure ---------------------------------------------------------------------------
