@@ -89,10 +89,11 @@ def test_a_command_typed_without_its_program_name_is_the_same_command() -> None:
 
 
 def test_english_never_reaches_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(sentence: str) -> float:
+    def refuse(sentence: object) -> float:
         raise AssertionError(sentence)
 
     monkeypatch.setattr(multilingual.MODEL, "similarity", refuse)
+    monkeypatch.setattr(multilingual.MODEL, "prime", refuse)
     multilingual._override.cache_clear()
     module = probe("firewall_prose_c")
     for _, lines in module.BENIGN[:10]:

