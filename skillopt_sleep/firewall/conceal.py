@@ -55,14 +55,15 @@ _UNSEEN = re.compile(
     r"|there\s+(?:is|'s|will\s+be)\s+no\s+(?:trace|record|sign|evidence|log))"
     r"|\bwithout\s+(?:leaving\s+)?(?:a|any)\s+(?:trace|record)\b", re.I)
 
-_UNTOLD_VERB = (r"(?:bring\s+up|mention|report|surfac|list|narrat|disclos|reveal|flag"
+_UNTOLD_VERB = (r"(?:bring\s+up|mention|report|surfac|list|narrat|disclos|reveal"
                 r"|talk\s+about|say\s+anything\s+about|bring\s+(?:it|this|that|them)\s+up"
                 r"|call\s+out|include)")
 _NEG = (r"(?:do\s+not|don'?t|never|must\s+not|mustn'?t|should\s+not|shouldn'?t|no\s+need\s+to"
-        r"|(?:don'?t|do\s+not|doesn'?t|does\s+not)\s+need\s+to|needn'?t"
-        r"|there\s+is\s+no\s+need\s+to|without|avoid)")
+        r"|(?:don'?t|do\s+not|doesn'?t|does\s+not)\s+need\s+to|needn'?t|avoid"
+        r"|there\s+is\s+no\s+need\s+to)")
 _UNTOLD = re.compile(
     rf"\b{_NEG}\s+(?:\w+\s+)?{_UNTOLD_VERB}\w*\b"
+    rf"|\bwithout\s+{_UNTOLD_VERB}\w*ing\b"
     r"|\bmake\s+no\s+mention\b"
     r"|\b(?:leave|keep|drop|omit|strip|cut|exclude)\w*\s+(?:(?!out\b)[^.;!?\s]+\s+){0,6}?"
     r"(?:out\s+of|from)\s+(?:the\s+|your\s+|any\s+|this\s+)?(?:\w+\s+)?(?:summary|report"
