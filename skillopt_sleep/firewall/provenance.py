@@ -60,24 +60,25 @@ class Context:
         a crontab and a start-up trigger. A class the typed command lacks is not granted
         (``git commit -n && curl … | sh`` grants no fetched code)."""
         keys = set(self.allowed)
-        for command in spans(text):
-            typed_prefix = self._typed_prefix(words(command))
-            if typed_prefix:
-                classes = {c.kind for c in found_in(f"`{' '.join(typed_prefix)}`")}
-                keys |= {c.key for c in found_in(f"`{command}`") if c.kind in classes}
+        for command in spans(text) if self.typed_words else []:
+            tokens = command.split()
+            n = self._typed_prefix(tuple(_word(t) for t in tokens))
+            if not n or found_in(f"`{' '.join(tokens[n:])}`"):
+                continue  # untyped, or what follows the typed part can do something itself
+            classes = {c.kind for c in found_in(f"`{' '.join(tokens[:n])}`")}
+            keys |= {c.key for c in found_in(f"`{command}`") if c.kind in classes}
         return Context(frozenset(keys), self.typed_words)
 
-    def _typed_prefix(self, command: tuple[str, ...]) -> tuple[str, ...]:
-        """The longest start of ``command`` (two words at least) the user typed, its words
-        in order with at most two of theirs between each; the program's name may be left
-        out ("commit it with -n" for ``git commit -n``)."""
-        best: tuple[str, ...] = ()
+    def _typed_prefix(self, command: tuple[str, ...]) -> int:
+        """How many first words of ``command`` (two at least) the user typed, in order with
+        at most two of theirs between each; the program's name may be left out ("commit it
+        with -n" for ``git commit -n``)."""
+        best = 0
         for line in self.typed_words:
             for skip in (0, 1):
-                wanted = command[skip:]
-                n = _matched(wanted, line)
-                if n >= 2 and skip + n > len(best):
-                    best = command[: skip + n]
+                n = _matched(command[skip:], line)
+                if n >= 2 and skip + n > best:
+                    best = skip + n
         return best
 
     @property
@@ -129,10 +130,14 @@ def spans(text: str) -> list[str]:
     return out
 
 
+def _word(token: str) -> str:
+    """A word as compared: no quotes, backticks or trailing punctuation, lower case."""
+    return token.strip("`'\"“”,;:()").lower()
+
+
 def words(text: str) -> tuple[str, ...]:
-    """A command's or a request's words, as compared: no quotes, backticks or trailing
-    punctuation, lower case."""
-    return tuple(w for w in (w.strip("`'\"“”,;:()").lower() for w in text.split()) if w)
+    """A request's words, as compared."""
+    return tuple(w for w in map(_word, text.split()) if w)
 
 
 def _matched(command: tuple[str, ...], line: tuple[str, ...]) -> int:
