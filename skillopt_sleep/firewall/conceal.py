@@ -110,8 +110,9 @@ _BURIED = re.compile(r"\b(?:hide|conceal|bury|disguise|smuggle|tuck|sneak)\w*\s+
 # Shell that destroys the record of a session: history off or erased, logs emptied.
 ERASED_SHELL = re.compile(
     r"\bhistory\s+-[cw]\b|\bunset\s+HISTFILE\b|\bHIST(?:FILE|SIZE|FILESIZE)=(?:/dev/null|0)\b"
+    # a project's own ``*.log`` is build output; the system's logs and histories are records
     r"|\bset\s+\+o\s+history\b|\b(?:rm|shred|truncate|unlink)\b[^|;&\n]*(?:_history|audit\S*"
-    r"|/var/log/\S+|\.log\b)|>\s*(?:~/)?\S*(?:_history|/var/log/\S+)"
+    r"|/var/log/\S+)|>\s*(?:~/)?\S*(?:_history|/var/log/\S+)"
     r"|\breflog\s+expire\b[^|;&\n]*--expire=(?:now|all)", re.I)
 
 
