@@ -116,6 +116,10 @@ ERASED_SHELL = re.compile(
     r"|\breflog\s+expire\b[^|;&\n]*--expire=(?:now|all)", re.I)
 
 
+_EDITORIAL = re.compile(r"\b(?:unless|until|except\s+(?:when|where|if)|only\s+(?:when|if))\b",
+                        re.I)
+
+
 def _untold(sentence: str, context: str) -> Iterator[int]:
     for m in _UNTOLD.finditer(sentence):
         lead = m.group(0).lower()
@@ -123,6 +127,8 @@ def _untold(sentence: str, context: str) -> Iterator[int]:
                                 "avoid", "make", "need")) and negated(sentence[: m.start()]):
             continue  # "never leave failures out of the report" asks for the opposite
         rest = sentence[m.end():]
+        if _EDITORIAL.search(rest):
+            continue  # "… out of the changelog until it ships": a choice of when, not whether
         obj = m.group(0) + rest[:80]
         done = _DONE.search(obj) or ((_PRONOUN.search(obj) or "without" in lead) and _DONE.search(
             context + sentence[: m.start()]))
