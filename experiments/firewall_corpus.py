@@ -33,6 +33,9 @@ from tests.data.firewall_edits import (  # noqa: E402
 )
 
 BLIND = [p.stem for p in sorted((ROOT / "tests" / "data").glob("firewall_blind*.py"))]
+# The prose probes with hostile and benign edits (probe d holds grants, read by its test).
+BLIND += [p.stem for p in sorted((ROOT / "tests" / "data").glob("firewall_prose_*.py"))
+          if p.stem != "firewall_prose_d"]
 SKILL = "---\nname: fix\ndescription: Fix bugs\n---\nFix bugs carefully.\n"
 
 

@@ -2,7 +2,9 @@
 and ``lint``.
 
 Seams: ``normalise`` (what an agent reads), ``shell`` (commands parsed with bashlex),
-``hosts``, ``shell_rules``/``shell_access``/``prose`` (capabilities by class),
+``hosts``, ``shell_rules``/``shell_access``/``prose`` (capabilities by class; in prose
+``roles*``, ``overrides``, ``conceal`` (concealment from the user), ``checks_project``
+(checks removed in a project's terms), ``multilingual`` (overrides in other languages)),
 ``capabilities`` (the document walk), ``provenance`` (what is already granted),
 ``rules`` (verdicts on edits and proposals), ``lint`` (severities for a whole document).
 """

@@ -12,8 +12,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from skillopt_sleep.firewall.checks_project import optional_job
 from skillopt_sleep.firewall.code import block_found
+from skillopt_sleep.firewall.conceal import ERASED_SHELL
 from skillopt_sleep.firewall.hosts import host_targets
+from skillopt_sleep.firewall.multilingual import prime
 from skillopt_sleep.firewall.normalise import logical_lines
 from skillopt_sleep.firewall.overrides import OVERRIDE
 from skillopt_sleep.firewall.prose import prose_hits
@@ -124,13 +127,20 @@ _MASKED = re.compile(
     r"|continue-on-error:\s*true", re.I)
 
 
+_MASKED_TARGET = "check failures ignored"
+
+
 def shell_found(snippet: str) -> list[Found]:
     """Capabilities a piece of shell text grants."""
-    if not _ACTIONABLE.search(snippet) or re.match(r"\s*[\w.]+\(", snippet):
-        return []  # a call in code (``env('KEY')``) is code's to read, not a command
-    cmds: tuple[Command, ...] = commands(snippet)
-    found: list[Found] = [(BYPASS_CHECK, "check failures ignored")] if _MASKED.search(
+    # The session's record destroyed (``history -c``, ``unset HISTFILE``) hides what ran.
+    erased: list[Found] = [(OVERRIDE, "agent instructions")] if ERASED_SHELL.search(
         snippet) else []
+    if not _ACTIONABLE.search(snippet) or re.match(r"\s*[\w.]+\(", snippet):
+        return erased  # a call in code (``env('KEY')``) is code's to read, not a command
+    cmds: tuple[Command, ...] = commands(snippet)
+    found: list[Found] = [(BYPASS_CHECK, _MASKED_TARGET)] if _MASKED.search(
+        snippet) else []
+    found += erased
     for rule in (run_fetched, open_shell, persist, read_credentials, bypass_check, smuggled,
                  reached):
         found.extend(rule(cmds))
@@ -245,6 +255,7 @@ def capabilities(text: str) -> list[Capability]:
     fenced block read whole, then the document's shell steps read as one session."""
     found: list[Capability] = []
     block = _Block()
+    prime(text)  # non-English sentences embedded in one batch, if there are any
     for number, line in logical_lines(text):
         was_open, lang = bool(block.fence), block.lang
         if _track(line, block):
@@ -336,6 +347,8 @@ def _line_capabilities(number: int, line: str, block: _Block) -> Iterator[Capabi
         if not in_fence and start and line[start - 1] == "`":
             found += list(block_found(snippet))  # inline code in any language
         for kind, target in found:
+            if target == _MASKED_TARGET and optional_job(line):
+                continue  # a failure allowed only in an optional job is the setting's use
             if (kind, target) not in seen:
                 seen.add((kind, target))
                 yield Capability(kind, target, number, excerpt)

@@ -91,7 +91,28 @@ def read(text: str) -> Reading:
     folded = unicodedata.normalize("NFKC", visible)
     if "&" in folded:
         folded = html.unescape(folded)
-    return Reading(folded.translate(_LOOKALIKE), hidden)
+    return Reading(_fold(folded), hidden)
+
+
+_LOOKS_LATIN = frozenset(_LOOKALIKE)
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _fold(text: str) -> str:
+    """Look-alike letters folded to Latin in a word that is Latin in part, or spelled with
+    look-alikes only ("сurl", "ехес"); a word of Russian or Greek keeps its own letters,
+    so the text stays readable in its language."""
+    if text.isascii():
+        return text
+
+    def word(m: re.Match[str]) -> str:
+        w = m.group(0)
+        if w.isascii() or not any(ord(c) in _LOOKS_LATIN for c in w):
+            return w
+        latin = any(c.isascii() for c in w) or all(ord(c) in _LOOKS_LATIN for c in w)
+        return w.translate(_LOOKALIKE) if latin else w
+
+    return _WORD.sub(word, text)
 
 
 def normalise(text: str) -> str:

@@ -6,6 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from skillopt_sleep.firewall.checks_project import project_checks
+from skillopt_sleep.firewall.conceal import concealed
+from skillopt_sleep.firewall.multilingual import foreign_overrides
 from skillopt_sleep.firewall.overrides import override_hits
 from skillopt_sleep.firewall.roles import negated
 from skillopt_sleep.firewall.roles_actions import role_hits
@@ -165,6 +168,9 @@ _SHELL_PROSE = re.compile(
 def prose_hits(line: str) -> Iterator[Hit]:
     """Capabilities the words of ``line`` grant, by class, with where each starts."""
     yield from override_hits(line)
+    yield from concealed(line)
+    yield from project_checks(line)
+    yield from foreign_overrides(line)
     yield from role_hits(line)
     for m in _BYPASS.finditer(line):
         guard = _GUARD_RE.search(m.group(0))
@@ -197,14 +203,16 @@ def prose_hits(line: str) -> Iterator[Hit]:
     own_key = bool(_OWN_KEY.search(line)) and not _KEY_MATERIAL.search(line)
     for m in _WRITE_VERB.finditer(line):
         clause = _SENTENCE_END.split(line[m.end():])[0]
-        for word in clause.split()[:10]:
+        places: set[str] = set()  # each place the verb writes to ("to ~/.bashrc and … to
+        for word in clause.split()[:10]:  # ~/.ssh/authorized_keys")
             path = word.strip("`'\",.()")
             at = line.find(word, m.end())
             pathlike = "/" in path or "\\" in path or path.startswith(("$", "~"))
             if pathlike and PERSISTENT.search(path) and not (
-                    own_key and "authorized_keys" in path) and not negated(line[m.end():at]):
+                    own_key and "authorized_keys" in path) and not negated(
+                    line[m.end():at]) and place(path) not in places:
+                places.add(place(path))
                 yield PERSIST, place(path), m.start()
-                break
     for m in _PERSIST.finditer(line):
         place_at = _PLACE_RE.search(m.group(0))
         if place_at and negated(m.group(0)[: place_at.start()]):

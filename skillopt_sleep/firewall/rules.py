@@ -57,7 +57,7 @@ def scan_text(text: str, ctx: Context | None = None, own: bool = False
     secrets, and every capability ``ctx`` does not already grant.
 
     ``own``: the text is the user's own (capabilities are reported, not refused)."""
-    ctx = ctx or Context()
+    ctx = (ctx or Context()).commands_granted(text)
     found = content_findings(text, own)
     seen: set[tuple[str, str, int]] = set()
     for cap in found_in(text):
@@ -104,8 +104,8 @@ def check_proposal(before: str, after: str, ctx: Context | None = None
         return [*findings, FirewallFinding("unreadable", str(exc)[:80], 1)]
     if _own_words(old.user_text()) != _own_words(new.user_text()):
         findings.append(FirewallFinding("user_text", "text outside the learned regions changed"))
-    granted = (ctx or Context()).with_text(before)
     learned = "\n".join(new.text[r.body_start:r.body_end] for r in new.regions.values())
+    granted = (ctx or Context()).with_text(before).commands_granted(learned)
     known = {(f.rule, f.excerpt) for f in content_findings(before, own=True)}
     for f in content_findings(learned, own=False):
         if (f.rule, f.excerpt) not in known:
