@@ -104,7 +104,7 @@ EXTEND = 3
 """The grey-zone look's samples per task, as a multiple of ``val_repeats``."""
 
 __all__ = ["CrossCheck", "Neighbour", "changed", "describe", "dropped", "focus",
-           "leans_worse", "rejection", "seen", "together", "withdraw"]
+           "leans_worse", "no_drop", "rejection", "screens", "seen", "together", "withdraw"]
 
 
 @dataclass(frozen=True)
@@ -166,6 +166,21 @@ def dropped(
               f"(p = {c.p_value:.3f})" if verdict.accepted else
               f"no significant drop: {flipped.mean_delta:+.3f} over {c.n_pairs} pairs")
     return dataclasses.replace(verdict, comparison=flipped, reason=reason)
+
+
+def screens(val_repeats: int) -> list[int]:
+    """The samples per task of the looks that can only end a check (``SCREEN``, then one
+    sample more at a time) before the test on ``val_repeats``."""
+    return list(range(SCREEN, val_repeats))
+
+
+def no_drop(verdict: gate.Verdict) -> gate.Verdict:
+    """A screen's end: no drop, whatever its pairs would test (a screen tests nothing)."""
+    if not verdict.accepted:
+        return verdict
+    return dataclasses.replace(verdict, accepted=False,
+                               reason=verdict.reason.replace("significantly worse",
+                                                             "screened out"))
 
 
 def leans_worse(deltas: Sequence[float]) -> bool:
@@ -272,15 +287,21 @@ class CrossCheck:
     def _verdict(self, n: Neighbour, words: str, incumbent: str, candidate: str
                  ) -> gate.Verdict:
         """The drop test for one neighbour, look by look (see the module)."""
-        tasks, margin = focus(n, words, self.size, self.seed), self.cfg.margin
-        verdict = self._look(n, tasks, incumbent, candidate, SCREEN)
-        if not leans_worse(verdict.comparison.deltas):
-            return verdict
-        verdict = self._look(n, tasks, incumbent, candidate, self.cfg.val_repeats)
+        tasks, margin, reps = focus(n, words, self.size, self.seed), self.cfg.margin, \
+            self.cfg.val_repeats
+        for repeats in screens(reps):
+            verdict = self._look(n, tasks, incumbent, candidate, repeats)
+            if not leans_worse(verdict.comparison.deltas):
+                return no_drop(verdict)
+        verdict = self._look(n, tasks, incumbent, candidate, reps)
         c = verdict.comparison
-        if not verdict.accepted and c.mean_delta < -margin and c.p_value < GREY_P:
-            verdict = self._look(n, tasks, incumbent, candidate, EXTEND * self.cfg.val_repeats)
-        return verdict
+        if verdict.accepted or c.mean_delta >= -margin or c.p_value >= GREY_P:
+            return verdict
+        # The grey zone: half way first, a screen like the first looks; then the test.
+        half = self._look(n, tasks, incumbent, candidate, (EXTEND + 1) * reps // 2)
+        if half.comparison.mean_delta >= -margin or not leans_worse(half.comparison.deltas):
+            return no_drop(half)
+        return self._look(n, tasks, incumbent, candidate, EXTEND * reps)
 
     def _look(self, n: Neighbour, tasks: Sequence[Task], incumbent: str, candidate: str,
               repeats: int) -> gate.Verdict:

@@ -8,8 +8,8 @@ same calls per role.
   validation tasks, and the typical share past the screen (``describe.PAST_SCREEN``)
   compared on every sample of the own validation tasks (the other skills' are routed only
   for a candidate whose recall passes); then the report's before and after on the test sample
-  (``test_repeats`` each; fresh validation samples when the night does not score the test
-  split). A second round follows only an accept. The incumbent descriptions' picks (train,
+  (``test_repeats`` each; as many fresh validation samples when the night does not score
+  the test split). A second round follows only an accept. The incumbent descriptions' picks (train,
   validation, the report's before) are the same calls in every skill's night of a run while
   no description changes, so only the run's first night counts them (``NightCalls.sharing``).
   ``routing_max`` is the bound beside it: every round looks at one sample of every
@@ -73,7 +73,7 @@ def routing_calls(cfg: NightConfig, own: dict[str, int], checks: Checks) -> tupl
     both = {s: own[s] + other[s] for s in own}
     val = both["validation"] * cfg.val_repeats
     own_val = own["validation"] * cfg.val_repeats
-    report = both["test"] * cfg.test_repeats if cfg.score_test else val
+    report = (both["test"] if cfg.score_test else both["validation"]) * cfg.test_repeats
     # A round looks at one sample of every validation task when the train picks show
     # nothing wrong (``Describer._wrong``); the bound counts it in every round.
     bound = checks.rounds * (both["train"] + both["validation"]
