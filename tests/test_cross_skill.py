@@ -282,6 +282,8 @@ def test_a_look_that_stops_leaning_worse_ends_the_check_before_the_test():
     assert check.check(before, _with(before, NEUTRAL), Edit(op="append", text=NEUTRAL)) == []
     assert len(target.calls) == 2 * len(tasks) * 2 < 2 * len(tasks) * NightConfig().val_repeats
     assert cross.screens(3) == [1, 2] and cross.screens(1) == []
+    # What the plan counts: the screens' samples, and the typical share past each.
+    assert 1 < cross.typical_samples(3) < 3 and cross.typical_samples(1) == cross.SCREEN
 
 
 def test_recheck_names_neighbours_and_a_flag_is_a_clear_error(duo):

@@ -95,16 +95,18 @@ from skillopt_sleep.skilldoc import SkillDoc, apply_edit
 SCREEN = 1
 """The first look's samples per task; a neighbour that answers no more often worse than
 better there is not tested further."""
-PAST_SCREEN = 0.36
-"""The share of checks that go past the screen, for estimates (``pipeline.plan``): 31 of
-85 on the maintainer persona's nights, seeds 0–4."""
+PAST_SCREENS = (0.42, 0.32)
+"""The shares of checks that go past the first screen and past the second, for estimates
+(``pipeline.plan``; a later screen counts as the second): 22 and 17 of the 53 night's-end
+checks of the maintainer persona's proofs, seeds 0–4."""
 GREY_P = 0.25
 """A drop's p-value below this (and not below ``alpha``) earns the check its grey-zone look."""
 EXTEND = 3
 """The grey-zone look's samples per task, as a multiple of ``val_repeats``."""
 
 __all__ = ["CrossCheck", "Neighbour", "changed", "describe", "dropped", "focus",
-           "leans_worse", "no_drop", "rejection", "screens", "seen", "together", "withdraw"]
+           "leans_worse", "no_drop", "rejection", "screens", "seen", "together",
+           "typical_samples", "withdraw"]
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,13 @@ def dropped(
               f"(p = {c.p_value:.3f})" if verdict.accepted else
               f"no significant drop: {flipped.mean_delta:+.3f} over {c.n_pairs} pairs")
     return dataclasses.replace(verdict, comparison=flipped, reason=reason)
+
+
+def typical_samples(val_repeats: int) -> float:
+    """The samples per task and side a typical check draws before any grey-zone look: the
+    screens', and one more for each share of checks that goes past a screen."""
+    past = [PAST_SCREENS[min(i, len(PAST_SCREENS) - 1)] for i in range(len(screens(val_repeats)))]
+    return SCREEN + sum(past)
 
 
 def screens(val_repeats: int) -> list[int]:

@@ -24,10 +24,10 @@ same calls per role.
   when the skill holds learned entries, those that changed since its last night:
   ``companions.recheck``, as if every one had without the archive), ``cross_tasks`` of its
   tasks with the skill as the night leaves it and with the skill without its entries, each
-  sampled once for the screen and, for the typical share of checks that go past it
-  (``cross.PAST_SCREEN``), ``val_repeats`` times in all. The grey zone's further look and
-  the entry-by-entry test that follows a drop are not counted (a night that finds none
-  makes neither).
+  sampled once for the first screen and once more for each typical share of checks that
+  goes past a screen (``cross.typical_samples``), up to ``val_repeats`` times in all. The
+  grey zone's further looks and the entry-by-entry test that follows a drop are not
+  counted (a night that finds none makes neither).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.night.cross import PAST_SCREEN, SCREEN
+from skillopt_sleep.night.cross import typical_samples
 from skillopt_sleep.night.describe import PAST_SCREEN as PAST_DESCRIBE
 from skillopt_sleep.night.measure import sampled
 from skillopt_sleep.records import Split, Task
@@ -100,7 +100,7 @@ def cross_calls(checks: Checks, accepts: int, val_repeats: int) -> tuple[int, in
     else:
         against = 0  # nothing learned, nothing that could lower a neighbour
     # Both sides are the night's own: the skill as it leaves it, and without its entries.
-    samples = SCREEN + PAST_SCREEN * max(val_repeats - SCREEN, 0)
+    samples = typical_samples(val_repeats)
     return math.ceil(against * 2 * checks.cross_tasks * samples), accepts
 
 
