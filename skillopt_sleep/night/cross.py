@@ -40,8 +40,8 @@ entry was checked against them when it was accepted, and only they could have mo
 the skill's own document is not what its last night left (a rollback, a hand edit), every
 neighbour is re-checked (``changed``).
 
-The check is sequential, in up to three looks at the same tasks (each reusing the
-samples drawn before it):
+The check is sequential, in looks at the same tasks (each reusing the samples drawn
+before it):
 
 1. *The screen*: one sample of each task (``SCREEN``). Most edits leave a neighbour's
    answers as they were, and a pair that ties says nothing either way; when no more pairs
@@ -51,13 +51,16 @@ samples drawn before it):
    the text checks off, the replays alone (``cross_skill_study.py --replays-only --seeds
    20``): cross-rule rejections 24 with the screen and 24 without (``SCREEN = 3``, the
    same as none) on the maintainer persona, 37 and 38 on the two-skill one, with the same
-   accepts (1 and 0); the maintainer's night calls fell by about a fifth.
+   accepts (1 and 0); the maintainer's night calls fell by about a fifth. While
+   ``val_repeats`` is more, one sample more of each task at a time (``screens``), each
+   ending the check the same way.
 2. ``val_repeats`` samples of each task, the drop tested at ``alpha``.
 3. "Not significant" is no evidence of "no harm", and a latent harm shows first as a drop
    the first samples cannot tell from noise. When the neighbour reads worse with the
    candidate (mean delta below ``-margin``) but the drop's p-value falls in the grey zone
    (``alpha`` ≤ p < ``GREY_P``), the neighbour answers ``EXTEND`` times as many samples and
-   the drop is tested again at ``alpha`` on all the pairs.
+   the drop is tested again at ``alpha`` on all the pairs; half way there first, a screen
+   again (the check ends when the drop is gone or no more pairs are worse than better).
 
 Two tests at ``alpha`` each: a harmless edit is wrongly held back by the replay of one
 neighbour with probability at most ``2·alpha``, by one of ``k`` neighbours at most
@@ -296,8 +299,8 @@ class CrossCheck:
     def _verdict(self, n: Neighbour, words: str, incumbent: str, candidate: str
                  ) -> gate.Verdict:
         """The drop test for one neighbour, look by look (see the module)."""
-        tasks, margin, reps = focus(n, words, self.size, self.seed), self.cfg.margin, \
-            self.cfg.val_repeats
+        tasks = focus(n, words, self.size, self.seed)
+        margin, reps = self.cfg.margin, self.cfg.val_repeats
         for repeats in screens(reps):
             verdict = self._look(n, tasks, incumbent, candidate, repeats)
             if not leans_worse(verdict.comparison.deltas):
