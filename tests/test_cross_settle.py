@@ -1,4 +1,4 @@
-"""The cross check once at the night's end (``cross.settle``, ``NightConfig.cross_at``): every
+"""The cross check once at the night's end (``night.settle``): every
 entry at once first, entry by entry only where that finds a drop; tonight's withdrawn
 entries count as rejections, older ones as withdrawals."""
 
