@@ -11,8 +11,8 @@ either) with every model call sorted by what asked for it, read from the prompt:
   round) or with any other text (candidates, retirement deletions);
 - ``train``: the train minibatches reflection reads (and the slow update's);
 - ``reflect``: the optimizer's edit proposals (steps and slow update);
-- ``cross replay``: a neighbour's tasks with two skills loaded (the cross check and the
-  re-check of old entries);
+- ``cross replay``: a neighbour's tasks with two skills loaded (the cross check at the
+  night's end, ``night.settle``, its entry-by-entry look included);
 - ``cross read`` / ``own look``: the optimizer's text-level looks;
 - ``test``: the test split (the two reported figures).
 
@@ -36,9 +36,7 @@ from typing import Any
 
 from skillopt_sleep.models.base import LLM
 from skillopt_sleep.models.meter import Ledger
-from skillopt_sleep.night import run as night_run
 from skillopt_sleep.night.contradict import CONTRADICT_SYSTEM
-from skillopt_sleep.night.cross import withdraw
 from skillopt_sleep.night.demands import DEMANDS_SYSTEM
 from skillopt_sleep.night.describe import DESCRIBE_SYSTEM
 from skillopt_sleep.night.replay import mean_score
@@ -49,7 +47,7 @@ from skillopt_sleep.sim import prove as proof
 from skillopt_sleep.sim.models import build
 
 STAGES = ("routing train", "routing val", "routing report", "describe", "val incumbent",
-          "val candidate", "train", "reflect", "cross replay", "cross recheck", "cross read",
+          "val candidate", "train", "reflect", "cross replay", "cross read",
           "own look", "test")
 
 
@@ -61,7 +59,6 @@ class Tally:
     counts: Counter[tuple[str, str]] = field(default_factory=Counter)
     night_skill: str = ""
     incumbents: set[str] = field(default_factory=set)
-    rechecking: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def stage(self, messages: Sequence[Message], role: str, sample: int) -> tuple[str, str]:
@@ -86,7 +83,7 @@ class Tally:
         if task.split == "test":
             return task.skill, "test"
         if system.count("<skill>") > 1:
-            return self.night_skill, "cross recheck" if self.rechecking else "cross replay"
+            return self.night_skill, "cross replay"
         if task.split == "train":
             return self.night_skill, "train"
         skill = system.split("<skill>\n", 1)[-1].rsplit("\n</skill>", 1)[0]
@@ -132,22 +129,13 @@ def run_seed(spec: proof.ProofSpec) -> dict[str, Any]:
             tally.incumbents.add(sha256_text(result.skill_after))
             return result
 
-    def recheck(*args: Any, **kw: Any) -> Any:
-        tally.rechecking = True
-        try:
-            return withdraw(*args, **kw)
-        finally:
-            tally.rechecking = False
-
     first = {s.name: s.initial_text() for s in p.skills}
     before = proof.score_test(p, spec, first, models, Ledger())
     original, proof._ProofNights = proof._ProofNights, Nights  # type: ignore[misc]
-    night_run.withdraw = recheck  # type: ignore[assignment]
     try:
         results = proof.run_nights(p, spec, True, models, score_test=False)
     finally:
         proof._ProofNights = original  # type: ignore[misc]
-        night_run.withdraw = withdraw
     final = {r.skill: r.skill_after for r in results}
     after = proof.score_test(p, spec, final, models, Ledger())
     lifts = {}

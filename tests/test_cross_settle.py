@@ -1,4 +1,4 @@
-"""The cross check once at the night's end (``cross.settle``, ``NightConfig.cross_at``): every
+"""The cross check once at the night's end (``night.settle``): every
 entry at once first, entry by entry only where that finds a drop; tonight's withdrawn
 entries count as rejections, older ones as withdrawals."""
 
@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from skillopt_sleep.errors import ConfigError
 from skillopt_sleep.judges.build import default_judge_for
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
 from skillopt_sleep.night import settle as settle_module
@@ -96,7 +95,20 @@ def test_tonight_turns_tonights_withdrawn_entries_into_rejections():
     assert steps[0][0].reason == "withdrawn: lowers b" and steps[0][1] is other
 
 
-def test_cross_at_takes_night_or_edit_only():
-    assert NightConfig().cross_at == "night"
-    with pytest.raises(ConfigError):
-        NightConfig(cross_at="step")  # type: ignore[arg-type]
+def test_the_looks_at_acceptance_read_and_never_replay(duo):
+    """An edit the gate accepts is read beside the neighbours' documents, and its replays
+    wait for the night's end: the looks make no target call, whatever the edit says."""
+    from skillopt_sleep.night import gate
+    from skillopt_sleep.night.demands import OwnLook
+    from skillopt_sleep.night.looks import Looks
+
+    ledger = Ledger()
+    check = _check(duo, ledger)
+    own = OwnLook("py-fix", [], None)  # type: ignore[arg-type]
+    verdict = gate.Verdict(True, "better", gate.Comparison(0.2, 0.01, 12, {}, 0.5, 0.7))
+    before = duo.initial_skill()
+    for line in (CLASH, NEUTRAL):
+        held = Looks(own, check).after(verdict, before, _with(before, line),
+                                       Edit(op="append", text=line))
+        assert held.verdict.accepted and held.stage == "gate"
+    assert not ledger.calls

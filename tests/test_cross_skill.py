@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from skillopt_sleep.records import (
     Edit,
     GateDecision,
     JudgeSpec,
+    Message,
     NightResult,
     Rollout,
     Score,
@@ -256,6 +258,32 @@ def test_the_screen_ends_a_check_the_neighbour_does_not_answer_worse_on():
     found = check.check(before, _with(before, CLASH), Edit(op="append", text=CLASH))
     assert [c.n_pairs for c in found] == [len(tasks) * NightConfig().val_repeats]
     assert cross.leans_worse([-1.0, 0.0, -0.5, 1.0]) and not cross.leans_worse([-1.0, 1.0, 0.0])
+
+
+def test_a_look_that_stops_leaning_worse_ends_the_check_before_the_test():
+    """The screens go one sample at a time: the first sample leans worse (task r0 loses its
+    changelog with the edit), the second evens it out (r1 loses it without the edit), so the
+    check ends at two samples a task, with no drop and no third sample drawn."""
+    judge = JudgeSpec(kind="rules", checks=[{"op": "contains", "text": "## Changelog"}])
+    tasks = tuple(Task(id=f"r{i}", family_id=f"f{i}", intent=f"release {i}", judge=judge,
+                       split="validation", skill="release-notes") for i in range(8))
+    good, bad = "Notes.\n## Changelog\n- fixed", "Notes."
+
+    def reply(m: Sequence[Message], sample: int) -> str:
+        task, edited = m[-1]["content"], NEUTRAL in m[0]["content"]
+        lost = (edited and sample == 0 and "release 0" in task) or (
+            not edited and sample == 1 and "release 1" in task)
+        return bad if lost else good
+
+    target = ScriptedLLM(reply)
+    check = CrossCheck("py-fix", [Neighbour("release-notes", "Write release notes.\n", tasks)],
+                       target, default_judge_for, NightConfig(), ThreadPoolExecutor(2))
+    before = "Fix bugs.\n"
+    assert check.check(before, _with(before, NEUTRAL), Edit(op="append", text=NEUTRAL)) == []
+    assert len(target.calls) == 2 * len(tasks) * 2 < 2 * len(tasks) * NightConfig().val_repeats
+    assert cross.screens(3) == [1, 2] and cross.screens(1) == []
+    # What the plan counts: the screens' samples, and the typical share past each.
+    assert 1 < cross.typical_samples(3) < 3 and cross.typical_samples(1) == cross.SCREEN
 
 
 def test_recheck_names_neighbours_and_a_flag_is_a_clear_error(duo):

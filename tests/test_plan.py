@@ -141,14 +141,24 @@ def test_the_typical_routing_estimate_tracks_the_nights_it_plans():
     assert 0.75 * real <= typical <= 1.25 * real
 
 
-def test_entries_are_rechecked_only_against_the_neighbours_that_changed():
+def test_the_night_end_check_counts_each_neighbour_once_however_many_edits_it_accepts():
+    """The replays run once at the night's end (``night.settle``): per neighbour, the skill
+    as the night leaves it against the skill without its entries. A night that accepts
+    six edits replays as much as one that accepts one; one that accepts none replays only
+    against the neighbours that changed, and only when the skill holds entries."""
+    from skillopt_sleep.pipeline.plan_pace import Pace
+
     tasks = [Task(f"t{i}", f"f{i}", "do it", JudgeSpec(kind="rules"), split=s)
              for i, s in enumerate(["train"] * 8 + ["validation"] * 6 + ["test"] * 4)]
-    every, none, one = (night_calls(NightConfig(), tasks, Checks(neighbours=2, entries=5,
-                                                                 recheck=r))
-                        for r in (None, 0, 1))
-    # Each entry costs one side per neighbour it is re-checked against, and nothing else.
-    # (the sum is rounded up once, hence within one call).
-    per_neighbour = every.cross - one.cross
-    assert per_neighbour > 0 and abs(one.cross - none.cross - per_neighbour) <= 1
-    assert abs(every.target - none.target - 2 * per_neighbour) <= 1
+    cfg = NightConfig()
+
+    def cross(pace: Pace, **kw: Any) -> int:
+        return night_calls(cfg, tasks, Checks(neighbours=2, **kw), pace).cross
+
+    one, six = cross(Pace(gated=4, accepts=1)), cross(Pace(gated=12, accepts=6))
+    assert one == six > 0
+    # Each neighbour: two sides of ``cross_tasks`` tasks, the screen's sample at least.
+    assert one >= 2 * 2 * 12
+    quiet = {r: cross(Pace(gated=4, accepts=0), entries=5, recheck=r) for r in (None, 0, 1)}
+    assert quiet[0] == 0 and quiet[None] == one and abs(2 * quiet[1] - one) <= 1
+    assert cross(Pace(gated=4, accepts=0), entries=0) == 0

@@ -24,9 +24,11 @@ def _tasks(skill: str, intent: str, n_val: int) -> list[Task]:
             for s, n in (("train", 6), ("validation", n_val)) for i in range(n)]
 
 
-def _night(lucky: bool) -> tuple[list[dict[str, object]], list[tuple[str, str, int]]]:
+def _night(lucky: bool, broad: int = 0
+           ) -> tuple[list[dict[str, object]], list[tuple[str, str, int]]]:
     """One description step; the candidate "Changelog updates." routes an own task here on
-    sample 0 only (``lucky``: on every sample)."""
+    sample 0 only (``lucky``: on every sample), and the first ``broad`` of the other skill's
+    tasks here too."""
     own, foreign = _tasks(S, "Update the changelog", 2), _tasks(OTHER, "Review the pr", 6)
     asked: list[tuple[str, str, int]] = []
 
@@ -40,7 +42,8 @@ def _night(lucky: bool) -> tuple[list[dict[str, object]], list[tuple[str, str, i
         asked.append((cards[S], task, seed))
         if "changelog" in task:
             return S if "Changelog" in cards[S] and (lucky or seed == 0) else "none"
-        return OTHER
+        hit = any(f"module {i}." in task for i in range(broad))
+        return S if hit and "Changelog" in cards[S] else OTHER
 
     llm = ScriptedLLM(model)
     with ThreadPoolExecutor(2) as pool:
@@ -74,3 +77,15 @@ def test_a_candidate_recall_passes_is_checked_on_the_other_skills_tasks() -> Non
     assert [d["accepted"] for d in decisions] == [True]
     assert decisions[0]["foreign_pairs"] == 18  # 6 tasks of the other skill, 3 samples each
     assert len(_foreign_validation(asked)) == 18
+
+
+def test_a_candidate_that_loads_for_other_work_on_one_sample_is_rejected_there() -> None:
+    """One of the other skill's six tasks routed here on the first sample: +1 over the 18
+    pairs of every sample is over the tolerance (0.05) even if the other samples all tied,
+    so the candidate is rejected without routing them (one that routes none goes on to
+    every sample: the test above)."""
+    for broad in (1, 2):
+        decisions, asked = _night(lucky=True, broad=broad)
+        assert [d["accepted"] for d in decisions] == [False]
+        assert "false triggers up on one sample" in str(decisions[0]["reason"])
+        assert len(_foreign_validation(asked)) == 6

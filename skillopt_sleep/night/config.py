@@ -79,12 +79,6 @@ class NightConfig:
     a better-ranked candidate (> 1: never), and is dropped before the gate."""
     idle_steps: int = 0
     """Stop the night's steps after this many steps in a row accepted nothing (0: never)."""
-    cross_at: Literal["night", "edit"] = "night"
-    """When the cross check replays the neighbours (``night.cross``): ``night``, once at the
-    night's end, every entry at once and entry by entry only where that finds a drop
-    (``cross.settle``; the optimizer's read of each edit still comes at acceptance);
-    ``edit``, the earlier way: every accepted edit on its own, and the skill's entries
-    re-checked against changed neighbours before the steps."""
 
     def repeats_for(self, n_val: int) -> int:
         """Validation samples per task with ``n_val`` tasks (``min_val_pairs``)."""
@@ -108,8 +102,6 @@ class NightConfig:
                               f"{self.screen!r}")
         if not 0 < self.familiar_alpha < 1:
             raise ConfigError(f"familiar_alpha must be between 0 and 1, not {self.familiar_alpha}")
-        if self.cross_at not in ("night", "edit"):
-            raise ConfigError(f"cross_at must be night or edit, not {self.cross_at!r}")
         if self.idle_steps < 0:
             raise ConfigError(f"idle_steps must be 0 (never stop early) or more, not "
                               f"{self.idle_steps}")

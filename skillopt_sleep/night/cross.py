@@ -40,8 +40,8 @@ entry was checked against them when it was accepted, and only they could have mo
 the skill's own document is not what its last night left (a rollback, a hand edit), every
 neighbour is re-checked (``changed``).
 
-The check is sequential, in up to three looks at the same tasks (each reusing the
-samples drawn before it):
+The check is sequential, in looks at the same tasks (each reusing the samples drawn
+before it):
 
 1. *The screen*: one sample of each task (``SCREEN``). Most edits leave a neighbour's
    answers as they were, and a pair that ties says nothing either way; when no more pairs
@@ -51,13 +51,16 @@ samples drawn before it):
    the text checks off, the replays alone (``cross_skill_study.py --replays-only --seeds
    20``): cross-rule rejections 24 with the screen and 24 without (``SCREEN = 3``, the
    same as none) on the maintainer persona, 37 and 38 on the two-skill one, with the same
-   accepts (1 and 0); the maintainer's night calls fell by about a fifth.
+   accepts (1 and 0); the maintainer's night calls fell by about a fifth. While
+   ``val_repeats`` is more, one sample more of each task at a time (``screens``), each
+   ending the check the same way.
 2. ``val_repeats`` samples of each task, the drop tested at ``alpha``.
 3. "Not significant" is no evidence of "no harm", and a latent harm shows first as a drop
    the first samples cannot tell from noise. When the neighbour reads worse with the
    candidate (mean delta below ``-margin``) but the drop's p-value falls in the grey zone
    (``alpha`` ≤ p < ``GREY_P``), the neighbour answers ``EXTEND`` times as many samples and
-   the drop is tested again at ``alpha`` on all the pairs.
+   the drop is tested again at ``alpha`` on all the pairs; half way there first, a screen
+   again (the check ends when the drop is gone or no more pairs are worse than better).
 
 Two tests at ``alpha`` each: a harmless edit is wrongly held back by the replay of one
 neighbour with probability at most ``2·alpha``, by one of ``k`` neighbours at most
@@ -95,16 +98,18 @@ from skillopt_sleep.skilldoc import SkillDoc, apply_edit
 SCREEN = 1
 """The first look's samples per task; a neighbour that answers no more often worse than
 better there is not tested further."""
-PAST_SCREEN = 0.36
-"""The share of checks that go past the screen, for estimates (``pipeline.plan``): 31 of
-85 on the maintainer persona's nights, seeds 0–4."""
+PAST_SCREENS = (0.42, 0.32)
+"""The shares of checks that go past the first screen and past the second, for estimates
+(``pipeline.plan``; a later screen counts as the second): 22 and 17 of the 53 night's-end
+checks of the maintainer persona's proofs, seeds 0–4."""
 GREY_P = 0.25
 """A drop's p-value below this (and not below ``alpha``) earns the check its grey-zone look."""
 EXTEND = 3
 """The grey-zone look's samples per task, as a multiple of ``val_repeats``."""
 
 __all__ = ["CrossCheck", "Neighbour", "changed", "describe", "dropped", "focus",
-           "leans_worse", "rejection", "seen", "together", "withdraw"]
+           "leans_worse", "no_drop", "rejection", "screens", "seen", "together",
+           "typical_samples", "withdraw"]
 
 
 @dataclass(frozen=True)
@@ -166,6 +171,28 @@ def dropped(
               f"(p = {c.p_value:.3f})" if verdict.accepted else
               f"no significant drop: {flipped.mean_delta:+.3f} over {c.n_pairs} pairs")
     return dataclasses.replace(verdict, comparison=flipped, reason=reason)
+
+
+def typical_samples(val_repeats: int) -> float:
+    """The samples per task and side a typical check draws before any grey-zone look: the
+    screens', and one more for each share of checks that goes past a screen."""
+    past = [PAST_SCREENS[min(i, len(PAST_SCREENS) - 1)] for i in range(len(screens(val_repeats)))]
+    return SCREEN + sum(past)
+
+
+def screens(val_repeats: int) -> list[int]:
+    """The samples per task of the looks that can only end a check (``SCREEN``, then one
+    sample more at a time) before the test on ``val_repeats``."""
+    return list(range(SCREEN, val_repeats))
+
+
+def no_drop(verdict: gate.Verdict) -> gate.Verdict:
+    """A screen's end: no drop, whatever its pairs would test (a screen tests nothing)."""
+    if not verdict.accepted:
+        return verdict
+    return dataclasses.replace(verdict, accepted=False,
+                               reason=verdict.reason.replace("significantly worse",
+                                                             "screened out"))
 
 
 def leans_worse(deltas: Sequence[float]) -> bool:
@@ -272,15 +299,21 @@ class CrossCheck:
     def _verdict(self, n: Neighbour, words: str, incumbent: str, candidate: str
                  ) -> gate.Verdict:
         """The drop test for one neighbour, look by look (see the module)."""
-        tasks, margin = focus(n, words, self.size, self.seed), self.cfg.margin
-        verdict = self._look(n, tasks, incumbent, candidate, SCREEN)
-        if not leans_worse(verdict.comparison.deltas):
-            return verdict
-        verdict = self._look(n, tasks, incumbent, candidate, self.cfg.val_repeats)
+        tasks = focus(n, words, self.size, self.seed)
+        margin, reps = self.cfg.margin, self.cfg.val_repeats
+        for repeats in screens(reps):
+            verdict = self._look(n, tasks, incumbent, candidate, repeats)
+            if not leans_worse(verdict.comparison.deltas):
+                return no_drop(verdict)
+        verdict = self._look(n, tasks, incumbent, candidate, reps)
         c = verdict.comparison
-        if not verdict.accepted and c.mean_delta < -margin and c.p_value < GREY_P:
-            verdict = self._look(n, tasks, incumbent, candidate, EXTEND * self.cfg.val_repeats)
-        return verdict
+        if verdict.accepted or c.mean_delta >= -margin or c.p_value >= GREY_P:
+            return verdict
+        # The grey zone: half way first, a screen like the first looks; then the test.
+        half = self._look(n, tasks, incumbent, candidate, (EXTEND + 1) * reps // 2)
+        if half.comparison.mean_delta >= -margin or not leans_worse(half.comparison.deltas):
+            return no_drop(half)
+        return self._look(n, tasks, incumbent, candidate, EXTEND * reps)
 
     def _look(self, n: Neighbour, tasks: Sequence[Task], incumbent: str, candidate: str,
               repeats: int) -> gate.Verdict:

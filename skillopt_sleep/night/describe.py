@@ -16,11 +16,12 @@ gated on the trigger score over the validation tasks (own and other skills'), pa
 the incumbent's answers by (task, sample): recall must rise (or, when it ties, the
 candidate must only add words of the skill's own document: ``own_growth``) and false
 triggers must not rise beyond noise (the other skills' tasks are routed only for a
-candidate whose recall passes). Most proposals win nothing, so each first routes one
-sample of each of the skill's own validation tasks (``_futile``) and is dropped there when
-it routes no more of them to the skill than it loses (for one that only grows by the
-skill's own words, when it loses more): a drop never accepts, so it costs power on near-
-misses only. An accepted description is the incumbent for the next proposal and for the
+candidate whose recall passes, one sample of each first: ``_broad`` rejects one whose
+false triggers there already pass the tolerance). Most proposals win nothing, so each first
+routes one sample of each of the skill's own validation tasks (``_futile``) and is dropped
+there when it routes no more of them to the skill than it loses (for one that only grows by
+the skill's own words, when it loses more): a drop never accepts, so it costs power on
+near-misses only. An accepted description is the incumbent for the next proposal and for the
 rest of the night; after an accept, the next comparison draws fresh samples.
 
 This is the one place a night changes text outside the learned region; the staged proposal
@@ -29,6 +30,7 @@ carries the new description, and adoption and rollback treat it like any edit.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from concurrent.futures import Executor
@@ -44,6 +46,7 @@ from skillopt_sleep.night.config import NightConfig
 from skillopt_sleep.night.measure import sampled
 from skillopt_sleep.night.prompts import json_replies
 from skillopt_sleep.night.trigger import (
+    FALSE_TRIGGER_TOLERANCE,
     Pick,
     RouteAnswers,
     Router,
@@ -99,7 +102,8 @@ def report_samples(cfg: NightConfig) -> tuple[str, int, int]:
     when the night scores it, else fresh validation samples no gate compared on."""
     if cfg.score_test:
         return Split.TEST.value, 0, cfg.test_repeats
-    return Split.VALIDATION.value, 10_000, cfg.val_repeats
+    # As many samples as the test split's figure would take: a reported figure, not a gate.
+    return Split.VALIDATION.value, 10_000, cfg.test_repeats
 
 
 @dataclass
@@ -288,6 +292,8 @@ class Describer:
             verdict = compare(self.skill, self.router.picks(doc.description, own),
                               self.router.picks(candidate.description, own), test=test,
                               alpha=self.cfg.alpha, margin=self.cfg.margin, grows=grows)
+            if verdict.accepted and (why := self._broad(doc, candidate, reps)):
+                verdict = dataclasses.replace(verdict, accepted=False, reason=why)
             if verdict.accepted:
                 every = self._jobs(val, reps, self._first)
                 verdict = compare(self.skill, self.router.picks(doc.description, every),
@@ -310,6 +316,20 @@ class Describer:
         val = self.router.picks(doc.description,
                                 self._jobs(Split.VALIDATION.value, 1, self._first))
         return any(p.usable and (p.own != (p.picked == self.skill)) for p in val)
+
+    def _broad(self, doc: SkillDoc, candidate: SkillDoc, reps: int) -> str:
+        """Why ``candidate`` is rejected on one sample of the other skills' validation tasks
+        (``""``: it goes on to every sample): more false triggers gained there than the
+        tolerance allows over all ``reps`` samples even if the others all tied. A rejection
+        only costs power; an accept still needs the full comparison."""
+        foreign = jobs([], self.foreign.get(Split.VALIDATION.value, []), 1, self._first)
+        _, deltas = pick_deltas(self.skill, self.router.picks(doc.description, foreign),
+                                self.router.picks(candidate.description, foreign))
+        rise = sum(deltas) / max(len(deltas) * reps, 1)
+        if rise > FALSE_TRIGGER_TOLERANCE:
+            return (f"false triggers up on one sample of {len(deltas)} other skills' tasks: "
+                    f"{sum(deltas):+.0f}, over {rise:+.3f} at {reps} samples")
+        return ""
 
     def _futile(self, doc: SkillDoc, candidate: SkillDoc, grows: Sequence[str]) -> str:
         """Why ``candidate`` is dropped on one sample of each of the skill's own validation

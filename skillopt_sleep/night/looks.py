@@ -2,10 +2,10 @@
 break shows.
 
 First the optimizer reads it beside the skill's own demands (``night.demands``: one call);
-then, when it passes, the skills loaded beside it answer their own tasks with it
-(``night.cross``: replays, and the optimizer's read of their documents first). Either holds
-it back as a ``Contradiction``, reported for the user and never resolved by the night. The
-cheap read comes first: an edit it holds back costs no replay.
+then, when it passes, beside the documents of the skills loaded with it (``night.cross``'s
+text-level read). Either holds it back as a ``Contradiction``, reported for the user and
+never resolved by the night. The neighbours' replays come once, at the night's end
+(``night.settle``), for every entry the night leaves at once.
 """
 
 from __future__ import annotations
@@ -36,9 +36,6 @@ class Looks:
 
     own: OwnLook
     cross: CrossCheck
-    replay: bool = True
-    """The neighbours' replays here, edit by edit; False: the optimizer's read alone (the
-    night replays once at its end, ``cross.settle``)."""
 
     def after(self, verdict: gate.Verdict, incumbent: str, candidate: str, edit: Edit) -> Held:
         """``verdict`` as the looks leave it: a rejection when one of them holds ``edit``
@@ -47,6 +44,6 @@ class Looks:
             return Held(verdict)
         if found := self.own.check(edit):
             return Held(rejection(verdict, found), "contradict", tuple(found))
-        if found := self.cross.check(incumbent, candidate, edit, replay=self.replay):
+        if found := self.cross.check(incumbent, candidate, edit, replay=False):
             return Held(rejection(verdict, found), "cross", tuple(found))
         return Held(verdict)

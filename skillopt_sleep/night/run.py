@@ -17,7 +17,7 @@ from skillopt_sleep.firewall import Context, check_edit, granted_by_user, user_t
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
 from skillopt_sleep.night import candidates, carry, gate, retire, slow_update, whole
 from skillopt_sleep.night.budget import edit_budget, idle
-from skillopt_sleep.night.cross import CrossCheck, seen, withdraw
+from skillopt_sleep.night.cross import CrossCheck, seen
 from skillopt_sleep.night.demands import OwnLook
 from skillopt_sleep.night.describe import Describer
 from skillopt_sleep.night.evidence import decision_counts, evidence_rows
@@ -75,7 +75,7 @@ class Night:
                                 reader=self.optimizer, size=inputs.cross_tasks,
                                 seed=inputs.seed)
         self.own = OwnLook(inputs.skill_name, inputs.tasks, self.optimizer, seed=inputs.seed)
-        self.looks = Looks(self.own, self.cross, replay=self.cfg.cross_at == "edit")
+        self.looks = Looks(self.own, self.cross)
         self.start_first = self.val_first = inputs.memory.carried.first
         """First validation sample of the night's comparisons (the night starts where the
         last one left off). An accepted edit keeps the pairs it won on as the incumbent's
@@ -149,10 +149,6 @@ class Night:
         try:
             doc = self._describe(doc)
             doc = self.incumbent = self._retire(doc)
-            if self.inputs.recheck and self.cfg.cross_at == "edit":
-                doc, self.result.withdrawn = withdraw(self.cross, doc, self.inputs.recheck)
-                self.result.contradictions += self.cross.found
-                self.incumbent = doc
             self.stepped = (doc, self.val_first)
             doc = self._steps(doc)
             doc = self._slow(parse(self.inputs.skill_text), doc)
@@ -185,8 +181,6 @@ class Night:
         return back
 
     def _settle(self, before: SkillDoc, doc: SkillDoc) -> SkillDoc:
-        if self.cfg.cross_at != "night":
-            return doc
         return night_end(self.cross, self.result, before, doc, self.inputs.recheck,
                          self._reject)
 

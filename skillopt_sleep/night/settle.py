@@ -1,13 +1,14 @@
-"""The cross check once at the night's end (``NightConfig.cross_at = "night"``, the default).
+"""The cross check's replays, once at the night's end.
 
-Edit by edit (``cross_at = "edit"``), every edit the gate accepted was replayed against
-every neighbour, and before the steps each of the skill's entries was replayed against the
-neighbours that changed since its last night. On the three-skill persona that was four
-calls in ten of a run (``experiments/multi_calls.py``). At the night's end one comparison
-per neighbour covers both: the skill as the night leaves it against the skill with no
-entry at all (``bare``), on the neighbour's tasks. Only against a neighbour that this finds
-lowered is each entry tried alone (``cross.withdraw``: the skill with it against the skill
-without it, at ``alpha``, as at acceptance), and an entry that lowers it is taken out.
+Edit by edit (the way until the release that brought this module), every edit the gate
+accepted was replayed against every neighbour, and before the steps each of the skill's
+entries was replayed against the neighbours that changed since its last night. On the
+three-skill persona that was four calls in ten of a run (``experiments/multi_calls.py``).
+At the night's end one comparison per neighbour covers both: the skill as the night leaves
+it against the skill with no entry at all (``bare``), on the neighbour's tasks. Only
+against a neighbour that this finds lowered is each entry tried alone (``cross.withdraw``:
+the skill with it against the skill without it, at ``alpha``, as at acceptance), and an
+entry that lowers it is taken out.
 
 Why the guarantees stand: the joint comparison is a screen, as the check's first look
 is. It tests nothing and withdraws nothing; it can only end the check of a neighbour that

@@ -8,8 +8,8 @@ same calls per role.
   validation tasks, and the typical share past the screen (``describe.PAST_SCREEN``)
   compared on every sample of the own validation tasks (the other skills' are routed only
   for a candidate whose recall passes); then the report's before and after on the test sample
-  (``test_repeats`` each; fresh validation samples when the night does not score the test
-  split). A second round follows only an accept. The incumbent descriptions' picks (train,
+  (``test_repeats`` each; as many fresh validation samples when the night does not score
+  the test split). A second round follows only an accept. The incumbent descriptions' picks (train,
   validation, the report's before) are the same calls in every skill's night of a run while
   no description changes, so only the run's first night counts them (``NightCalls.sharing``).
   ``routing_max`` is the bound beside it: every round looks at one sample of every
@@ -17,17 +17,17 @@ same calls per role.
   own picks. Routing calls the project's earlier runs
   already asked are not counted, and a check whose stored picks are all right is counted
   at no call (``pipeline.plan_routing``);
-- *the cross check* (``night.cross``), when the skill has neighbours: it runs for the edits
-  the gate accepts, taken to be one a step and one for the slow update (on the maintainer
-  persona's nights 0–2 a step accepts at most one); each costs one optimizer call (the
-  text-level look, all neighbours at once) and per neighbour ``cross_tasks`` tasks, each
-  sampled once for the screen and, for the typical share of checks that go past it
-  (``cross.PAST_SCREEN``), ``val_repeats`` times in all, with the candidate beside it,
-  once more with the incumbent (drawn once; a winner's answers serve the next check; the
-  grey zone's further look is not counted);
-  and the re-check of each learned entry the same way (without the optimizer call) against
-  the neighbours that changed since the skill's last night (``companions.recheck``; as if
-  every one had, without the archive).
+- *the cross check* (``night.cross``, ``night.settle``), when the skill has neighbours: one
+  optimizer call for each edit the gate accepts (the text-level look, all neighbours at
+  once; taken to be one a step and one for the slow update), and the replays once, at the
+  night's end: per neighbour to check (every one when the night accepts an edit, else,
+  when the skill holds learned entries, those that changed since its last night:
+  ``companions.recheck``, as if every one had without the archive), ``cross_tasks`` of its
+  tasks with the skill as the night leaves it and with the skill without its entries, each
+  sampled once for the first screen and once more for each typical share of checks that
+  goes past a screen (``cross.typical_samples``), up to ``val_repeats`` times in all. The
+  grey zone's further looks and the entry-by-entry test that follows a drop are not
+  counted (a night that finds none makes neither).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from skillopt_sleep.night.config import NightConfig
-from skillopt_sleep.night.cross import PAST_SCREEN, SCREEN
+from skillopt_sleep.night.cross import typical_samples
 from skillopt_sleep.night.describe import PAST_SCREEN as PAST_DESCRIBE
 from skillopt_sleep.night.measure import sampled
 from skillopt_sleep.records import Split, Task
@@ -73,7 +73,7 @@ def routing_calls(cfg: NightConfig, own: dict[str, int], checks: Checks) -> tupl
     both = {s: own[s] + other[s] for s in own}
     val = both["validation"] * cfg.val_repeats
     own_val = own["validation"] * cfg.val_repeats
-    report = both["test"] * cfg.test_repeats if cfg.score_test else val
+    report = (both["test"] if cfg.score_test else both["validation"]) * cfg.test_repeats
     # A round looks at one sample of every validation task when the train picks show
     # nothing wrong (``Describer._wrong``); the bound counts it in every round.
     bound = checks.rounds * (both["train"] + both["validation"]
@@ -93,12 +93,15 @@ def cross_calls(checks: Checks, accepts: int, val_repeats: int) -> tuple[int, in
     """The cross check's replays and text-level looks (see the module docstring)."""
     if not checks.neighbours:
         return 0, 0
-    # One side per check: the incumbent's is drawn once, and a winner's serves as the next.
-    samples = SCREEN + PAST_SCREEN * max(val_repeats - SCREEN, 0)
-    per = checks.cross_tasks * samples
-    against = checks.neighbours if checks.recheck is None else checks.recheck
-    cross = math.ceil((1 + accepts) * checks.neighbours * per + checks.entries * against * per)
-    return cross, accepts
+    if accepts:
+        against = checks.neighbours
+    elif checks.entries:
+        against = checks.neighbours if checks.recheck is None else checks.recheck
+    else:
+        against = 0  # nothing learned, nothing that could lower a neighbour
+    # Both sides are the night's own: the skill as it leaves it, and without its entries.
+    samples = typical_samples(val_repeats)
+    return math.ceil(against * 2 * checks.cross_tasks * samples), accepts
 
 
 NONE = Checks()
