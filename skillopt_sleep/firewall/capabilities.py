@@ -12,10 +12,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from skillopt_sleep.firewall.assemble import expand_shell, fold
 from skillopt_sleep.firewall.code import block_found
 from skillopt_sleep.firewall.hosts import host_targets
 from skillopt_sleep.firewall.normalise import logical_lines
 from skillopt_sleep.firewall.overrides import OVERRIDE
+from skillopt_sleep.firewall.programs import inline_program, program_found
 from skillopt_sleep.firewall.prose import prose_hits
 from skillopt_sleep.firewall.shell import Command, commands
 from skillopt_sleep.firewall.shell_access import bypass_check, persist, read_credentials
@@ -271,11 +273,25 @@ def _fenced(block: _Block, lang: str, found: list[Capability]) -> Iterator[Capab
     kinds = [k for stanza in stanzas for k in block_found(stanza)]
     if lang in _SHELL_LANGS:
         kinds += shell_found("\n".join(_PROMPT.sub("", line) for line in block.lines))
+    kinds += _assembled("\n".join(block.lines), lang in _SHELL_LANGS)
     seen = {c.key for c in found}
     excerpt = next((line.strip() for line in block.lines if line.strip()), "")[:100]
     for kind, target in dict.fromkeys(kinds):
         if (kind, target) not in seen:
             yield Capability(kind, target, block.start + 1, excerpt)
+
+
+def _assembled(text: str, shell: bool) -> list[Found]:
+    """What the block grants once its constant strings are put together (a host split into
+    parts, a store path in a loop variable): only what the text as written did not show."""
+    built = expand_shell(text) if shell else fold(text)
+    if built == text:
+        return []
+    hosts = {target for target, _ in host_targets(text)}
+    found: list[Found] = [(REACH_HOST, t) for t, _ in host_targets(built) if t not in hosts]
+    if shell:
+        found += [k for k in shell_found(built) if k[0] != REACH_HOST]
+    return found
 
 
 def _session(snippets: list[tuple[int, str]], found: list[Capability]) -> Iterator[Capability]:
@@ -288,6 +304,18 @@ def _session(snippets: list[tuple[int, str]], found: list[Capability]) -> Iterat
             if (kind, target) not in seen:
                 seen.add((kind, target))
                 yield Capability(kind, target, number, snippet.strip()[:100])
+
+
+def _inline_programs(line: str, lead: str) -> list[Found]:
+    """A line's code spans read as one program (a socket in one, the shell it feeds in the
+    next), and an interpreter's inline code read whole past the spans it breaks into."""
+    spans = [m for m in _SPAN.finditer(line) if not warned(lead + line[:m.start()])]
+    code = "\n".join(m.group(2) for m in spans)
+    found = list(program_found(code)) if len(spans) > 1 else []
+    inline = inline_program(line)
+    if inline and not warned(lead + line[:len(line) - len(inline)]):
+        found += block_found(inline)
+    return found
 
 
 def _said(line: str, lead: str) -> Iterator[tuple[str, str]]:
@@ -339,6 +367,10 @@ def _line_capabilities(number: int, line: str, block: _Block) -> Iterator[Capabi
             if (kind, target) not in seen:
                 seen.add((kind, target))
                 yield Capability(kind, target, number, excerpt)
+    for kind, target in ([] if in_fence else _inline_programs(line, block.lead)):
+        if (kind, target) not in seen:
+            seen.add((kind, target))
+            yield Capability(kind, target, number, excerpt)
     for kind, target in ([] if in_fence else _said(line, block.lead)):
         if (kind, target) not in seen:
             seen.add((kind, target))

@@ -366,9 +366,15 @@ def smuggled(cmds: Sequence[Command]) -> Iterator[Found]:
 
 def _networked(shell: Command, cmds: Sequence[Command]) -> bool:
     """Is a shell's input or output wired to a network client in the same pipeline?"""
-    net = ("nc", "ncat", "netcat", "telnet", "socat")
-    return any(base(c.program) in net for c in shell.upstream) or any(
-        shell in c.upstream and base(c.program) in net for c in cmds)
+    return any(_client(c) for c in shell.upstream) or any(
+        shell in c.upstream and _client(c) for c in cmds)
+
+
+def _client(cmd: Command) -> bool:
+    """A program that carries its input and output over a network connection."""
+    prog = base(cmd.program)
+    return prog in ("nc", "ncat", "netcat", "telnet", "socat") or (
+        prog == "openssl" and bool({"s_client", "s_server"} & set(cmd.args)))
 
 
 def _port(words: str) -> str:
