@@ -14,11 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from skillopt_sleep.firewall.hosts import host_targets
+
 _Q = r"(?:'[^'\\\n]*'|\"[^\"\\\n]*\")"
 _LITS = rf"\s*{_Q}(?:\s*,\s*{_Q})*\s*,?\s*"
 # Concatenation of two literals: ``+``, PHP/Perl ``.``, Lua ``..``, VB ``&``, D ``~``, or
 # adjacency (Python, C); across lines only inside brackets, where Python allows it.
 _CONCAT = re.compile(rf"({_Q})[ \t]*(?:\+|\.\.?|&|~)?\s*({_Q})(?!\s*:)")
+_TIMES = re.compile(rf"\[(?P<lits>{_LITS})\]\s*\*\s*(?P<sep>{_Q})")  # Ruby's ``[…] * '.'``
 _JOINS = (
     re.compile(rf"(?P<sep>{_Q})\s*\.\s*join\(\s*[\[(](?P<lits>{_LITS})[\])]\s*\)"),
     re.compile(rf"\[(?P<lits>{_LITS})\]\s*\.\s*join\(\s*(?P<sep>{_Q})\s*\)"),
@@ -26,7 +29,10 @@ _JOINS = (
                rf"(?P<lits>{_LITS})[\]}})]\s*,\s*(?P<sep>{_Q})\s*\)"),
     re.compile(rf"(?:implode|join)\(\s*(?P<sep>{_Q})\s*,\s*[\[(]?(?P<lits>{_LITS})[\])]?\)"),
     re.compile(rf"(?P<lits>{_Q}(?:\s*,\s*{_Q})+)\s+-join\s+(?P<sep>{_Q})", re.I),
+    _TIMES,
 )
+_LIST_ASSIGN = re.compile(rf"(?m)^[ \t]*(?:(?:const|let|var|local|my)\s+)?(\$?[A-Za-z_]\w*)\s*"
+                          rf"(?::=|=(?!=))\s*[\[({{](?P<lits>{_LITS})[\])}}]\s*;?[ \t]*$")
 _WORDS_JOIN = re.compile(r"%[wW][\[(]([^\])]*)[\])]\s*\.\s*join\(\s*(" + _Q + r")\s*\)")
 _PERCENT = re.compile(rf"({_Q})\s*%\s*\(({_LITS})\)|({_Q})\s*%\s*({_Q})")
 _FORMAT = re.compile(rf"({_Q})\s*\.\s*format\(({_LITS})\)")
@@ -34,6 +40,11 @@ _SPRINTF = re.compile(rf"\b(?:fmt\.Sprintf|String\.format|sprintf|format)\(\s*({
                       rf"({_LITS})\)")
 _ASSIGN = re.compile(rf"(?m)^[ \t]*(?:(?:const|let|var|local|my|our|final|val)\s+)?"
                      rf"(\$?[A-Za-z_][\w]*)\s*(?::=|=(?!=))\s*({_Q})\s*;?[ \t]*$")
+# A setting read with a constant default reaches the default unless configured.
+_DEFAULT = re.compile(rf"(?m)^[ \t]*(?:(?:const|let|var)\s+)?([A-Za-z_]\w*)\s*=\s*[^\n]*?"
+                      rf"(?:environ\.get|getenv|ENV\.fetch)\(\s*{_Q}\s*,\s*({_Q})\s*\)\s*$"
+                      rf"|^[ \t]*(?:(?:const|let|var)\s+)?([A-Za-z_]\w*)\s*=\s*"
+                      rf"process\.env\.\w+\s*(?:\?\?|\|\|)\s*({_Q})\s*;?\s*$")
 _PAIR = re.compile(rf"(?m)^[ \t]*(\$?[A-Za-z_]\w*)\s*,\s*(\$?[A-Za-z_]\w*)\s*=\s*({_Q})\s*,"
                    rf"\s*({_Q})\s*$")
 _TCL_SET = re.compile(r"(?m)^[ \t]*set\s+(\w+)\s+(\S+)\s*$")
@@ -85,6 +96,8 @@ def _fold_once(text: str) -> str:
 
 def _constants(text: str) -> dict[str, str]:
     found = {m.group(1): _text(m.group(2)) for m in _ASSIGN.finditer(text)}
+    for m in _DEFAULT.finditer(text):
+        found[m.group(1) or m.group(3)] = _text(m.group(2) or m.group(4))
     for m in _PAIR.finditer(text):
         found[m.group(1)], found[m.group(2)] = _text(m.group(3)), _text(m.group(4))
     for m in _TCL_SET.finditer(text):
@@ -107,9 +120,18 @@ def _substitute(text: str, constants: dict[str, str]) -> str:
     return text
 
 
+def _lists(text: str) -> str:
+    """A list of constants joined where it is used by name (``'.'.join(parts)``)."""
+    for m in _LIST_ASSIGN.finditer(text):
+        name, items = re.escape(m.group(1)), "[" + m.group("lits") + "]"
+        used = rf"(?<=join\()\s*{name}\b(?=\s*[,)])|(?<!\w){name}(?=\s*(?:\.join\(|\*\s*['\"]))"
+        text = re.sub(used, _constant(items), text)
+    return text
+
+
 def fold(code: str) -> str:
     """``code`` with its constant string expressions evaluated (coarsely, any language)."""
-    text = _fold_once(code)
+    text = _fold_once(_lists(code))
     for _ in range(2):
         constants = _constants(text)
         if not constants:
@@ -150,3 +172,16 @@ def expand_shell(text: str) -> str:
     for name, value in values.items():
         text = re.sub(rf"\$\{{{name}\}}|\${name}\b", _constant(value), text)
     return text
+
+
+_VARIABLE_HOST = re.compile(r"^(?:\{\w+\}|\$\{?\w+\}?)(?: \(carrying data\))*$")
+
+
+def resolved(text: str, shell: bool) -> set[str]:
+    """Hosts ``text`` names only by a variable that it sets to a constant itself: the folded
+    text names the host the variable holds instead."""
+    built = expand_shell(text) if shell else fold(text)
+    if built == text:
+        return set()
+    still = {t for t, _ in host_targets(built)}
+    return {t for t, _ in host_targets(text) if _VARIABLE_HOST.match(t) and t not in still}

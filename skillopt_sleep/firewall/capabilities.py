@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from skillopt_sleep.firewall.assemble import expand_shell, fold
+from skillopt_sleep.firewall.assemble import expand_shell, fold, resolved
 from skillopt_sleep.firewall.code import block_found
 from skillopt_sleep.firewall.hosts import host_targets
 from skillopt_sleep.firewall.normalise import logical_lines
@@ -251,12 +251,14 @@ def capabilities(text: str) -> list[Capability]:
         was_open, lang = bool(block.fence), block.lang
         if _track(line, block):
             if was_open and not block.fence:
+                found = _unresolved(found, block, lang)
                 found.extend(_fenced(block, lang, found))
             elif block.fence:
                 block.start, block.lines = number, []
             continue
         found.extend(_line_capabilities(number, line, block))
     if block.fence:
+        found = _unresolved(found, block, block.lang)
         found.extend(_fenced(block, block.lang, found))
     found.extend(_session(block.snippets, found))
     return found
@@ -292,6 +294,13 @@ def _assembled(text: str, shell: bool) -> list[Found]:
     if shell:
         found += [k for k in shell_found(built) if k[0] != REACH_HOST]
     return found
+
+
+def _unresolved(found: list[Capability], block: _Block, lang: str) -> list[Capability]:
+    """``found`` without the block's hosts named only by a variable it sets to a constant."""
+    gone = resolved("\n".join(block.lines), lang in _SHELL_LANGS)
+    return [c for c in found if not (c.kind == REACH_HOST and c.line > block.start
+                                     and c.target in gone)]
 
 
 def _session(snippets: list[tuple[int, str]], found: list[Capability]) -> Iterator[Capability]:

@@ -26,6 +26,7 @@ _FETCH = re.compile(r"urlopen|urllib|requests\.(?:get|post)|httpx\.|https?\.get\
                     # any call named for the web, in any language (``HttpGet``, ``http_get``)
                     r"|\b\w*(?:http|download|urlopen)\w*\s*\(", re.I)
 _DECODE = re.compile(r"b64decode|frombase64string|atob\(|decode_base64|unhexlify|bytes\.fromhex"
+                     r"|Buffer\.from\([^)]*['\"](?:base64|hex)['\"]"
                      r"|zlib\.decompress|marshal\.loads|codecs\.decode|Base64\.decode|base64_decode"
                      r"|unpack\(\s*['\"]m", re.I)
 _SINK = re.compile(r"\b(?:exec|eval|iex|invoke-expression|system|popen|spawn|execSync|execFile"

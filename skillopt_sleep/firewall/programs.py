@@ -24,7 +24,8 @@ _CONNECT = re.compile(
     r"|\bDeno\.(?:connect|listen)\w*|\bBun\.(?:connect|listen)\b|\bfsockopen\b"
     r"|\bstream_socket_(?:client|server)\b|\bsocket_create\b|IO::Socket|\b[PA]F_INET\b"
     r"|/inet\d?/(?:tcp|udp)/|\[socket\s|Sockets\.TCP(?:Client|Listener)|\bTcp(?:Client|Listener)\b"
-    r"|\bs_(?:client|server)\b|\.tcp\(\)|\bsocket\.(?:bind|connect)\b", re.I)
+    r"|\bs_(?:client|server)\b|\.tcp\(\)|\bsocket\.(?:bind|connect)\b"
+    r"|\bwebsockets?\.(?:connect|serve)\b|\bnew\s+WebSocket\b|\bWebSocketServer\b", re.I)
 _EXECUTOR = (
     r"(?:subprocess\.(?:run|call|Popen|check_output|check_call|getoutput|getstatusoutput)"
     r"|os\.(?:system|popen|exec\w*|spawn\w*)|create_subprocess_(?:shell|exec)|pty\.spawn"
@@ -34,14 +35,31 @@ _EXECUTOR = (
     r"|Deno\.(?:run|Command)|Bun\.spawn\w*|exec\.Command|\beval|\bexec)")
 # An executor handed a value the program computed: a variable, the connection's bytes.
 _DYNAMIC = re.compile(rf"{_EXECUTOR}\s*(?:\(\s*|\s*)(?:\[\s*)?(?:\{{\*\}})?(?![\"'`\]\)])"
-                      r"[$@]?[A-Za-z_]", re.I)
+                      r"[$@]?(?P<arg>[A-Za-z_]\w*)", re.I)
+# Values a program reads from a connection: assigned from a read, a loop over one, a
+# callback's message. Perl's and Ruby's ``$_`` holds the last line read.
+_READ = (r"(?:recv\w*|readline|readLine|ReadLine|read|gets|receive|getline|rfile|GetString"
+         r"|ReadString)\b")
+_TAINT = (
+    re.compile(rf"(?:\$|\b)(\w+)\s*(?::=|=(?!=))\s*[^\n;]*?{_READ}"),
+    re.compile(rf"\bfor\s+(\w+)\s+in\s+[^\n:]*{_READ}"),
+    re.compile(r"\bgets\s+\$\w+\s+(\w+)|getline\s+(\w+)"),
+    re.compile(r"(?:on\(\s*['\"](?:data|message)['\"]\s*,\s*|on(?:message|data)\s*=\s*)"
+               r"(?:async\s+)?(?:function\s*)?\(?\s*(\w+)"),
+)
+# A web handler's request input handed straight to an executor: a web shell.
+_WEB_INPUT = (r"(?:request\.(?:args|form|json|data|values|get_json|GET|POST|query_params)"
+              r"|req\.(?:query|body|params)|\$_(?:GET|POST|REQUEST|COOKIE)|params\[)")
+_WEB_SHELL = re.compile(rf"{_EXECUTOR}\s*\(?\s*\[?\s*{_WEB_INPUT}", re.I)
 # An executor handed a shell to run (``spawn('sh')``, ``proc_open("sh", …)``) with no script.
 _SHELL_NAME = (r"(?:/(?:usr/)?bin/)?(?:(?:ba|z|da|k|c|tc)?sh|cmd(?:\.exe)?|powershell(?:\.exe)?"
                r"|pwsh)")
 _SPAWNS_SHELL = re.compile(
     rf"{_EXECUTOR}\s*\(\s*\[?\s*['\"]{_SHELL_NAME}['\"]\s*(?:\]|\)|,(?!\s*\[?\s*['\"][^-'\"]))"
     # awk: lines printed into a shell; Perl/Ruby: backticks around a variable
-    rf"|\|\s*\"{_SHELL_NAME}\"|`\s*(?:\$\w+|#\{{\w+\}})\s*`", re.I)
+    rf"|\|\s*\"{_SHELL_NAME}\"|`\s*(?:\$\w+|#\{{\w+\}})\s*`"
+    # a shell wired to a descriptor the program opened (``sh -i <&3 >&3``)
+    rf"|['\"]{_SHELL_NAME}\s+-i\b[^'\"]*<&\s*\d", re.I)
 # Text fetched over HTTP, in any language; a raw socket spoken HTTP to is a fetch too.
 _FETCH = re.compile(r"urlopen|urllib|requests\.(?:get|post)|httpx\.|https?\.get\(|\bfetch\("
                     r"|axios|Net::HTTP|open-uri|LWP|HTTP::Tiny|DownloadString|WebClient"
@@ -64,13 +82,27 @@ def _awk_runs(text: str) -> bool:
 def program_found(text: str) -> Iterator[Found]:
     """What one program (a fenced block, an inline one-liner) grants by its structure."""
     shell = bool(_SPAWNS_SHELL.search(text))
-    runs = shell or bool(_DYNAMIC.search(text)) or _awk_runs(text)
-    if _CONNECT.search(text) and runs:
+    read = _tainted(text)
+    fed = any(m.group("arg") in read for m in _DYNAMIC.finditer(text))
+    if _CONNECT.search(text) and (shell or fed or _awk_runs(text)):
         yield "open_shell", _port(text)
+    elif _WEB_SHELL.search(text):
+        yield "open_shell", "a web endpoint"
     if _FETCH.search(text) and (shell or _EVALUATES.search(text) or _fed_to_shell(text)):
         host = re.search(r"://([^/\s'\")]+)|/inet\d?/\w+/\d+/([^/\s\"]+)", text)
         target = (host.group(1) or host.group(2)).lower() if host else "fetched content"
         yield "run_fetched_code", target
+
+
+def _tainted(text: str) -> set[str]:
+    """Names holding what a connection brought, one assignment deep (``cmd = data.decode()``)."""
+    names = {n for pattern in _TAINT for m in pattern.finditer(text) for n in m.groups() if n}
+    if re.search(r"<\$?\w*>|\bgets\b", text):
+        names.add("_")
+    for m in re.finditer(r"(?:\$|\b)(\w+)\s*(?::=|=(?!=))\s*([^\n;]+)", text):
+        if set(re.findall(r"\w+", m.group(2))) & names:
+            names.add(m.group(1))
+    return names
 
 
 def _fed_to_shell(text: str) -> bool:

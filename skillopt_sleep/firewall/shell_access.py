@@ -63,7 +63,8 @@ _READERS = {"cat", "less", "more", "head", "tail", "base64", "xxd", "od", "strin
             "bat", "nl", "hexdump", "mail", "sendmail", "gzip", "python", "python3", "jq",
             "yq", "source", ".", "find", "locate", "xargs", "sqlite3", "sqlcipher", "pbcopy",
             "xclip", "xsel", "wl-copy", "clip", "uuencode", "cpio", "pax", "dd", "split",
-            "ncftpput", "smbclient", "gsutil", "rclone"}
+            "ncftpput", "smbclient", "gsutil", "rclone", "compress-archive", "copy-item",
+            "ditto", "xz", "bzip2", "zstd", "rar"}
 _ENV_DUMP = {"env", "printenv", "set", "export", "declare", "compgen"}
 _AGENT_BYPASS = re.compile(
     r"^--(?:unsafe-perm|dangerously-skip-permissions|dangerously-bypass-approvals-and-sandbox"
