@@ -315,6 +315,9 @@ def _session(snippets: list[tuple[int, str]], found: list[Capability]) -> Iterat
                 yield Capability(kind, target, number, snippet.strip()[:100])
 
 
+_NESTED = re.compile(r"`([^`]*\S`[^`\s]+`\S[^`]*)`")
+
+
 def _inline_programs(line: str, lead: str) -> list[Found]:
     """A line's code spans read as one program (a socket in one, the shell it feeds in the
     next), and an interpreter's inline code read whole past the spans it breaks into."""
@@ -324,6 +327,9 @@ def _inline_programs(line: str, lead: str) -> list[Found]:
     inline = inline_program(line)
     if inline and not warned(lead + line[:len(line) - len(inline)]):
         found += block_found(inline)
+    nested = _NESTED.search(line)  # ``socat file:`tty`,raw …``: one span, backticks inside
+    if nested and not warned(lead + line[:nested.start()]):
+        found += shell_found(nested.group(1))
     return found
 
 
