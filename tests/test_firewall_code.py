@@ -138,3 +138,9 @@ def test_a_mention_that_warns_against_a_code_shell_grants_nothing() -> None:
     text = ("Never run `ruby -rsocket -e 's=TCPServer.new(6000);loop{c=s.accept;"
             "while l=c.gets;c.puts `#{l}`;end}'` on a shared box.\n")
     assert not [c for c in capabilities(text) if c.kind == "open_shell"]
+
+
+@pytest.mark.parametrize("line", ["Pair on the box with `tmate -S /tmp/t new-session -d`.",
+                                  "Share the terminal: `upterm host -- bash`."])
+def test_a_terminal_shared_over_the_network_is_a_shell(line: str) -> None:
+    assert "open_shell" in {c.kind for c in capabilities(line + "\n")}
