@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from skillopt_sleep.firewall.assemble import expand_shell, fold, resolved
 from skillopt_sleep.firewall.checks_project import optional_job
 from skillopt_sleep.firewall.code import block_found
 from skillopt_sleep.firewall.conceal import ERASED_SHELL
@@ -19,6 +20,7 @@ from skillopt_sleep.firewall.hosts import host_targets
 from skillopt_sleep.firewall.multilingual import prime
 from skillopt_sleep.firewall.normalise import logical_lines
 from skillopt_sleep.firewall.overrides import OVERRIDE
+from skillopt_sleep.firewall.programs import inline_program, program_found
 from skillopt_sleep.firewall.prose import prose_hits
 from skillopt_sleep.firewall.shell import Command, commands
 from skillopt_sleep.firewall.shell_access import bypass_check, persist, read_credentials
@@ -107,7 +109,8 @@ _ACTIONABLE = re.compile(
     r"|\.aws|netrc|\.env|keychain|security|\benv\b|printenv|\bset\b|export|declare|chmod"
     r"|setenforce|ufw|csrutil|spctl|mppreference|executionpolicy|[A-Z_]+=|sudoers|visudo|usermod"
     r"|update-rc|chkconfig|authorized|rc\b|profile|--|[>|`]|\$\(|tee|\bcp\b|\bmv\b|install"
-    r"|\bln\b|\bdd\b|rsync|scp|ssh|ngrok|cloudflared|\bbore\b|\blt\b|mkfifo|\btar\b|zip"
+    r"|\bln\b|\bdd\b|rsync|scp|ssh|ngrok|cloudflared|\bbore\b|\blt\b|mkfifo|\btar\b|zip|tmate"
+    r"|upterm|sshx|teleconsole|gotty|tty-share|wetty|shellinabox|ttyd"
     r"|cat\b|less|more|head|tail|strings|hexdump|gpg|get-content|\bgh\b|npm|yarn|pnpm|mail"
     r"|credentials|\.kube|\.docker|gcloud|azure|shadow|cookies|vault|secrets?\.|ping|dig|lookup"
     r"|\bhost\b|traceroute|drill|resolve|true|exit-zero|continue-on-error|aws|gcloud|\baz\b"
@@ -260,12 +263,14 @@ def capabilities(text: str) -> list[Capability]:
         was_open, lang = bool(block.fence), block.lang
         if _track(line, block):
             if was_open and not block.fence:
+                found = _unresolved(found, block, lang)
                 found.extend(_fenced(block, lang, found))
             elif block.fence:
                 block.start, block.lines = number, []
             continue
         found.extend(_line_capabilities(number, line, block))
     if block.fence:
+        found = _unresolved(found, block, block.lang)
         found.extend(_fenced(block, block.lang, found))
     found.extend(_session(block.snippets, found))
     return found
@@ -282,11 +287,32 @@ def _fenced(block: _Block, lang: str, found: list[Capability]) -> Iterator[Capab
     kinds = [k for stanza in stanzas for k in block_found(stanza)]
     if lang in _SHELL_LANGS:
         kinds += shell_found("\n".join(_PROMPT.sub("", line) for line in block.lines))
+    kinds += _assembled("\n".join(block.lines), lang in _SHELL_LANGS)
     seen = {c.key for c in found}
     excerpt = next((line.strip() for line in block.lines if line.strip()), "")[:100]
     for kind, target in dict.fromkeys(kinds):
         if (kind, target) not in seen:
             yield Capability(kind, target, block.start + 1, excerpt)
+
+
+def _assembled(text: str, shell: bool) -> list[Found]:
+    """What the block grants once its constant strings are put together (a host split into
+    parts, a store path in a loop variable): only what the text as written did not show."""
+    built = expand_shell(text) if shell else fold(text)
+    if built == text:
+        return []
+    hosts = {target for target, _ in host_targets(text)}
+    found: list[Found] = [(REACH_HOST, t) for t, _ in host_targets(built) if t not in hosts]
+    if shell:
+        found += [k for k in shell_found(built) if k[0] != REACH_HOST]
+    return found
+
+
+def _unresolved(found: list[Capability], block: _Block, lang: str) -> list[Capability]:
+    """``found`` without the block's hosts named only by a variable it sets to a constant."""
+    gone = resolved("\n".join(block.lines), lang in _SHELL_LANGS)
+    return [c for c in found if not (c.kind == REACH_HOST and c.line > block.start
+                                     and c.target in gone)]
 
 
 def _session(snippets: list[tuple[int, str]], found: list[Capability]) -> Iterator[Capability]:
@@ -299,6 +325,24 @@ def _session(snippets: list[tuple[int, str]], found: list[Capability]) -> Iterat
             if (kind, target) not in seen:
                 seen.add((kind, target))
                 yield Capability(kind, target, number, snippet.strip()[:100])
+
+
+_NESTED = re.compile(r"`([^`]*\S`[^`\s]+`\S[^`]*)`")
+
+
+def _inline_programs(line: str, lead: str) -> list[Found]:
+    """A line's code spans read as one program (a socket in one, the shell it feeds in the
+    next), and an interpreter's inline code read whole past the spans it breaks into."""
+    spans = [m for m in _SPAN.finditer(line) if not warned(lead + line[:m.start()])]
+    code = "\n".join(m.group(2) for m in spans)
+    found = list(program_found(code)) if len(spans) > 1 else []
+    inline = inline_program(line)
+    if inline and not warned(lead + line[:len(line) - len(inline)]):
+        found += block_found(inline)
+    nested = _NESTED.search(line)  # ``socat file:`tty`,raw …``: one span, backticks inside
+    if nested and not warned(lead + line[:nested.start()]):
+        found += shell_found(nested.group(1))
+    return found
 
 
 def _said(line: str, lead: str) -> Iterator[tuple[str, str]]:
@@ -352,6 +396,10 @@ def _line_capabilities(number: int, line: str, block: _Block) -> Iterator[Capabi
             if (kind, target) not in seen:
                 seen.add((kind, target))
                 yield Capability(kind, target, number, excerpt)
+    for kind, target in ([] if in_fence else _inline_programs(line, block.lead)):
+        if (kind, target) not in seen:
+            seen.add((kind, target))
+            yield Capability(kind, target, number, excerpt)
     for kind, target in ([] if in_fence else _said(line, block.lead)):
         if (kind, target) not in seen:
             seen.add((kind, target))

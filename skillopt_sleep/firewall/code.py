@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from skillopt_sleep.firewall.programs import program_found
 from skillopt_sleep.firewall.shell_access import CREDENTIAL
 
 Found = tuple[str, str]
@@ -25,6 +26,7 @@ _FETCH = re.compile(r"urlopen|urllib|requests\.(?:get|post)|httpx\.|https?\.get\
                     # any call named for the web, in any language (``HttpGet``, ``http_get``)
                     r"|\b\w*(?:http|download|urlopen)\w*\s*\(", re.I)
 _DECODE = re.compile(r"b64decode|frombase64string|atob\(|decode_base64|unhexlify|bytes\.fromhex"
+                     r"|Buffer\.from\([^)]*['\"](?:base64|hex)['\"]"
                      r"|zlib\.decompress|marshal\.loads|codecs\.decode|Base64\.decode|base64_decode"
                      r"|unpack\(\s*['\"]m", re.I)
 _SINK = re.compile(r"\b(?:exec|eval|iex|invoke-expression|system|popen|spawn|execSync|execFile"
@@ -75,6 +77,13 @@ _OPENS = re.compile(r"\b(?:open|fopen|ReadFile|ReadAllText|ReadAllBytes|read_tex
                     r"|readFile\w*|File\.read\w*|Get-Content|gc|cat|load\w*|Path|Join)\s*\(", re.I)
 
 
+# The home folder as code spells it, joined to a literal: read as ``'~/…``.
+_HOME_EXPR = re.compile(
+    r"(?:Path\.home\(\)|os\.homedir\(\)|os\.path\.expanduser\(\s*['\"]~['\"]\s*\)|Dir\.home"
+    r"|ENV\[['\"]HOME['\"]\]|process\.env\.HOME|os\.getenv\(['\"]HOME['\"]\)|os\.UserHomeDir\(\)"
+    r"|\$env:USERPROFILE|System\.getProperty\(['\"]user\.home['\"]\))\s*(?:/|,|\+|\.)\s*(['\"])/?")
+# A path read where it is built: ``(home / '.x' / 'y').read_bytes()``.
+_READ_AFTER = re.compile(r"\s*\)?\s*\.\s*(?:read\w*|open|load\w*)\s*\(")
 _OUT = (r"\b(?:print\w*|pprint|puts|echo|log\w*|Print\w*|console\.\w+|write\w*|send\w*|post"
         r"|upload\w*|put|fetch|urlopen|requests\.\w+|http\.\w+|Write-\w+|Out-\w+)\s*\(")
 
@@ -84,10 +93,12 @@ def _store_read(text: str) -> str:
     (``print(open('~/.netrc').read())``) or through the variable it was read into."""
     # A path built from parts (``home / '.docker' / 'config.json'``, ``Join(h, ".netrc")``)
     # is read as the path it builds.
+    text = _HOME_EXPR.sub(lambda m: m.group(1) + "~/", text)
     text = re.sub(r"[\"']\s*(?:[/,+]|\)\s*/)\s*[\"']", "/", text)
     for m in _LITERAL.finditer(text):
         store = CREDENTIAL.search(m.group(1))
-        if not (store and _OPENS.search(text[: m.start()][-120:])):
+        read = _OPENS.search(text[: m.start()][-120:]) or _READ_AFTER.match(text, m.end())
+        if not (store and read):
             continue
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.end())
@@ -102,7 +113,15 @@ def _store_read(text: str) -> str:
 
 
 def block_found(text: str) -> Iterator[Found]:
-    """What ``text`` (one fenced block, or one inline program) grants as a whole."""
+    """What ``text`` (one fenced block, or one inline program) grants as a whole: the
+    patterns here, then ``programs``' roles for the classes these did not find."""
+    found = list(_patterns_found(text))
+    yield from found
+    kinds = {kind for kind, _ in found}
+    yield from ((kind, target) for kind, target in program_found(text) if kind not in kinds)
+
+
+def _patterns_found(text: str) -> Iterator[Found]:
     sink = _SINK.search(text)
     if _SOCKET.search(text) and _SHELL.search(text) and (sink or "dup2" in text):
         yield "open_shell", "a network port"

@@ -114,6 +114,8 @@ def host_targets(text: str) -> list[tuple[str, str]]:
     for m in _HOST.finditer(free):
         if not m.group(1).rsplit(".", 1)[-1].islower():
             continue  # ``ASP.NET``, ``VB.NET``: a product's name, not a host
+        if free[m.end():m.end() + 1] == "(":
+            continue  # ``logger.info(…)``: a method called, not a host
         if _NAMESPACE.match(free, m.end()) or _API_GROUP.search(free[: m.start()]):
             continue  # ``linkerd.io/inject:``, ``apiVersion: policy.linkerd.io/v1``: a name
         labels = m.group(1).lower().split(".")

@@ -27,7 +27,7 @@ _OTHER_INVISIBLE = frozenset(
 _TAGS = range(0xE0000, 0xE0080)
 _ZWJ, _VS15, _VS16 = 0x200D, 0xFE0E, 0xFE0F
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
-_CONTINUATION = re.compile(r"\\\r?\n[ \t]*")
+_CONTINUATION = re.compile(r"[ \t]*\\\r?\n[ \t]*")
 
 
 def invisible(ch: str) -> bool:
@@ -118,7 +118,17 @@ def _fold(text: str) -> str:
 def normalise(text: str) -> str:
     """What an agent reads: invisible characters dropped, NFKC, entities decoded, look-alike
     letters folded, shell line continuations joined."""
-    return _CONTINUATION.sub(" ", read(text).text)
+    return _CONTINUATION.sub(lambda m: " " if m.group(0).strip("\\\r\n") else "",
+                             read(text).text)
+
+
+def _joinable(part: str, pending: list[str]) -> str:
+    """A line as the shell joins it to the ones before (``pending``): the backslash-newline
+    removed and nothing else, so ``https://hooks.\\`` + ``evil.io`` is one word; whitespace
+    around the break (one space) still separates words."""
+    if pending:
+        part = re.sub(r"^[ \t]+", "" if pending[-1].endswith(" ") else " ", part)
+    return re.sub(r"[ \t]+$", " ", part)
 
 
 def logical_lines(text: str) -> list[tuple[int, str]]:
@@ -132,10 +142,9 @@ def logical_lines(text: str) -> list[tuple[int, str]]:
         if not pending:
             start = number
         if line.endswith("\\") and not line.endswith("\\\\"):
-            part = line[:-1].strip() if pending else line[:-1].rstrip()
-            pending.append(part + " ")
+            pending.append(_joinable(line[:-1], pending))
             continue
-        out.append((start, "".join(pending) + line.lstrip() if pending else line))
+        out.append((start, "".join(pending) + _joinable(line, pending) if pending else line))
         pending = []
     if pending:
         out.append((start, "".join(pending)))

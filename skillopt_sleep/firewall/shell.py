@@ -150,6 +150,8 @@ def commands(snippet: str) -> tuple[Command, ...]:
     """Every command ``snippet`` runs, substituted ones included, in the order they appear."""
     # A notebook's shell escape (``!pip install …``) runs the line as a command.
     snippet = re.sub(r"(?m)^(\s*)!(?=[\w./~])", r"\1", snippet)
+    # A PowerShell assignment (``$c = Get-Content …``) runs the command on its right.
+    snippet = re.sub(r"(?m)^(\s*)\$[\w:]+\s*=\s*(?=[A-Za-z][\w-]*\s)", r"\1", snippet)
     if _WINDOWS_PATH.search(snippet):
         snippet = snippet.replace("\\", "/")  # ``C:\\x``, ``$env:HOME\\.aws``: a path, not escapes
     try:

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 
 from skillopt_sleep.firewall.shell import Command, base
 from skillopt_sleep.firewall.shell_rules import BYPASS_CHECK, PERSIST, READ_CREDENTIALS, Found
+from skillopt_sleep.firewall.stores import find_store, store_name
 
 # Places whose contents run again later, unasked: shell start-up files, schedulers, service
 # units, launch agents, git hooks, SSH keys that let someone in, sudo rules.
@@ -26,7 +27,7 @@ PERSISTENT = re.compile(
     r"|currentversion\\+run", re.I)
 # Stores a credential sits in. Public halves and templates (``id_ed25519.pub``,
 # ``.env.example``) are not credentials.
-CREDENTIAL = re.compile(
+CREDENTIAL_NAMED = re.compile(
     r"(?:^|[/\\~\s=@'\"])(?:\.ssh/(?!\S*\.pub\b)(?!known_hosts|config\b)\S*|id_(?:rsa|dsa|ecdsa"
     r"|ed25519)(?!\.pub)\b|\.aws/credentials|\.aws/?$|\.netrc|_netrc|\.pgpass"
     r"|\.git-credentials|\.npmrc|\.pypirc|\.docker/config\.json|\.kube/config|\.config/gcloud"
@@ -42,13 +43,28 @@ CREDENTIAL = re.compile(
     r"\.(?:toml|ya?ml|json|ini|properties|cfg|conf|txt|xml)\b(?!\.(?:example|sample|template|dist))"
     r"|[\w*-]*\.(?:key|p8|p12|pfx|jks|keystore|ppk|kdbx)\b"
     r"|\*?\.pem\b|[\w.-]*(?:priv|secret|sign|key)[\w.-]*\.pem\b)", re.I)
+
+
+class _Credential:
+    """A store named outright (``CREDENTIAL_NAMED``) or by its path's structure
+    (``stores``): ``search`` as a compiled pattern's."""
+
+    def search(self, text: str) -> re.Match[str] | None:
+        named = CREDENTIAL_NAMED.search(text)
+        if named:
+            return named
+        return find_store(text)
+
+
+CREDENTIAL = _Credential()
 _READERS = {"cat", "less", "more", "head", "tail", "base64", "xxd", "od", "strings", "cp",
             "scp", "rsync", "tar", "zip", "7z", "curl", "wget", "nc", "ncat", "socat", "gpg",
             "type", "get-content", "gc", "openssl", "sed", "awk", "grep", "sort", "tee",
             "bat", "nl", "hexdump", "mail", "sendmail", "gzip", "python", "python3", "jq",
             "yq", "source", ".", "find", "locate", "xargs", "sqlite3", "sqlcipher", "pbcopy",
             "xclip", "xsel", "wl-copy", "clip", "uuencode", "cpio", "pax", "dd", "split",
-            "ncftpput", "smbclient", "gsutil", "rclone"}
+            "ncftpput", "smbclient", "gsutil", "rclone", "compress-archive", "copy-item",
+            "ditto", "xz", "bzip2", "zstd", "rar"}
 _ENV_DUMP = {"env", "printenv", "set", "export", "declare", "compgen"}
 _AGENT_BYPASS = re.compile(
     r"^--(?:unsafe-perm|dangerously-skip-permissions|dangerously-bypass-approvals-and-sandbox"
@@ -225,6 +241,8 @@ def _sent(cmd: Command, cmds: Sequence[Command]) -> bool:
 
 
 def _store(match: str) -> str:
+    if not CREDENTIAL_NAMED.search(match):
+        return store_name(match)
     text = match.strip("/\\~ =@'\"").lower()
     if "ssh" in text or text.startswith("id_"):
         return "ssh keys"

@@ -277,6 +277,8 @@ def _shell_or_listener(cmd: Command, cmds: Sequence[Command]) -> str:
         return _port(words)
     if prog in ("ngrok", "cloudflared", "bore", "localtunnel", "lt") and args:
         return f"{prog} tunnel"
+    if prog in _TERMINAL_SHARERS:
+        return "a shared terminal"  # whoever holds the session's link types into this shell
     if {"tunnel", "funnel"} & set(args[:2]) or prog.endswith(("tunnel", "funnel")):
         return f"{prog} tunnel"  # ``code tunnel``, ``tailscale funnel``, ``devtunnel host``
     if _exposed_without_auth(args):
@@ -293,6 +295,8 @@ def _shell_or_listener(cmd: Command, cmds: Sequence[Command]) -> str:
     return ""
 
 
+_TERMINAL_SHARERS = {"tmate", "upterm", "sshx", "teleconsole", "gotty", "tty-share", "wetty",
+                     "shellinaboxd", "ttyd"}
 _EVERY_INTERFACE = re.compile(r"^--?(?:ip|host|bind|listen|address|addr|hostname)(?:="
                               r"|$)(?:0\.0\.0\.0"
                               r"|::|\*)?(?::\d+)?$|^--bind[_-]all$|^(?:0\.0\.0\.0|::|\*)(?::\d+)?$")
@@ -366,9 +370,15 @@ def smuggled(cmds: Sequence[Command]) -> Iterator[Found]:
 
 def _networked(shell: Command, cmds: Sequence[Command]) -> bool:
     """Is a shell's input or output wired to a network client in the same pipeline?"""
-    net = ("nc", "ncat", "netcat", "telnet", "socat")
-    return any(base(c.program) in net for c in shell.upstream) or any(
-        shell in c.upstream and base(c.program) in net for c in cmds)
+    return any(_client(c) for c in shell.upstream) or any(
+        shell in c.upstream and _client(c) for c in cmds)
+
+
+def _client(cmd: Command) -> bool:
+    """A program that carries its input and output over a network connection."""
+    prog = base(cmd.program)
+    return prog in ("nc", "ncat", "netcat", "telnet", "socat") or (
+        prog == "openssl" and bool({"s_client", "s_server"} & set(cmd.args)))
 
 
 def _port(words: str) -> str:
