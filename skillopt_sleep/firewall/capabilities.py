@@ -17,6 +17,7 @@ from skillopt_sleep.firewall.checks_project import optional_job
 from skillopt_sleep.firewall.code import block_found
 from skillopt_sleep.firewall.conceal import ERASED_SHELL
 from skillopt_sleep.firewall.hosts import host_targets
+from skillopt_sleep.firewall.mentions import COMMENT_WARNING, SECTION_WARNING, described, warned
 from skillopt_sleep.firewall.multilingual import prime
 from skillopt_sleep.firewall.normalise import logical_lines
 from skillopt_sleep.firewall.overrides import OVERRIDE
@@ -57,23 +58,6 @@ class Capability:
         return self.kind, self.target
 
 
-_WARNING = re.compile(
-    r"\b(?:never|not|don'?t|do\s+not|doesn'?t|does\s+not|avoid\w*|without|nor|instead\s+of"
-    r"|rather\s+than|prevent\w*|block\w*|refus\w*|reject\w*|detect\w*|flag\w*|warn\w*|forbid\w*"
-    r"|prohibit\w*|dangerous|insecure|unsafe|malicious|attacks?|attackers?|exploit\w*"
-    r"|vulnerab\w*|anti-?patterns?|bad|wrong|must\s+not|shouldn'?t|should\s+not|cannot|can'?t"
-    r"|won'?t|risky|suspicious|red\s+flags?|banned|disallow\w*|deny|denies|denied|e\.g\.|such\s+as"
-    r"|like|example|hostile|harmful|evil|poison\w*|injection|phishing)\b|❌|⛔|🚫", re.I)
-_NOT_A_WARNING = re.compile(r"\b(?:don'?t|do\s+not|never)\s+(?:forget|hesitate|skip|miss)"
-                            r"|\bnot\s+only\b", re.I)
-_SECTION_WARNING = re.compile(
-    r"anti-?pattern|don'?t|do\s+not|never|avoid|bad\b|wrong|mistake|pitfall|insecure|unsafe"
-    r"|vulnerab|attack|threat|malicious|exploit|what\s+not|red\s+flag|forbidden|❌|dangerous"
-    r"|detect|injection|security\s+review|must\s+not|risk", re.I)
-_COMMENT_WARNING = re.compile(
-    r"\b(?:bad|wrong|don'?t|do\s+not|never|avoid|insecure|unsafe|vulnerable|dangerous"
-    r"|malicious|attack\w*|anti-?pattern|must\s+not|exploit\w*)\b|❌|⛔|🚫", re.I)
-_CLAUSE = re.compile(r"[;:!?]|\.\s|\s[—–-]\s|\bbut\b|\bthen\b", re.I)
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+#.-]*)")
 _SHELL_LANGS = {"", "sh", "bash", "shell", "console", "zsh", "shellsession", "terminal",
                 "ps1", "powershell", "pwsh", "cmd", "bat", "fish", "text", "txt", "plain"}
@@ -150,38 +134,6 @@ def shell_found(snippet: str) -> list[Found]:
     return found
 
 
-# "If vale flags errors, …": a condition that opens the sentence says when, not whether.
-_CONDITION_LEAD = re.compile(r"^\W*(?:if|when|whenever|once|after|before|while|until"
-                             r"|as\s+soon\s+as)"
-                             r"\b[^,(]*,\s*", re.I)
-
-
-def warned(before: str) -> bool:
-    """Does the clause leading up to a mention warn against it?"""
-    clause = _CLAUSE.split(before)[-1] if before else ""
-    clause = _CONDITION_LEAD.sub("", clause)
-    clause = _NOT_A_WARNING.sub(" ", clause[-120:])
-    return bool(_WARNING.search(clause))
-
-
-# The mention heads the sentence, alone or in a list of things ("Reverse shells and
-# ``nc -e`` are forbidden").
-_SUBJECT = re.compile(r"(?:^|[.;:!?]\s+)\W*(?:(?:the|a|an|this|that)\s+)?(?:(?:[\w`'-]+[\s,]+){1,3}"
-                      r"(?:and|or)\s+(?:the\s+)?)?[`\"']*$", re.I)
-_THEN_VERB = re.compile(r"^[`\"']*\s*(?:(?:flag|option|switch|setting|variable|command|mode"
-                        r"|parameter|argument|pattern|trick)s?\s+)?(?:\w+s|is|are|does|can|will"
-                        r"|may|would|was|were|has|lets)\b", re.I)
-
-
-def described(line: str, start: int, end: int) -> bool:
-    """Is the mention the subject of a sentence that describes and warns against it ("The
-    ``--no-verify`` flag skips hooks; never use it")? Such a sentence shows, not says."""
-    if not (_SUBJECT.search(line[:start]) and _THEN_VERB.match(line[end:])):
-        return False
-    rest = re.split(r"(?<=[.!?])\s+", line[end:], maxsplit=1)[0]
-    return bool(_WARNING.search(rest))
-
-
 def _snippets(line: str, in_shell_fence: bool) -> list[tuple[str, int]]:
     """Pieces of ``line`` to read as shell, each with where it starts."""
     if in_shell_fence:
@@ -235,7 +187,7 @@ def _track(line: str, block: _Block) -> bool:
             block.fence, block.block_warns, block.fence_warns = "", False, False
         else:
             block.fence, block.lang = fence.group(1), fence.group(2).lower()
-            block.fence_warns = bool(_COMMENT_WARNING.search(block.last_prose))
+            block.fence_warns = bool(COMMENT_WARNING.search(block.last_prose))
             block.block_warns = block.fence_warns
         return True
     if block.fence:
@@ -245,7 +197,7 @@ def _track(line: str, block: _Block) -> bool:
         return False
     heading = re.match(r"^\s*#{1,6}\s+(.*)", line)
     if heading:
-        block.section_warns = bool(_SECTION_WARNING.search(heading.group(1)))
+        block.section_warns = bool(SECTION_WARNING.search(heading.group(1)))
     if line.strip():
         # A line that starts in lower case goes on with the sentence the last one began.
         block.lead = block.last_prose.strip() + " " if line.lstrip()[:1].islower() else ""
@@ -370,9 +322,9 @@ def _line_capabilities(number: int, line: str, block: _Block) -> Iterator[Capabi
     if in_fence and not line.strip():
         block.block_warns = block.fence_warns  # a blank line ends a commented stanza
     elif in_fence and re.match(r"^\s*(?:#|//|REM\b|::)", line):
-        block.block_warns = block.fence_warns or bool(_COMMENT_WARNING.search(line))
+        block.block_warns = block.fence_warns or bool(COMMENT_WARNING.search(line))
     comment = re.search(r"\s#\s.*$", line) if in_fence else None
-    if comment and _COMMENT_WARNING.search(comment.group(0)):
+    if comment and COMMENT_WARNING.search(comment.group(0)):
         mention = True
     if mention:
         return
