@@ -52,3 +52,26 @@ def test_a_name_value_item_is_judged_by_its_name() -> None:
         f"env:\n  - name: SIGNATURE\n    value: {MARK}\n", 1)
     json_weak = '{"name": "session", "value": "hunter2-prod"}'
     assert redact(json_weak) == (json_weak, 0)
+
+
+def test_a_literal_handed_to_a_decoder_or_a_bytes_prefix_loses_its_value() -> None:
+    for code in ('SECRET_KEY = bytes.fromhex("a1b2c3d4e5f60718293a4b5c6d7e8f90")',
+                 'password = b"hunter2-prod"', 'token := []byte("hunter2-prod")',
+                 'key = Convert.FromBase64String("Xq7vR2mK9pLw4ZtB8nYcQ3==")',
+                 'API_KEY = base64.b64decode(b"WHE3dlIybUs5cEx3NFp0QjhuWWM=")',
+                 'password = decode("hunter2-prod")'):
+        start = code.rindex('"', 0, -2) + 1
+        end = code.rindex('"')
+        assert redact(code) == (code[:start] + MARK + code[end:], 1), code
+    # Any other call's argument is code, not the value: a prompt's text is kept.
+    prompt = 'password = getpass("hunter2-prod")'
+    assert redact(prompt) == (prompt, 0)
+
+
+def test_a_cookie_header_ends_at_its_line_raw_or_json_escaped() -> None:
+    raw = f"a\nCookie: sid={SID}\nb\nAccept: x={TOK};\n"
+    assert redact(raw) == (f"a\nCookie: sid={MARK}\nb\nAccept: x={TOK};\n", 1)
+    escaped = f"a\\nCookie: sid={SID}\\nb\\nAccept: x={TOK};\\n"
+    assert redact(escaped) == (f"a\\nCookie: sid={MARK}\\nb\\nAccept: x={TOK};\\n", 1)
+    in_json = f'{{"h": "Cookie: sid={SID}\\nAccept: x={TOK}; y"}}'
+    assert redact(in_json) == (f'{{"h": "Cookie: sid={MARK}\\nAccept: x={TOK}; y"}}', 1)
