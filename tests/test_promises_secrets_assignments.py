@@ -9,6 +9,7 @@ from skillopt_sleep.secrets import redact, redact_value
 
 SID = "xY7kP2mQ9vR4tL8wZ3nB5cD1"
 TOK = "Pq8zL3nV6cX1bN4mK7jH2gF5"
+PASSWORD = "Xq7vR2mK9pLw4ZtB8nYc"
 MARK = "[REDACTED:password_pair]"
 
 
@@ -75,3 +76,27 @@ def test_a_cookie_header_ends_at_its_line_raw_or_json_escaped() -> None:
     assert redact(escaped) == (f"a\\nCookie: sid={MARK}\\nb\\nAccept: x={TOK};\\n", 1)
     in_json = f'{{"h": "Cookie: sid={SID}\\nAccept: x={TOK}; y"}}'
     assert redact(in_json) == (f'{{"h": "Cookie: sid={MARK}\\nAccept: x={TOK}; y"}}', 1)
+
+
+def test_the_fallback_literal_after_an_environment_lookup_is_the_secret() -> None:
+    for code in ('x = 1\nDB_PASSWORD = os.getenv("DB_PASSWORD", "hunter2-prod")',
+                 'const password = e.DB_PASSWORD ?? "hunter2-prod"'):
+        assert redact(code) == (code.replace("hunter2-prod", MARK), 1), code
+    for code in ('key = bytes.fromhex(r"a1b2c3d4e5f60718293a4b5c6d7e8f90")',):
+        assert redact(code) == ('key = bytes.fromhex(r"' + MARK + '")', 1)
+
+
+def test_a_yaml_block_value_is_judged_by_its_first_line_and_its_key() -> None:
+    block = f"password: |\n  {PASSWORD}\n"
+    assert redact(block) == (f"password: |\n  {MARK}\n", 1)
+    # A placeholder first line: the block is an example, raw or JSON-escaped.
+    for example in (f"password: |\n  changeme\n  {PASSWORD}\n",
+                    f'{{"y": "password: |\\n  changeme\\n  {PASSWORD}\\n"}}'):
+        assert redact(example) == (example, 0)
+    # A weak name (``signature``) takes only a generated value.
+    assert redact(f"signature: |\n  {PASSWORD}\n") == (f"signature: |\n  {MARK}\n", 1)
+    weak = "signature: |\n  hunter2-prod\n"
+    assert redact(weak) == (weak, 0)
+    # A pipe after the word ``password`` in a command is no block.
+    piped = "grep -i password |\n    head-n-5-lines\n"
+    assert redact(piped) == (piped, 0)
