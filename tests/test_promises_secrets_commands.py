@@ -1,0 +1,20 @@
+"""What the command rules promise, through ``redact`` only: a value handed to a secret
+store's command (``gh secret set``, ``fly secrets set``) is a secret whatever its key."""
+
+from __future__ import annotations
+
+from skillopt_sleep.secrets import redact
+
+MARK = "[REDACTED:cli_password]"
+
+
+def test_a_value_given_to_a_secret_store_is_redacted_by_either_option() -> None:
+    for option in ("--body", "-b"):
+        text = f"gh secret set DEPLOY_KEY {option} hunter2-prod --repo o/r"
+        assert redact(text) == (f"gh secret set DEPLOY_KEY {option} {MARK} --repo o/r", 1)
+    assert redact("fly secrets set DB_URL=hunter2-prod --app web") == (
+        f"fly secrets set DB_URL={MARK} --app web", 1)
+    # Both forms in one command: each value goes.
+    both = "gh secret set X --body hunter2-prod DB_PASS=Xq7vR2mK9pLw4ZtB8nYc"
+    clean, count = redact(both)
+    assert "hunter2-prod" not in clean and "Xq7vR2mK9pLw4ZtB8nYc" not in clean, clean
