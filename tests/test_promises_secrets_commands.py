@@ -18,3 +18,8 @@ def test_a_value_given_to_a_secret_store_is_redacted_by_either_option() -> None:
     both = "gh secret set X --body hunter2-prod DB_PASS=Xq7vR2mK9pLw4ZtB8nYc"
     clean, count = redact(both)
     assert "hunter2-prod" not in clean and "Xq7vR2mK9pLw4ZtB8nYc" not in clean, clean
+
+
+def test_a_secret_stores_value_with_base64_padding_goes_whole() -> None:
+    text = "fly secrets set APP_CONFIG=Xq7vR2mK9pLw4ZtB8nYcQ3== --app web"
+    assert redact(text) == (f"fly secrets set APP_CONFIG={MARK} --app web", 1)
