@@ -100,3 +100,13 @@ def test_a_yaml_block_value_is_judged_by_its_first_line_and_its_key() -> None:
     # A pipe after the word ``password`` in a command is no block.
     piped = "grep -i password |\n    head-n-5-lines\n"
     assert redact(piped) == (piped, 0)
+
+
+def test_a_braced_odbc_password_a_cut_quote_and_a_dsl_value_lose_their_value() -> None:
+    odbc = "Driver={ODBC Driver 17};Server=db;Uid=sa;Pwd={p;a=ss!9Qz7};"
+    assert redact(odbc) == (f"Driver={{ODBC Driver 17}};Server=db;Uid=sa;Pwd={{{MARK}}};", 1)
+    assert redact(f"Uid=sa;Pwd={{{PASSWORD}}};") == (f"Uid=sa;Pwd={{{MARK}}};", 1)
+    weak = "Signature={hunter2-prod};x=1"  # a weak name's braced value must look generated
+    assert redact(weak) == (weak, 0)
+    assert redact(f'password="{PASSWORD}') == (f'password="{MARK}', 1)  # a clip cut it
+    assert redact('storePassword "hunter2-prod"') == (f'storePassword "{MARK}"', 1)
