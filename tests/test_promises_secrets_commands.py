@@ -17,6 +17,7 @@ def test_a_value_given_to_a_secret_store_is_redacted_by_either_option() -> None:
     # Both forms in one command: each value goes.
     both = "gh secret set X --body hunter2-prod DB_PASS=Xq7vR2mK9pLw4ZtB8nYc"
     clean, count = redact(both)
+    assert count == 2
     assert "hunter2-prod" not in clean and "Xq7vR2mK9pLw4ZtB8nYc" not in clean, clean
 
 
