@@ -24,3 +24,16 @@ def test_a_value_given_to_a_secret_store_is_redacted_by_either_option() -> None:
 def test_a_secret_stores_value_with_base64_padding_goes_whole() -> None:
     text = "fly secrets set APP_CONFIG=Xq7vR2mK9pLw4ZtB8nYcQ3== --app web"
     assert redact(text) == (f"fly secrets set APP_CONFIG={MARK} --app web", 1)
+
+
+def test_an_echoed_value_is_a_secret_only_when_the_command_reads_one() -> None:
+    value = "Xq7vR2mK9pLw4ZtB8nYc"
+    readers = ("ssh-add -", "timeout 5 kinit admin", "timeout 5 ssh-add -", "npm login",
+               "mytool --key-stdin", "gpg --batch --passphrase-fd 0 -c f",
+               "mytool --read-secret", "mytool --api-token")
+    for reader in readers:
+        assert redact(f"echo {value} | {reader}") == (
+            f"echo [REDACTED:cli_password] | {reader}", 1), reader
+    for filter_ in ("base64 -d", "jq ."):  # a decoder or a filter reads data, not a secret
+        text = f"echo {value} | {filter_}"
+        assert redact(text) == (text, 0), filter_
