@@ -330,40 +330,6 @@ def test_rollback_to_a_version_that_is_an_absence_removes_every_file(
     assert not _file(roots[0]).exists() and not _file(fresh).exists()
 
 
-def _legacy(archive: Archive) -> None:
-    """The ledger as a release before the per-file rows wrote it: versions, no file rows."""
-    archive.conn.execute("DELETE FROM skill_writes")
-    archive.conn.commit()
-
-
-def test_a_write_recorded_before_the_per_file_ledger_goes_back_to_the_version_before(
-        tmp_path: Path, world: tuple[Archive, list[Path]]) -> None:
-    archive, roots = world
-    adoption.adopt_skill(archive, _night(tmp_path, roots[:1]), "fix", roots[:1])
-    _legacy(archive)
-    before = versions(archive, "fix")[-2]
-    done = rollback_skill(archive, "fix")
-    assert done.restored == {str(real(_file(roots[0]))): f"v{before.version}"}
-    assert _file(roots[0]).read_text() == OLD
-    assert versions(archive, "fix")[-1].reason == f"rollback to v{before.version}"
-
-
-def test_a_legacy_first_write_goes_back_to_no_file_in_the_roots_given(
-        tmp_path: Path, world: tuple[Archive, list[Path]]) -> None:
-    """Given roots, a legacy rollback acts on their files, not on the recorded targets."""
-    archive, _ = world
-    fresh, copy = tmp_path / "fresh" / "skills", tmp_path / "copy" / "skills"
-    adoption.adopt_skill(archive, _night(tmp_path, [fresh]), "fix", [fresh])
-    _legacy(archive)
-    _file(copy).parent.mkdir(parents=True)
-    _file(copy).write_text(NEW)
-    assert adoption.rollback(archive, "fix", roots=[copy]) == versions(archive, "fix")[-1].version
-    assert not _file(copy).exists() and _file(fresh).read_text() == NEW
-    history = versions(archive, "fix")
-    assert history[0].reason == adoption.ABSENT
-    assert history[-1].reason == f"rollback to v{history[0].version}"
-
-
 def test_a_failed_write_names_the_file_and_the_cause_word_for_word(
         tmp_path: Path, world: tuple[Archive, list[Path]], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -417,3 +383,17 @@ def test_undoing_the_last_write_touches_only_the_files_it_wrote(
     done = rollback_skill(archive, "fix")
     assert list(done.restored) == [str(real(_file(roots[1])))]
     assert _file(roots[1]).read_bytes() == OWN.encode() and _file(roots[0]).read_text() == NEW
+
+
+def test_rollback_to_a_version_reaches_every_file_ever_written_not_only_the_last_writes(
+        tmp_path: Path, world: tuple[Archive, list[Path]]) -> None:
+    archive, roots = world
+    adoption.adopt_skill(archive, _night(tmp_path, roots[:1]), "fix", roots[:1])
+    second = _night(tmp_path, roots[1:], after=OWN.replace("\r\n", "\n") + "\n" + REGION,
+                    night="20261128-040000-abcdef12")
+    adoption.adopt_skill(archive, second, "fix", roots[1:])  # the last write: roots[1] only
+    original = versions(archive, "fix")[0]
+    assert content(archive, "fix", original.version) == OLD
+    done = rollback_skill(archive, "fix", to=original.version)
+    assert sorted(done.restored) == sorted(str(real(_file(r))) for r in roots)
+    assert _file(roots[0]).read_text() == OLD and _file(roots[1]).read_text() == OLD
