@@ -39,7 +39,8 @@ class NightConfig:
     """The probe's share of checks that flip (``night.noise``) at which the target counts as
     noisy, and each comparison's lead (``night.scoring``: the tasks its evidence points at)
     may draw ``noisy_lead`` times the others' samples (0: never). Above most nights of the
-    shipped personas (their median 0.03 to 0.10) and below most of the hard persona's (0.17)."""
+    shipped personas (their medians 0.06 to 0.09) and below most of the hard persona's
+    (median 0.155; ``night.noise``)."""
     noisy_lead: float = 2.0
     """How many times the others' samples a noisy target's lead may draw."""
     test_repeats: int = 1

@@ -381,7 +381,8 @@ class Night:
         r.model_calls = sum(r.calls_by_role.values())
         r.cost_usd = sum(r.cost_by_role.values())
         first = self._clean(after)
-        r.carried = carry.kept(self.scorer, self.inputs.tasks, after.hash, first)
+        r.carried = [*carry.kept(self.scorer, self.inputs.tasks, after.hash, first),
+                     *noise.carried(self.scorer, self.inputs.tasks)]
         r.carried_first = first
         r.ended_at = utcnow()
         return r
