@@ -34,7 +34,8 @@ class NightConfig:
     noise_probe: int = 8
     """Train tasks the A/A probe replays once more with the incumbent's twin before the first
     gate (``night.noise``: how often answers differ when the skill changes without saying
-    anything new), from the first step's minibatch; 0: no probe, every lead at ``repeats``."""
+    anything new), from the first step's minibatch; paid once, its pairs carried to the
+    skill's next nights. 0: no probe, every lead at ``repeats``."""
     noisy_flips: float = 0.12
     """The probe's share of checks that flip (``night.noise``) at which the target counts as
     noisy, and each comparison's lead (``night.scoring``: the tasks its evidence points at)

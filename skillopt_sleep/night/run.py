@@ -260,7 +260,7 @@ class Night:
         """How deep a comparison's lead may draw, from the A/A probe on train (``night.noise``)."""
         found = noise.measure(self.scorer, doc, train, self.cfg.metric, self.cfg.noise_probe)
         self.val_block = max(self.val_block, noise.lead_depth(found, self.val_repeats, self.cfg))
-        self.result.notes.append(f"answer noise: {found.ratio:.2f} flips per failed check on "
+        self.result.notes.append(f"answer noise: {found.ratio:.2f} of checks flip (A/A) on "
                                  f"{found.pairs} train pairs; lead depth {self.val_block}")
 
     def _firewall(self, edits: Sequence[Edit], step: StepResult) -> list[Edit]:
