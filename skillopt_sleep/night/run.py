@@ -260,8 +260,9 @@ class Night:
         """How deep a comparison's lead may draw, from the A/A probe on train (``night.noise``)."""
         found = noise.measure(self.scorer, doc, train, self.cfg.metric, self.cfg.noise_probe)
         self.val_block = max(self.val_block, noise.lead_depth(found, self.val_repeats, self.cfg))
-        self.result.notes.append(f"answer noise: {found.ratio:.2f} of checks flip (A/A) on "
-                                 f"{found.pairs} train pairs; lead depth {self.val_block}")
+        # Progress, not a note: a night's notes are what went wrong in it (reflect failures).
+        self.inputs.progress(f"answer noise: {found.ratio:.2f} of checks flip (A/A) on "
+                             f"{found.pairs} train pairs; lead depth {self.val_block}")
 
     def _firewall(self, edits: Sequence[Edit], step: StepResult) -> list[Edit]:
         passed = []
