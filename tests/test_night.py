@@ -316,13 +316,14 @@ def test_reflection_scores_only_its_train_minibatch_and_reuses_the_incumbents(tm
         asked.append(messages[-1]["content"])
         return target_reply(messages, seed)
 
-    def replays(batch: int, steps: int) -> int:
+    def replays(batch: int, steps: int, probe: int = 0) -> int:
         asked.clear()
         inputs = NightInputs(tasks=make_tasks(), skill_text="Fix bugs.\n", skill_name="fix",
                              target=ScriptedLLM(target), optimizer=optimizer_reply([]),
                              night_id="n", seed=1,
                              config=NightConfig(steps=steps, slow_update=False,
-                                                train_batch=batch, score_test=False))
+                                                train_batch=batch, score_test=False,
+                                                noise_probe=probe))
         run_night(inputs)
         return sum(1 for a in asked if any(re.search(rf"{i}\b", a) for i in train_intents))
 
@@ -331,6 +332,9 @@ def test_reflection_scores_only_its_train_minibatch_and_reuses_the_incumbents(tm
     # Nothing accepted: later steps reuse the unchanged incumbent's rollouts where their
     # minibatches overlap, so three steps of 2 never cost more than the 4 tasks there are.
     assert replays(2, 3) <= 4
+    # The noise probe replays the first minibatch once more, with the incumbent's twin.
+    assert replays(2, 1, probe=8) == 4 and replays(0, 1, probe=3) == 7
+    assert replays(2, 1) == 2
 
 
 def test_no_rollout_is_drawn_twice_in_a_night_with_the_sequential_gate(tmp_path: Path):

@@ -31,10 +31,19 @@ class NightConfig:
     stops as soon as a comparison is decided, so a larger cap costs pairs only on the
     near-misses it gives a chance (the full pipeline's proof, two validation families:
     with 24, 18 of 20 seeds held; with 36, 20 of 20)."""
-    lead_repeats: int = 0
-    """Samples of each task a comparison leads with (``night.scoring``: those its evidence
-    points at) it may draw, when more than the others' (0: the same). Where answers are noisy
-    a rule's evidence is in those tasks' pairs, not in the others' ties and coin flips."""
+    noise_probe: int = 8
+    """Train tasks the A/A probe replays once more with the incumbent's twin before the first
+    gate (``night.noise``: how often answers differ when the skill changes without saying
+    anything new), from the first step's minibatch; paid once, its pairs carried to the
+    skill's next nights. 0: no probe, every lead at ``repeats``."""
+    noisy_flips: float = 0.12
+    """The probe's share of checks that flip (``night.noise``) at which the target counts as
+    noisy, and each comparison's lead (``night.scoring``: the tasks its evidence points at)
+    may draw ``noisy_lead`` times the others' samples (0: never). Above most nights of the
+    shipped personas (their medians 0.06 to 0.09) and below most of the hard persona's
+    (median 0.155; ``night.noise``)."""
+    noisy_lead: float = 2.0
+    """How many times the others' samples a noisy target's lead may draw."""
     test_repeats: int = 1
     test_tasks: int = 48
     """Test tasks the report scores, at most: whole families in a stable hash order, the
@@ -102,6 +111,10 @@ class NightConfig:
                               f"{self.screen!r}")
         if not 0 < self.familiar_alpha < 1:
             raise ConfigError(f"familiar_alpha must be between 0 and 1, not {self.familiar_alpha}")
+        if self.noise_probe < 0 or self.noisy_flips < 0 or self.noisy_lead < 1:
+            raise ConfigError("noise_probe and noisy_flips must be 0 or more and noisy_lead at "
+                              f"least 1, not {self.noise_probe}, {self.noisy_flips}, "
+                              f"{self.noisy_lead}")
         if self.idle_steps < 0:
             raise ConfigError(f"idle_steps must be 0 (never stop early) or more, not "
                               f"{self.idle_steps}")

@@ -15,7 +15,7 @@ from typing import Any
 from skillopt_sleep.errors import BudgetExceeded
 from skillopt_sleep.firewall import Context, check_edit, granted_by_user, user_typed
 from skillopt_sleep.models.meter import Ledger, MeteredLLM
-from skillopt_sleep.night import candidates, carry, gate, retire, slow_update, whole
+from skillopt_sleep.night import candidates, carry, gate, noise, retire, slow_update, whole
 from skillopt_sleep.night.budget import edit_budget, idle
 from skillopt_sleep.night.cross import CrossCheck, seen
 from skillopt_sleep.night.demands import OwnLook
@@ -83,7 +83,7 @@ class Night:
         self.preloaded = carry.preload(self.scorer, inputs.tasks, inputs.memory.carried)
         n_val = len(self.split[Split.VALIDATION.value])
         self.val_repeats = self.cfg.repeats_for(n_val)
-        self.val_block = max(self.val_repeats, self.cfg.lead_repeats)  # samples a task may give
+        self.val_block = self.val_repeats  # samples a task may give; the probe may deepen it
         self.incumbent: SkillDoc = parse(inputs.skill_text)
         """The best skill validated so far tonight; every gate compares against it."""
         self.stepped = (self.incumbent, self.val_first)  # the gated edits' start: last look
@@ -229,6 +229,8 @@ class Night:
     def _step(self, t: int, budget: int) -> StepResult:
         doc = self.incumbent
         train = self._train(doc, self.inputs.seed * 1000 + t)
+        if t == 0 and self.gate_test.replays and self.cfg.noise_probe:
+            self._probe(doc, train)
         by_id = {task.id: task for task in self.split[Split.TRAIN.value]}
         scored = [(by_id[ro.task_id], ro) for ro in train]
         found = reflect(self.optimizer, skill=doc.text, scored=scored, rejected=self.rejected,
@@ -247,6 +249,14 @@ class Night:
         for edit in kept:
             step.decisions.append(self._gate_one(edit, t))
         return step
+
+    def _probe(self, doc: SkillDoc, train: Sequence[Rollout]) -> None:
+        """How deep a comparison's lead may draw, from the A/A probe on train (``night.noise``)."""
+        found = noise.measure(self.scorer, doc, train, self.cfg.metric, self.cfg.noise_probe)
+        self.val_block = max(self.val_block, noise.lead_depth(found, self.val_repeats, self.cfg))
+        # Progress, not a note: a night's notes are what went wrong in it (reflect failures).
+        self.inputs.progress(f"answer noise: {found.ratio:.2f} of checks flip (A/A) on "
+                             f"{found.pairs} train pairs; lead depth {self.val_block}")
 
     def _firewall(self, edits: Sequence[Edit], step: StepResult) -> list[Edit]:
         passed = []
@@ -366,7 +376,8 @@ class Night:
         r.model_calls = sum(r.calls_by_role.values())
         r.cost_usd = sum(r.cost_by_role.values())
         first = self._clean(after)
-        r.carried = carry.kept(self.scorer, self.inputs.tasks, after.hash, first)
+        r.carried = [*carry.kept(self.scorer, self.inputs.tasks, after.hash, first),
+                     *noise.carried(self.scorer, self.inputs.tasks)]
         r.carried_first = first
         r.ended_at = utcnow()
         return r
