@@ -138,7 +138,7 @@ def _scanned(low: str) -> int:
 
 
 def test_the_one_pass_names_the_families_a_scan_per_word_names() -> None:
-    """``prefilter.anchored`` finds each word from its rarest character: at a text's start
+    """Each word is looked for only where its rarest character is: at a text's start
     and end, beside and inside other words, it finds exactly what a scan per word finds."""
     rng = random.Random(32)
     texts = [_fuzz_text(rng).lower() for _ in range(3000)]

@@ -7,25 +7,21 @@ text holding none of a family's words is not read by that family's rules
 (``secrets._spans``), and a text holding no family's words, no ``.pgpass`` line and no
 long token run is not read at all (``secrets.may_hold_secrets``).
 
-Every word that is enough by itself is looked for in one pass (``anchored``): a regular
-expression whose branches each start at a word's rarest character, so the engine's
-search (a set test per character, in C) stops only where such a character is, and checks
-the letters before it by a lookbehind. Over a harvest of the history benchmark this costs
-about a third of one substring scan per word (ninety of them; a scan costs about three
-instructions a character, the pass about a hundred at each stop). A plain alternation of
-the words, or a ``pyahocorasick`` automaton, stops or steps at every character and costs
-more. The words that count only with another sign (a pipe, a short option, a JSON
-escape, a character outside ASCII) are looked for after that sign.
+A word is looked for only where its rarest character is in the text (``_GATES``): a
+one-character test is a ``memchr`` over the text, many times cheaper than a substring
+scan (about three instructions a character), and most text lacks most rare characters.
+Words that refine a part their rule module groups them under (``pass`` before ``passw``,
+``passph``, …) are looked for only where the part is. Measured and not cheaper here: a
+``pyahocorasick`` automaton of the words, a regular expression alternation of them, and
+one whose branches start at each word's rarest character (the engine's per-character set
+test and its stops cost more than the scans it saves).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-
 from skillopt_sleep.secrets import assignments, commands, pem, slots, urls
 
-__all__ = ["ASSIGNMENT", "COMMAND", "PEM", "SLOT", "URL", "anchored", "any_rule", "kinds"]
+__all__ = ["ASSIGNMENT", "COMMAND", "PEM", "SLOT", "URL", "any_rule", "kinds"]
 
 ASSIGNMENT, PEM, URL, COMMAND, SLOT = 1, 2, 4, 8, 16
 """The rule families a text may hold a finding of (bits of ``kinds``)."""
@@ -41,22 +37,6 @@ def _rarest(word: str) -> int:
         found = _BY_FREQUENCY.find(word[i])
         return len(_BY_FREQUENCY) if found < 0 else found
     return max(range(len(word)), key=rank)
-
-
-def anchored(words: Iterable[str]) -> re.Pattern[str]:
-    """One pattern that matches the rarest character of any of ``words`` (lower-case)
-    where the word is: ``passw`` as ``w(?<=passw)``, ``token`` as ``k(?<=tok)(?=en)``.
-    Its branches each start with a literal, so the search tests each character against
-    the set of their first characters and tries the branches only where one is."""
-    rests: dict[str, list[str]] = {}
-    for word in sorted(set(words)):
-        at = _rarest(word)
-        before = f"(?<={re.escape(word[: at + 1])})" if at else ""
-        after = f"(?={re.escape(word[at + 1:])})" if word[at + 1:] else ""
-        rests.setdefault(word[at], []).append(before + after)
-    branches = [re.escape(char) + (f"(?:{'|'.join(rest)})" if "" not in rest else "")
-                for char, rest in sorted(rests.items())]
-    return re.compile("|".join(branches))
 
 
 def _flat(groups: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
@@ -75,25 +55,34 @@ def _alone_words() -> dict[str, int]:
 
 
 _ALONE = _alone_words()
-_ANY_ALONE = anchored(_ALONE)
-_AT_ANCHOR: dict[str, list[tuple[str, int, int]]] = {}
-"""The words by their rarest character: the word, where that character is in it, and the
-families it is a word of."""
-for _word, _families in _ALONE.items():
-    _AT_ANCHOR.setdefault(_word[_rarest(_word)], []).append(
-        (_word, _rarest(_word), _families))
-_CLIENT = anchored(commands.CLIENTS)
+_Gate = tuple[str, str, tuple[tuple[str, int], ...]]
+"""A rare character, a part, and the words (with their families) that hold both."""
 
 
-def _alone(low: str) -> int:
-    """The families whose self-sufficient words ``low`` holds: at each place the pattern
-    stops (none in most text), the words whose rarest character that is."""
+def _gates() -> tuple[_Gate, ...]:
+    parts = {word: part for groups in (assignments.HINT_GROUPS, commands.ALONE_GROUPS)
+             for part, words in groups.items() for word in words}
+    gates: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    for word, families in _ALONE.items():
+        gates.setdefault((word[_rarest(word)], parts.get(word, word)), []).append(
+            (word, families))
+    return tuple((char, part, tuple(words)) for (char, part), words in gates.items())
+
+
+_GATES = _gates()
+
+
+def _alone(low: str, first: bool = False) -> int:
+    """The families whose self-sufficient words ``low`` holds (``first``: stop at one)."""
     bits = 0
-    for match in _ANY_ALONE.finditer(low):
-        at = match.start()
-        for word, offset, families in _AT_ANCHOR[low[at]]:
-            if families & ~bits and at >= offset and low.startswith(word, at - offset):
+    for char, part, words in _GATES:
+        if char not in low or part not in low:
+            continue
+        for word, families in words:
+            if families & ~bits and (word == part or word in low):
                 bits |= families
+                if first:
+                    return bits
     return bits
 
 
@@ -103,7 +92,7 @@ def _command(low: str) -> bool:
     if "|" in low and any(word in low for word in commands.PIPED):
         return True
     return "-" in low and commands.SHORT_OPTION.search(low) is not None \
-        and _CLIENT.search(low) is not None
+        and any(word in low for word in commands.CLIENTS)
 
 
 def _slot(low: str) -> bool:
@@ -125,4 +114,4 @@ def kinds(low: str) -> int:
 
 def any_rule(low: str) -> bool:
     """Whether any family's words are in lower-cased ``low``."""
-    return _ANY_ALONE.search(low) is not None or _signed(low) != 0
+    return _alone(low, first=True) != 0 or _signed(low) != 0
