@@ -70,6 +70,10 @@ def _gates() -> tuple[_Gate, ...]:
 
 
 _GATES = _gates()
+_CLIENTS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    (char, tuple(w for w in commands.CLIENTS if w[_rarest(w)] == char))
+    for char in sorted({w[_rarest(w)] for w in commands.CLIENTS}))
+"""The clients and verbs a short option counts with, by their rarest character."""
 
 
 def _alone(low: str, first: bool = False) -> int:
@@ -92,12 +96,13 @@ def _command(low: str) -> bool:
     if "|" in low and any(word in low for word in commands.PIPED):
         return True
     return "-" in low and commands.SHORT_OPTION.search(low) is not None \
-        and any(word in low for word in commands.CLIENTS)
+        and any(char in low and any(word in low for word in words)
+                for char, words in _CLIENTS)
 
 
 def _slot(low: str) -> bool:
     """A secret noun spelled with JSON escapes, or in a script outside ASCII."""
-    if "\\u" in low and any(word in low for word in slots.ESCAPED_HINTS):
+    if "\\" in low and "\\u" in low and any(word in low for word in slots.ESCAPED_HINTS):
         return True
     return not low.isascii() and any(word in low for word in slots.WIDE_HINTS)
 
