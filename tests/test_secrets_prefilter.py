@@ -16,6 +16,7 @@ from skillopt_sleep.secrets import (
     pem,
     prefilter,
     redact,
+    slots,
     urls,
 )
 
@@ -24,7 +25,15 @@ from ._secret_shapes import BENIGN, KEYS, shapes
 SHAPES = shapes(seed=31)
 WORDS = sorted({*assignments.HINTS, *pem.HINTS, *urls.HINTS, *commands.PIPED, *commands.CLIENTS,
                 *(w for part, words in commands.ALONE_GROUPS.items() for w in words or (part,)),
-                *(s + letter for s in commands.OPTION_STARTS for letter in "pauntwkbhs-")})
+                *(s + letter for s in commands.OPTION_STARTS for letter in "pauntwkbhs-"),
+                *slots.ASCII_HINTS, *slots.CALL_HINTS})
+ALONE = {
+    prefilter.ASSIGNMENT: assignments.HINTS, prefilter.PEM: pem.HINTS, prefilter.URL: urls.HINTS,
+    prefilter.COMMAND: tuple(w for part, words in commands.ALONE_GROUPS.items()
+                             for w in words or (part,)),
+    prefilter.SLOT: slots.ASCII_HINTS + slots.CALL_HINTS,
+}
+"""The words each family's rules need, one of which is enough."""
 
 
 @pytest.mark.parametrize("groups", [assignments.HINT_GROUPS, commands.ALONE_GROUPS])
@@ -114,6 +123,49 @@ def test_a_family_left_out_finds_nothing() -> None:
             assert pem.find(text) == [], text
         if not kinds & prefilter.URL:
             assert urls.find(text) == [], text
+
+
+def _scanned(low: str) -> int:
+    """The families ``kinds`` names, found with one substring scan per word."""
+    bits = sum(family for family, words in ALONE.items() if any(w in low for w in words))
+    if ("|" in low and any(w in low for w in commands.PIPED)) or (
+            any(s + letter in low for s in commands.OPTION_STARTS for letter in "pauntwkbhs-")
+            and any(w in low for w in commands.CLIENTS)):
+        bits |= prefilter.COMMAND
+    if any(w in low for w in slots.WIDE_HINTS) or any(w in low for w in slots.ESCAPED_HINTS):
+        bits |= prefilter.SLOT
+    return bits
+
+
+def test_the_one_pass_names_the_families_a_scan_per_word_names() -> None:
+    """Each word is looked for only where its rarest character is: at a text's start
+    and end, beside and inside other words, it finds exactly what a scan per word finds."""
+    rng = random.Random(32)
+    texts = [_fuzz_text(rng).lower() for _ in range(3000)]
+    texts += [f"{a}{b}" for a in ("", "x", "pass", "-", "_") for b in WORDS]
+    texts += ["passw"[:i] for i in range(6)] + ["user add", "kata sand", "private-mac"]
+    for low in texts:
+        assert prefilter.kinds(low) == _scanned(low), low
+        assert prefilter.any_rule(low) == bool(_scanned(low)), low
+
+
+def test_a_clock_or_a_uuid_sends_no_text_to_the_rules() -> None:
+    """A time of day has a ``.pgpass`` port field's shape and a session id is a long run
+    with digits: neither is read (the rules would find nothing in them)."""
+    for text in ("2025-10-02T14:00:00.000Z", "started 14:07:00, done at 14:09:30",
+                 '{"sid": "b0b5f1c2-0000-4000-8000-000000000021", "records": 21}'):
+        assert not may_hold_secrets([text]), text
+        assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("secret", ["db.example.com:5432:shop:app:Xq7vR2mK9pLw",
+                                    "ghp_Xq7vR2mK9pLw4ZtB8nYcXq7vR2mK9pLw4Zq1"])
+def test_a_pgpass_line_or_a_token_joined_to_other_texts_is_let_through(secret: str) -> None:
+    """The joint test reads a text's end as the next text's start: a ``.pgpass`` value or
+    a token at the end of one text still counts."""
+    for texts in ([secret], [secret, "a:b c"], ["x", secret, "14:00:00"]):
+        assert may_hold_secrets(texts), texts
+    assert redact(secret)[1] == 1
 
 
 def test_a_batch_it_clears_holds_no_secret_in_any_text() -> None:

@@ -126,18 +126,14 @@ def may_hold_secrets(texts: list[str]) -> bool:
     """False when no text of ``texts`` can hold a secret (so ``redact`` would keep each).
 
     One test on the texts joined, far cheaper than a test per short text: a rule's word
-    found in the joined text lies inside one of them (the words hold no NUL), and a long
-    token run that spans two texts only makes the answer True more often. The rules' words
-    are found in one pass (``prefilter``); a ``.pgpass`` line's port field and a vendor
-    token's long run are one scan each.
+    found in the joined text lies inside one of them (the words hold no NUL), and a
+    ``.pgpass`` line or a token run that spans two texts only makes the answer True more
+    often. The rules' words are found in one pass (``prefilter``); a ``.pgpass`` line and
+    a token run that may be a vendor's (``vendor.may_find``: not a UUID) in one scan each.
     """
     joined = "\0".join(texts)
-    if prefilter.any_rule(joined.lower()):
-        return True
-    if ":" in joined and assignments._PORT_FIELD.search(joined):  # a .pgpass line
-        return True
-    return vendor.has_long_run(joined) and any(
-        re.search(r"[0-9]", m.group(0)) for m in vendor.LONG_RUN.finditer(joined))
+    return prefilter.any_rule(joined.lower()) or assignments.may_hold_pgpass(joined) \
+        or vendor.may_find(joined)
 
 
 def find_secrets(text: str) -> list[tuple[str, str]]:

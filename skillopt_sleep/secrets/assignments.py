@@ -27,7 +27,8 @@ from skillopt_sleep.secrets.values import (
     plausible_secret,
 )
 
-__all__ = ["HINTS", "HINT_GROUPS", "find", "find_pgpass", "keyed", "value_at"]
+__all__ = ["HINTS", "HINT_GROUPS", "find", "find_pgpass", "keyed", "may_hold_pgpass",
+           "value_at"]
 
 Span = tuple[int, int, str]
 
@@ -122,6 +123,15 @@ def _key_name(key: str) -> Name:
 
 
 _PORT_FIELD = re.compile(r":(?:[0-9]{1,5}|\*):")
+# The port field and what ``_PGPASS_REST`` needs of the rest, without its end (a text
+# joined to others, ``may_hold_pgpass``, ends where the next begins): a clock's
+# ``14:00:00.000Z`` has the field, never the two fields and the value after it.
+_PGPASS_LINE = re.compile(_PORT_FIELD.pattern + r"[^\s:\\\"']+:[^\s:\\\"']+:[^\s:\\\"']{4}")
+
+
+def may_hold_pgpass(text: str) -> bool:
+    """False when ``find_pgpass`` finds nothing in ``text`` or any text it is joined from."""
+    return ":" in text and _PGPASS_LINE.search(text) is not None
 
 
 def find_pgpass(text: str) -> list[Span]:

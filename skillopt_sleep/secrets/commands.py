@@ -98,10 +98,9 @@ _MAX_LINE = 4096
 # "pass", "token", "key", … are the assignment hints' and need no word here.)
 OPTION_STARTS = (" -", "\t-", "\"-", "'-", "=-")
 _SHORT_LETTERS = frozenset("pauntwkbhs-")
-# One pattern for any of them: a loop over each occurrence in Python cost more than the
-# rest of the prefilter together.
-SHORT_OPTION = re.compile("[" + re.escape("".join(s[0] for s in OPTION_STARTS)) + "]-["
-                          + re.escape("".join(sorted(_SHORT_LETTERS))) + "]")
+# One pattern for any of them, found from its dash (rarer than the characters before it).
+SHORT_OPTION = re.compile("-(?<=[" + re.escape("".join(s[0] for s in OPTION_STARTS))
+                          + "]-)[" + re.escape("".join(sorted(_SHORT_LETTERS))) + "]")
 ALONE_GROUPS: dict[str, tuple[str, ...]] = {
     "login": (), "config": (), "/p:": (), "/pass": (), "<<<": (),
     "user": ("/user:", "net user", *_ADD_USER), "db2": (), "psk": (), "isql": (),

@@ -28,7 +28,8 @@ from pathlib import Path
 
 from skillopt_sleep.secrets.values import _UUID, _placeholder, looks_random
 
-__all__ = ["LONG_RUN", "PREFIXED", "find", "has_long_run", "keep_rules_in", "vendor_rules"]
+__all__ = ["LONG_RUN", "PREFIXED", "find", "has_long_run", "keep_rules_in", "may_find",
+           "vendor_rules"]
 
 Span = tuple[int, int, str]
 
@@ -161,16 +162,31 @@ def has_long_run(text: str) -> bool:
     return _RUN in text.encode("utf-8", "surrogatepass").translate(_RUN_TABLE)
 
 
+_DIGIT = re.compile(r"[0-9]")
+_LETTER = re.compile(r"[A-Za-z]")
+
+
+def _candidates(text: str) -> Iterator[tuple[re.Match[str], str]]:
+    """Each long token run of ``text`` that may be a token (a sentence's full stop cut
+    off): letters and digits both, and not a UUID."""
+    if not has_long_run(text):
+        return
+    for run in LONG_RUN.finditer(text):
+        token = run.group(0).rstrip(".")
+        if _DIGIT.search(token) and _LETTER.search(token) and not _UUID.fullmatch(token):
+            yield run, token
+
+
+def may_find(text: str) -> bool:
+    """False when ``find`` finds nothing in ``text``, or in any text it is joined from by a
+    character that is not a token's (a run ends there, as at the end of a text)."""
+    return next(_candidates(text), None) is not None
+
+
 def find(text: str) -> list[Span]:
     """Every vendor token in ``text``: detect-secrets' rules, then the prefixed class."""
     found: list[Span] = []
-    if not has_long_run(text):
-        return found
-    for run in LONG_RUN.finditer(text):
-        token = run.group(0).rstrip(".")  # a sentence's full stop is not the token's
-        if not (re.search(r"[0-9]", token) and re.search(r"[A-Za-z]", token)) \
-                or _UUID.fullmatch(token):
-            continue
+    for run, token in _candidates(text):
         start = max(0, run.start() - 16)
         window = text[start : run.end() + 2]
         if _example(token):  # ``AKIAIOSFODNN7EXAMPLE``: the documentation's own
