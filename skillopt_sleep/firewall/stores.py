@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 # Where a user's tools keep their state.
-_HOME = (r"(?:~|\$\{?HOME\}?|%USERPROFILE%|\$env:USERPROFILE|/home/[\w.-]+|/Users/[\w.-]+"
+_HOME = (r"(?:~|\$\{?HOME\}?|%USERPROFILE%|\$env:USERPROFILE|/(?:home|Users)/[\w.-]+"
          r"|/root)[/\\]")
 _APPDATA = (r"(?:\$env:(?:LOCAL)?APPDATA|%(?:LOCAL)?APPDATA%|AppData[/\\](?:Roaming|Local)"
             r"|Library[/\\](?:Application\s?Support|Keychains|Cookies))[/\\]?")
