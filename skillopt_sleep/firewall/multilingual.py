@@ -26,8 +26,6 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-import numpy as np
-
 from skillopt_sleep.firewall.roles import OVERRIDE, Hit
 
 log = logging.getLogger(__name__)
@@ -203,6 +201,8 @@ PROTOTYPES = (
 
 def normalise(vectors: Any) -> Any:
     """Rows scaled to unit length, so an inner product is a cosine."""
+    import numpy as np  # only when the model runs: the CLI's cheap commands never load it
+
     out = np.asarray(vectors, dtype=np.float32)
     return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 

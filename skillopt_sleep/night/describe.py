@@ -292,7 +292,7 @@ class Describer:
             verdict = compare(self.skill, self.router.picks(doc.description, own),
                               self.router.picks(candidate.description, own), test=test,
                               alpha=self.cfg.alpha, margin=self.cfg.margin, grows=grows)
-            if verdict.accepted and (why := self._broad(doc, candidate, reps)):
+            if test.replays and verdict.accepted and (why := self._broad(doc, candidate, reps)):
                 verdict = dataclasses.replace(verdict, accepted=False, reason=why)
             if verdict.accepted:
                 every = self._jobs(val, reps, self._first)
