@@ -172,6 +172,18 @@ def prose_hits(line: str) -> Iterator[Hit]:
     yield from project_checks(line)
     yield from foreign_overrides(line)
     yield from role_hits(line)
+    yield from _bypass_hits(line)
+    yield from _credential_hits(line)
+    yield from _persist_hits(line)
+    for m in _RUN_PROSE.finditer(line):
+        if not _VERIFIED.search(m.group(0)):
+            yield RUN_FETCHED, "fetched content", m.start()
+    for m in _SHELL_PROSE.finditer(line):
+        yield OPEN_SHELL, "a network port", m.start()
+
+
+def _bypass_hits(line: str) -> Iterator[Hit]:
+    """A check turned off, overruled, silenced or faked."""
     for m in _BYPASS.finditer(line):
         guard = _GUARD_RE.search(m.group(0))
         after_preposition = guard and _PREPOSITION.search(m.group(0)[: guard.start()])
@@ -185,6 +197,10 @@ def prose_hits(line: str) -> Iterator[Hit]:
         yield BYPASS_CHECK, "tests", m.start()
     for m in _FLAG.finditer(line):
         yield BYPASS_CHECK, m.group(0).lstrip("-").lower(), m.start()
+
+
+def _credential_hits(line: str) -> Iterator[Hit]:
+    """A credential store read, or a tool's home config handed to others."""
     for m in _CREDENTIALS.finditer(line):
         if not _DESTINATION.search(line[: m.start(1)]):
             yield READ_CREDENTIALS, _credential(m.group(1)), m.start()
@@ -199,6 +215,10 @@ def prose_hits(line: str) -> Iterator[Hit]:
                     _DESTINATION.search(line[: line.find(word, m.end())])):
                 yield READ_CREDENTIALS, _credential(path), m.start()
                 break
+
+
+def _persist_hits(line: str) -> Iterator[Hit]:
+    """A start-up place written to or a foothold added."""
     # Your own public key in authorized_keys is a chore; a key written out in full is not.
     own_key = bool(_OWN_KEY.search(line)) and not _KEY_MATERIAL.search(line)
     for m in _WRITE_VERB.finditer(line):
@@ -221,11 +241,6 @@ def prose_hits(line: str) -> Iterator[Hit]:
             continue  # a linter or test added to a hook is the hook's purpose, not a foothold
         if not (own_key and "authorized_keys" in m.group(0).lower()):
             yield PERSIST, _persist_place(m.group(0)), m.start()
-    for m in _RUN_PROSE.finditer(line):
-        if not _VERIFIED.search(m.group(0)):
-            yield RUN_FETCHED, "fetched content", m.start()
-    for m in _SHELL_PROSE.finditer(line):
-        yield OPEN_SHELL, "a network port", m.start()
 
 
 def _last_words(text: str) -> str:
