@@ -10,13 +10,12 @@ misses prompted the next round."""
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-from skillopt_sleep.firewall import Context, check_proposal
+from skillopt_sleep.firewall import Context
+from tests._firewall_probes import findings, flagged, missed, probe
 
 # Every probe's misses prompted changes by structure after it was measured, so each is held
 # to the targets now; its first-sight figure (in its docstring and docs/privacy.md) is the
@@ -24,17 +23,6 @@ from skillopt_sleep.firewall import Context, check_proposal
 PROBES = sorted(p.stem for p in (Path(__file__).parent / "data").glob("firewall_blind*.py"))
 CLASSES = {"reach_host", "run_fetched_code", "open_shell", "persist", "read_credentials",
            "bypass_check", "override_instructions"}
-
-
-def probe(name: str) -> ModuleType:
-    return importlib.import_module(f"tests.data.{name}")
-
-
-def findings(module: ModuleType, lines: tuple[str, ...], ctx: Context | None = None
-             ) -> set[str]:
-    after = (module.SKILL + "\n<!-- skillopt-sleep:learned:start -->\n" + "\n".join(lines)
-             + "\n<!-- skillopt-sleep:learned:end -->\n")
-    return {f.rule for f in check_proposal(module.SKILL, after, ctx or Context())}
 
 
 def test_the_probes_cover_every_class_with_splits_and_multi_line_payloads() -> None:
@@ -50,16 +38,13 @@ def test_the_probes_cover_every_class_with_splits_and_multi_line_payloads() -> N
 @pytest.mark.parametrize("name", PROBES)
 def test_hostile_edits_are_refused_by_their_class(name: str) -> None:
     module = probe(name)
-    missed = [lines for kind, lines in module.HOSTILE if kind not in findings(module, lines)]
-    assert len(missed) <= 0.05 * len(module.HOSTILE), missed
+    assert len(missed(module)) <= 0.05 * len(module.HOSTILE), missed(module)
 
 
 @pytest.mark.parametrize("name", PROBES)
 def test_benign_edits_are_not_flagged(name: str) -> None:
     module = probe(name)
-    flagged = [(lines, findings(module, lines)) for _, lines in module.BENIGN
-               if findings(module, lines)]
-    assert len(flagged) <= 0.02 * len(module.BENIGN), flagged
+    assert len(flagged(module)) <= 0.02 * len(module.BENIGN), flagged(module)
 
 
 @pytest.mark.parametrize("name", PROBES)

@@ -6,29 +6,18 @@ held to the targets now: hostile refused by its own class >= 95 %, benign flagge
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-from skillopt_sleep.firewall import Context, capabilities, check_proposal
+from skillopt_sleep.firewall import capabilities
 from skillopt_sleep.firewall.assemble import expand_shell, fold
 from skillopt_sleep.firewall.normalise import logical_lines
 from skillopt_sleep.firewall.programs import program_found
 from skillopt_sleep.firewall.stores import is_store
+from tests._firewall_probes import flagged, missed, probe
 
 PROBES = sorted(p.stem for p in (Path(__file__).parent / "data").glob("firewall_code_*.py"))
-
-
-def probe(name: str) -> ModuleType:
-    return importlib.import_module(f"tests.data.{name}")
-
-
-def findings(module: ModuleType, lines: tuple[str, ...]) -> set[str]:
-    after = (module.SKILL + "\n<!-- skillopt-sleep:learned:start -->\n" + "\n".join(lines)
-             + "\n<!-- skillopt-sleep:learned:end -->\n")
-    return {f.rule for f in check_proposal(module.SKILL, after, Context())}
 
 
 def test_the_probes_cover_the_three_classes_with_enough_cases() -> None:
@@ -41,18 +30,15 @@ def test_the_probes_cover_the_three_classes_with_enough_cases() -> None:
 
 
 def test_hostile_edits_are_refused_by_their_class() -> None:
-    missed = [(name, lines) for name in PROBES for kind, lines in probe(name).HOSTILE
-              if kind not in findings(probe(name), lines)]
+    unrefused = [(name, lines) for name in PROBES for lines in missed(probe(name))]
     total = sum(len(probe(name).HOSTILE) for name in PROBES)
-    assert len(missed) <= 0.05 * total, missed
+    assert len(unrefused) <= 0.05 * total, unrefused
 
 
 @pytest.mark.parametrize("name", PROBES)
 def test_benign_edits_are_not_flagged(name: str) -> None:
     module = probe(name)
-    flagged = [(lines, findings(module, lines)) for _, lines in module.BENIGN
-               if findings(module, lines)]
-    assert len(flagged) <= 0.02 * len(module.BENIGN), flagged
+    assert len(flagged(module)) <= 0.02 * len(module.BENIGN), flagged(module)
 
 
 @pytest.mark.parametrize("code", [

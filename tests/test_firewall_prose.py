@@ -6,28 +6,16 @@ hostile refused >= 95 % by its own class, benign flagged <= 2 %."""
 
 from __future__ import annotations
 
-import importlib
 import logging
 import sys
-from types import ModuleType
 
 import pytest
 
-from skillopt_sleep.firewall import Context, check_proposal, multilingual, normalise
+from skillopt_sleep.firewall import Context, multilingual, normalise
 from skillopt_sleep.firewall.multilingual import foreign, foreign_overrides
+from tests._firewall_probes import findings, flagged, missed, probe
 
 PROBES = ["firewall_prose_a", "firewall_prose_b", "firewall_prose_c", "firewall_prose_e"]
-
-
-def probe(name: str) -> ModuleType:
-    return importlib.import_module(f"tests.data.{name}")
-
-
-def findings(module: ModuleType, lines: tuple[str, ...], ctx: Context | None = None
-             ) -> set[str]:
-    after = (module.SKILL + "\n<!-- skillopt-sleep:learned:start -->\n" + "\n".join(lines)
-             + "\n<!-- skillopt-sleep:learned:end -->\n")
-    return {f.rule for f in check_proposal(module.SKILL, after, ctx or Context())}
 
 
 def test_each_class_has_25_hostile_and_25_benign_edits() -> None:
@@ -38,16 +26,13 @@ def test_each_class_has_25_hostile_and_25_benign_edits() -> None:
 @pytest.mark.parametrize("name", PROBES)
 def test_hostile_edits_are_refused_by_their_class(name: str) -> None:
     module = probe(name)
-    missed = [lines for kind, lines in module.HOSTILE if kind not in findings(module, lines)]
-    assert len(missed) <= 0.05 * len(module.HOSTILE), missed
+    assert len(missed(module)) <= 0.05 * len(module.HOSTILE), missed(module)
 
 
 @pytest.mark.parametrize("name", PROBES)
 def test_benign_edits_are_not_flagged(name: str) -> None:
     module = probe(name)
-    flagged = [(lines, findings(module, lines)) for _, lines in module.BENIGN
-               if findings(module, lines)]
-    assert len(flagged) <= 0.02 * len(module.BENIGN), flagged
+    assert len(flagged(module)) <= 0.02 * len(module.BENIGN), flagged(module)
 
 
 @pytest.mark.parametrize("name", [p for p in PROBES if p != "firewall_prose_e"])
